@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# nova_core: the two entry points are `make run` and `make test`; both set up
+# everything they need (build root, test kernel, emulated GPU) on first use
+# and reuse it afterwards.
+#
+# Against a kernel of your own (a Rust-enabled build tree):
+#   make KDIR=/path/to/kernel/build LLVM=1 [modules|modules_install|clean|rust-analyzer]
+
+export NOVA_CACHE ?= /var/cache/nova-core
+CHIPSET ?= ga102
+FIRMWARE ?=
+export CHIPSET FIRMWARE
+
+.PHONY: all modules modules_install clean rust-analyzer setup emu run test
+
+all: modules
+
+ifneq ($(KDIR),)
+# The user's kernel, built with the host's toolchain.
+modules modules_install clean rust-analyzer:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m $@
+else
+# The project's test kernel, built with the build root's toolchain.
+modules modules_install rust-analyzer: setup
+	scripts/module.sh $@
+
+clean:
+	scripts/module.sh clean
+endif
+
+setup:
+	scripts/buildroot.sh
+	scripts/kernel.sh
+
+emu: setup
+	scripts/emu.sh build
+
+run: modules emu
+	scripts/harness.sh run --chipset $(CHIPSET)
+
+test: modules emu
+	scripts/harness.sh test

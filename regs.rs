@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! BAR0 register definitions.
+//!
+//! Glossary:
+//! - PMC: the GPU's master control block, where the identification registers live.
+//! - BOOT_0: the first identification register; architecture, implementation and revision.
+
+use kernel::io::register;
+
+register! {
+    /// Identification of the chip: architecture, implementation and revision.
+    pub(crate) NV_PMC_BOOT_0(u32) @ 0x00000000 {
+        /// Low five bits of the architecture.
+        28:24   architecture_0;
+        /// Implementation (chip) within the architecture.
+        23:20   implementation;
+        /// Sixth bit of the architecture.
+        8:8     architecture_1;
+        /// Major revision of the chip.
+        7:4     major_revision;
+        /// Minor revision of the chip.
+        3:0     minor_revision;
+    }
+}
+
+#[kunit_tests(nova_core_regs)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boot0_fields_decode_ga102_a1() {
+        let boot0 = NV_PMC_BOOT_0::from_raw(0x1720_00a1);
+        assert_eq!(u32::from(boot0.architecture_0()), 0x17);
+        assert_eq!(u32::from(boot0.implementation()), 0x2);
+        assert_eq!(u32::from(boot0.architecture_1()), 0);
+        assert_eq!(u32::from(boot0.major_revision()), 0xa);
+        assert_eq!(u32::from(boot0.minor_revision()), 0x1);
+    }
+}

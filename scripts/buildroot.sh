@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Creates (once) the Debian trixie build root that holds the whole toolchain:
+# Rust, bindgen, LLVM, QEMU, the kernel sources and the NVIDIA firmware.
+# Prints nothing but stage lines; the path of the root is $NOVA_CACHE/buildroot.
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+host_tools() {
+	local missing=()
+	command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+	command -v bwrap >/dev/null || missing+=(bubblewrap)
+	if ((${#missing[@]})); then
+		[ "$(id -u)" = 0 ] || die "install ${missing[*]} (needs root)"
+		apt-get update && apt-get install -y "${missing[@]}"
+	fi
+}
+
+make_root() {
+	local dir=$1
+	rm -rf "$dir.tmp"
+	local m="http://deb.debian.org/debian"
+	mmdebstrap --variant=minbase --components=main,non-free-firmware \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		--aptopt='APT::Install-Recommends "false"' \
+		--setup-hook='mkdir -p "$1/etc/apt/preferences.d"' \
+		--setup-hook="printf 'Package: %s\\nPin: release n=$DEBIAN_SUITE-backports\\nPin-Priority: 500\\n' '$BACKPORTS_SOURCES' >\"\$1/etc/apt/preferences.d/backports\"" \
+		--include="$(IFS=,; echo "${BUILDROOT_PACKAGES[*]}")" \
+		"$DEBIAN_SUITE" "$dir.tmp" \
+		"deb $m $DEBIAN_SUITE main non-free-firmware" \
+		"deb $m $DEBIAN_SUITE-backports main non-free-firmware"
+	mv "$dir.tmp" "$dir"
+}
+
+check_versions() {
+	local root=$1
+	local src
+	src=$(ls "$root"/usr/src/linux-source-"$KERNEL_SERIES".tar.* 2>/dev/null | head -n1) ||
+		true
+	[ -n "$src" ] || die "the build root has no linux-source-$KERNEL_SERIES tarball"
+	local qv
+	qv=$(chroot "$root" dpkg-query -W -f '${Version}' qemu-system-x86)
+	qv=${qv#*:}
+	if ! printf '%s\n%s\n' "$QEMU_MIN_VERSION" "$qv" | sort -V -C; then
+		die "qemu-system-x86 $qv is older than $QEMU_MIN_VERSION"
+	fi
+	ls "$root"/usr/lib/firmware/nvidia/ga102/gsp/gsp-570.144.bin* >/dev/null 2>&1 ||
+		die "firmware-nvidia-graphics has no gsp-570.144 for ga102"
+}
+
+main() {
+	host_tools
+	mkdir -p "$NOVA_CACHE"
+	local key
+	key=$(HASH_EXTRA="${BUILDROOT_PACKAGES[*]} $DEBIAN_SUITE $BACKPORTS_SOURCES" hash_of "$0")
+	local dir="$NOVA_CACHE/buildroot-$key"
+	if [ ! -d "$dir" ]; then
+		stage "build root" make_root "$dir"
+	fi
+	check_versions "$dir"
+	ln -sfn "$dir" "$NOVA_CACHE/buildroot"
+}
+
+main "$@"

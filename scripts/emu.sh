@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Builds or tests the emulated GPU (emu/) with the build root's cargo. The
+# cargo target folder lives in the cache so fresh clones reuse the build.
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+export CARGO_TARGET_DIR="$NOVA_CACHE/emu-target"
+cd "$NOVA_ROOT/emu"
+case "${1:-build}" in
+build)
+	t0=$SECONDS
+	in_root env CARGO_TARGET_DIR="$CARGO_TARGET_DIR" cargo build --locked --quiet
+	printf '[nova] nova-emu built in %ds\n' $((SECONDS - t0))
+	;;
+test)
+	in_root env CARGO_TARGET_DIR="$CARGO_TARGET_DIR" cargo test --locked 2>&1
+	;;
+*)
+	die "usage: emu.sh build|test"
+	;;
+esac

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs the test harness (tests/harness.py) inside the build root, where QEMU,
+# the kernel's KUnit parser and the emulated GPU live.
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+cd "$NOVA_ROOT"
+in_root env NOVA_CACHE="$NOVA_CACHE" NOVA_ROOT="$NOVA_ROOT" \
+	CARGO_TARGET_DIR="$NOVA_CACHE/emu-target" \
+	python3 tests/harness.py "$@"

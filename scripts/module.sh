@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Builds nova_core.ko (or runs another kbuild target) against the project's
+# test kernel, inside the build root, with LLVM=1.
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+target=${1:-modules}
+kdir="$NOVA_CACHE/kernel"
+if [ "$target" = clean ] && [ ! -d "$kdir" ]; then
+	exit 0
+fi
+[ -f "$kdir/.nova-complete" ] || die "no test kernel at $kdir (run make setup)"
+cd "$NOVA_ROOT"
+t0=$SECONDS
+in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m "$target"
+if [ "$target" = modules ]; then
+	printf '[nova] nova_core.ko built in %ds\n' $((SECONDS - t0))
+fi

@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Init of the test guest (busybox). Runs the comma-separated steps given on
+# the kernel command line as nova.steps=..., then reboots, which ends QEMU
+# (-no-reboot). Every step is announced in the kernel log, so the harness
+# can tell how far the guest got.
+#
+# Steps:
+#   load      insmod nova_core.ko (with nova.params, commas read as spaces)
+#   settle    let pending probes and deferred work finish
+#   unbind    unbind nova_core from every device it is bound to
+#   bind      bind nova_core to every NVIDIA device
+#   rmmod     remove the module
+#   phase=N   write N to the emulator's NV_EMU_PHASE marker (config space
+#             offset 0xf0) of every NVIDIA device
+#   shell     start an interactive shell on the console
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+say() {
+	echo "nova-test: $*" >/dev/kmsg
+}
+
+arg() {
+	for word in $(cat /proc/cmdline); do
+		case "$word" in
+		"$1"=*) echo "${word#*=}" ;;
+		esac
+	done
+}
+
+nvidia_devices() {
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = 0x10de ] && echo "${d##*/}"
+	done
+}
+
+set_phase() {
+	# NV_EMU_PHASE is a 32-bit little-endian value at config offset 0xf0.
+	n=$1
+	b0=$(printf '%03o' $((n & 255)))
+	b1=$(printf '%03o' $(((n >> 8) & 255)))
+	for dev in $(nvidia_devices); do
+		printf "\\$b0\\$b1\\000\\000" |
+			dd of="/sys/bus/pci/devices/$dev/config" bs=4 seek=60 conv=notrunc 2>/dev/null ||
+			say "phase marker write failed on $dev"
+	done
+}
+
+drv=/sys/bus/pci/drivers/nova_core
+steps=$(arg nova.steps | tr ',' ' ')
+params=$(arg nova.params | tr ',' ' ')
+
+for step in $steps; do
+	say "step $step"
+	case "$step" in
+	load)
+		# shellcheck disable=SC2086
+		insmod /nova_core.ko $params || say "insmod failed: $?"
+		;;
+	settle)
+		sleep 1
+		;;
+	unbind)
+		for dev in $(ls "$drv" 2>/dev/null | grep '^0000:'); do
+			echo "$dev" >"$drv/unbind" || say "unbind $dev failed"
+		done
+		;;
+	bind)
+		for dev in $(nvidia_devices); do
+			echo "$dev" >"$drv/bind" 2>/dev/null || say "bind $dev refused"
+		done
+		;;
+	rmmod)
+		rmmod nova_core || say "rmmod failed: $?"
+		;;
+	phase=*)
+		set_phase "${step#phase=}"
+		;;
+	shell)
+		setsid cttyhack sh
+		;;
+	*)
+		say "unknown step $step"
+		;;
+	esac
+done
+
+say "done"
+reboot -f

@@ -1,0 +1,437 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Test harness of nova_core: boots the test kernel in QEMU with emulated GPUs.
+
+Runs inside the build root (scripts/harness.sh). Two commands:
+
+  run --chipset NAME   boot with one emulated GPU, load the module, show the
+                       driver's kernel log lines.
+  test                 run every test: the emulated GPU's host-side tests, then
+                       the scenarios of tests/scenarios.table in QEMU (KUnit
+                       suites of the module included), and print one summary
+                       line `N passed, N failed[, N skipped]`.
+
+Every run writes its artefacts (initramfs, console log, emulator logs and
+access counts) to a folder under $NOVA_CACHE/runs that the output names.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(os.environ.get("NOVA_ROOT", Path(__file__).resolve().parent.parent))
+CACHE = Path(os.environ.get("NOVA_CACHE", "/var/cache/nova-core"))
+KERNEL = CACHE / "kernel"
+LINUX_SRC = CACHE / "linux-src"
+EMU = Path(os.environ.get("CARGO_TARGET_DIR", CACHE / "emu-target")) / "debug" / "nova-emu"
+TABLE = ROOT / "tests" / "scenarios.table"
+GUEST_INIT = ROOT / "tests" / "guest-init.sh"
+
+# First PCI slot used for emulated GPUs on QEMU's pc machine; the device of
+# table row i sits at 0000:00:(FIRST_SLOT + i).0.
+FIRST_SLOT = 4
+MAX_DEVICES_PER_BOOT = 24
+BOOT_TIMEOUT_S = int(os.environ.get("NOVA_BOOT_TIMEOUT", "600"))
+
+# Reports that must never appear in a kernel log of ours.
+KERNEL_FAULTS = re.compile(
+    r"BUG:|WARNING:|Oops|KASAN|UBSAN|general protection fault|"
+    r"Kernel panic|possible circular locking|possible recursive locking|"
+    r"inconsistent lock state|suspicious RCU usage|kmemleak: \d+ new suspected|"
+    r"rust_panic|panicked at"
+)
+
+# The guest's lifecycle: load, unbind, quiet phase, rebind, unload, quiet
+# phase. Phase markers (NV_EMU_PHASE, written through config space) split the
+# emulator's access counts, so that "no access after unbind/unload" can be
+# asserted per device.
+LIFECYCLE_STEPS = "load,settle,unbind,phase=1,settle,phase=2,bind,settle,rmmod,phase=3,settle"
+PHASE_AFTER_UNBIND = 1
+PHASE_REBOUND = 2
+PHASE_AFTER_RMMOD = 3
+
+
+def log(msg):
+    print(f"[nova] {msg}", flush=True)
+
+
+@dataclass
+class Scenario:
+    name: str
+    emu_args: list
+    expect: list
+    line: int
+
+
+@dataclass
+class Results:
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    failures: list = field(default_factory=list)
+
+    def check(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"ok   {name}")
+        else:
+            self.failed += 1
+            self.failures.append(name)
+            print(f"FAIL {name}" + (f": {detail}" if detail else ""))
+
+    def skip(self, name, why):
+        self.skipped += 1
+        print(f"SKIP {name}: {why}")
+
+    def summary(self):
+        s = f"{self.passed} passed, {self.failed} failed"
+        if self.skipped:
+            s += f", {self.skipped} skipped"
+        return s
+
+
+def read_table(path=TABLE):
+    """Reads the scenario table: `name | emulator options | expected lines`."""
+    scenarios = []
+    for n, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) != 3:
+            raise SystemExit(f"{path}:{n}: expected 3 columns separated by '|', got {len(cols)}")
+        name, emu, expect = cols
+        if any(s.name == name for s in scenarios):
+            raise SystemExit(f"{path}:{n}: duplicate scenario name {name!r}")
+        expects = [e.strip() for e in expect.split("&&") if e.strip()]
+        for e in expects:
+            try:
+                re.compile(e)
+            except re.error as err:
+                raise SystemExit(f"{path}:{n}: bad regular expression {e!r}: {err}")
+        scenarios.append(Scenario(name, emu.split(), expects, n))
+    return scenarios
+
+
+def new_run_dir(kind):
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    d = CACHE / "runs" / f"{stamp}-{kind}"
+    n = 1
+    while d.exists():
+        n += 1
+        d = CACHE / "runs" / f"{stamp}-{kind}-{n}"
+    d.mkdir(parents=True)
+    return d
+
+
+def build_initramfs(run_dir, firmware_files=()):
+    """Packs busybox, the guest init, the module and firmware into a cpio."""
+    ko = ROOT / "nova_core.ko"
+    if not ko.exists():
+        raise SystemExit(f"{ko} is missing: build it with `make modules`")
+    tree = run_dir / "initramfs"
+    for sub in ("bin", "dev", "proc", "sys", "tmp", "lib/firmware"):
+        (tree / sub).mkdir(parents=True, exist_ok=True)
+    shutil.copy2("/bin/busybox", tree / "bin" / "busybox")
+    (tree / "bin" / "sh").symlink_to("busybox")
+    shutil.copy2(GUEST_INIT, tree / "init")
+    (tree / "init").chmod(0o755)
+    shutil.copy2(ko, tree / "nova_core.ko")
+    for rel in firmware_files:
+        dest = tree / "lib" / "firmware" / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(Path("/usr/lib/firmware") / rel, dest)
+    cpio = run_dir / "initramfs.cpio"
+    files = subprocess.run(
+        ["find", "."], cwd=tree, check=True, capture_output=True, text=True
+    ).stdout
+    with open(cpio, "wb") as out:
+        subprocess.run(
+            ["cpio", "--quiet", "-o", "-H", "newc"],
+            cwd=tree, input=files.encode(), stdout=out, check=True,
+        )
+    return cpio
+
+
+class Emulator:
+    """One nova-emu process serving one PCI function."""
+
+    def __init__(self, run_dir, index, args):
+        self.index = index
+        self.slot = FIRST_SLOT + index
+        self.bdf = f"0000:00:{self.slot:02x}.0"
+        self.socket = run_dir / f"gpu{index}.sock"
+        self.counts = run_dir / f"gpu{index}.counts.json"
+        self.log = run_dir / f"gpu{index}.log"
+        if self.socket.exists():
+            self.socket.unlink()
+        cmd = [str(EMU), "--socket", str(self.socket), "--counts", str(self.counts),
+               "--log", str(self.log)] + list(args)
+        self.stderr = open(run_dir / f"gpu{index}.stderr", "w")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.stderr)
+        self.cmd = cmd
+
+    def wait_listening(self, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.socket.exists():
+                return
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"emulator {self.index} exited with {self.proc.returncode}: "
+                    f"{Path(self.stderr.name).read_text().strip()}")
+            time.sleep(0.02)
+        raise RuntimeError(f"emulator {self.index} did not listen on {self.socket}")
+
+    def qemu_device(self):
+        return json.dumps({
+            "driver": "vfio-user-pci",
+            "socket": {"type": "unix", "path": str(self.socket)},
+            "addr": f"0x{self.slot:x}",
+        })
+
+    def finish(self, timeout=10.0):
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout)
+        self.stderr.close()
+
+    def read_counts(self):
+        if not self.counts.exists():
+            return None
+        return json.loads(self.counts.read_text())
+
+
+def boot(run_dir, emu_args_list, steps, module_params="", firmware_files=()):
+    """Boots the test kernel with one emulator per entry; returns (console, emulators)."""
+    initramfs = build_initramfs(run_dir, firmware_files)
+    emus = []
+    try:
+        for i, args in enumerate(emu_args_list):
+            emus.append(Emulator(run_dir, i, args))
+        for e in emus:
+            e.wait_listening()
+        console = run_dir / "console.log"
+        mem = "2G"
+        cmdline = (f"console=ttyS0 panic=-1 rdinit=/init nova.steps={steps} "
+                   f"nova.params={module_params.replace(' ', ',')}")
+        qemu = [
+            "qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
+            "-machine", "pc,accel=tcg,memory-backend=mem",
+            "-object", f"memory-backend-memfd,id=mem,size={mem},share=on",
+            "-m", mem, "-smp", "1",
+            "-kernel", str(KERNEL / "arch/x86/boot/bzImage"),
+            "-initrd", str(initramfs),
+            "-append", cmdline,
+            "-chardev", f"file,id=con,path={console}",
+            "-serial", "chardev:con",
+        ]
+        for e in emus:
+            qemu += ["-device", e.qemu_device()]
+        (run_dir / "qemu.cmd").write_text(" ".join(qemu) + "\n")
+        t0 = time.monotonic()
+        with open(run_dir / "qemu.stderr", "w") as err:
+            proc = subprocess.Popen(qemu, stdout=err, stderr=err)
+            try:
+                proc.wait(BOOT_TIMEOUT_S)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                timed_out = True
+        elapsed = time.monotonic() - t0
+        for e in emus:
+            e.finish()
+        text = console.read_text(errors="replace") if console.exists() else ""
+        return text, emus, elapsed, timed_out
+    finally:
+        for e in emus:
+            if e.proc.poll() is None:
+                e.proc.kill()
+                e.proc.wait()
+
+
+def device_lines(console, bdf):
+    """The messages the driver logged for one device, without the prefix."""
+    prefix = f"nova_core {bdf}: "
+    out = []
+    for line in console.splitlines():
+        i = line.find(prefix)
+        if i >= 0:
+            out.append(line[i + len(prefix):].rstrip())
+    return out
+
+
+def accesses_in_phase(counts, phase):
+    """Total BAR accesses (reads + writes) recorded in one phase."""
+    for p in counts.get("phases", []):
+        if p.get("phase") == phase:
+            return sum(a["reads"] + a["writes"] for a in p["accesses"])
+    return 0
+
+
+def kunit_results(run_dir, console, results):
+    """Parses the module's KTAP output with the kernel tree's parser."""
+    if "KTAP version" not in console and "TAP version" not in console:
+        results.check("kunit: suites of nova_core ran", False, "no KTAP output in the console")
+        return
+    out = run_dir / "kunit.json"
+    proc = subprocess.run(
+        [sys.executable, str(LINUX_SRC / "tools/testing/kunit/kunit.py"), "parse",
+         "--json", str(out), str(run_dir / "console.log")],
+        capture_output=True, text=True,
+    )
+    (run_dir / "kunit.txt").write_text(proc.stdout + proc.stderr)
+    if not out.exists():
+        results.check("kunit: parser output", False, f"kunit.py parse failed, see {run_dir}/kunit.txt")
+        return
+    data = json.loads(out.read_text())
+    count = 0
+
+    def walk(suite, path):
+        nonlocal count
+        for case in suite.get("test_cases", []):
+            name = f"kunit: {path}.{case['name']}"
+            status = case.get("status")
+            count += 1
+            if status == "PASS":
+                results.check(name, True)
+            elif status == "SKIP":
+                results.skip(name, "skipped by the test")
+            else:
+                results.check(name, False, f"status {status}, see {run_dir}/kunit.txt")
+        for sub in suite.get("sub_groups", []):
+            walk(sub, f"{path}.{sub['name']}" if path else sub["name"])
+
+    for suite in data.get("sub_groups", []):
+        walk(suite, suite["name"])
+    results.check("kunit: at least one KUnit case ran", count > 0, "the parser found no cases")
+
+
+def check_kernel_clean(console, results, label):
+    bad = [l for l in console.splitlines() if KERNEL_FAULTS.search(l)]
+    results.check(f"{label}: kernel log free of BUG/WARNING/Oops/KASAN/lockdep reports",
+                  not bad, "; ".join(bad[:5]))
+
+
+def cargo_tests(run_dir, results):
+    """The emulated GPU's host-side unit tests."""
+    proc = subprocess.run(
+        ["cargo", "test", "--locked", "--quiet"], cwd=ROOT / "emu",
+        capture_output=True, text=True,
+    )
+    (run_dir / "cargo-test.log").write_text(proc.stdout + proc.stderr)
+    summaries = re.findall(r"test result: (\w+)\. (\d+) passed; (\d+) failed; (\d+) ignored",
+                           proc.stdout)
+    if not summaries:
+        results.check("emu: cargo test", False,
+                      f"no test summary (exit {proc.returncode}), see {run_dir}/cargo-test.log")
+        return
+    passed = sum(int(s[1]) for s in summaries)
+    failed = sum(int(s[2]) for s in summaries)
+    ignored = sum(int(s[3]) for s in summaries)
+    results.passed += passed
+    results.failed += failed
+    results.skipped += ignored
+    if failed or proc.returncode != 0:
+        results.failures.append("emu: cargo test")
+        print(f"FAIL emu: cargo test: {failed} failed, see {run_dir}/cargo-test.log")
+    else:
+        print(f"ok   emu: cargo test ({passed} tests)")
+
+
+def check_scenarios(console, scenarios, emus, results):
+    for sc, emu in zip(scenarios, emus):
+        lines = device_lines(console, emu.bdf)
+        for exp in sc.expect:
+            rx = re.compile(exp)
+            results.check(f"{sc.name}: log has /{exp}/", any(rx.search(l) for l in lines),
+                          f"{emu.bdf} logged: {lines[:6]}")
+        counts = emu.read_counts()
+        if counts is None:
+            results.check(f"{sc.name}: emulator wrote access counts", False, str(emu.counts))
+            continue
+        results.check(f"{sc.name}: driver read BAR0 while bound",
+                      accesses_in_phase(counts, 0) > 0, "no access in phase 0")
+        results.check(f"{sc.name}: no MMIO after sysfs unbind",
+                      accesses_in_phase(counts, PHASE_AFTER_UNBIND) == 0,
+                      f"{accesses_in_phase(counts, PHASE_AFTER_UNBIND)} accesses")
+        results.check(f"{sc.name}: rebind reaches the device again",
+                      accesses_in_phase(counts, PHASE_REBOUND) > 0, "no access after bind")
+        results.check(f"{sc.name}: no MMIO after rmmod",
+                      accesses_in_phase(counts, PHASE_AFTER_RMMOD) == 0,
+                      f"{accesses_in_phase(counts, PHASE_AFTER_RMMOD)} accesses")
+
+
+def cmd_test(_args):
+    run_dir = new_run_dir("test")
+    results = Results()
+    log(f"artefacts: {run_dir}")
+    t0 = time.monotonic()
+    cargo_tests(run_dir, results)
+
+    scenarios = read_table()
+    groups = [scenarios[i:i + MAX_DEVICES_PER_BOOT]
+              for i in range(0, len(scenarios), MAX_DEVICES_PER_BOOT)]
+    for n, group in enumerate(groups):
+        boot_dir = run_dir / f"boot{n}"
+        boot_dir.mkdir()
+        log(f"boot {n}: {len(group)} emulated GPUs ({', '.join(s.name for s in group)})")
+        console, emus, elapsed, timed_out = boot(
+            boot_dir, [s.emu_args for s in group], LIFECYCLE_STEPS)
+        log(f"boot {n}: guest ran for {elapsed:.1f}s")
+        label = f"boot{n}"
+        results.check(f"{label}: guest powered off by itself", not timed_out,
+                      f"killed after {BOOT_TIMEOUT_S}s, see {boot_dir}/console.log")
+        results.check(f"{label}: guest init finished its steps",
+                      "nova-test: done" in console, f"see {boot_dir}/console.log")
+        if n == 0:
+            kunit_results(boot_dir, console, results)
+        check_scenarios(console, group, emus, results)
+        check_kernel_clean(console, results, label)
+
+    log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s)")
+    print(results.summary())
+    return 1 if results.failed else 0
+
+
+def cmd_run(args):
+    run_dir = new_run_dir("run")
+    emu_args = ["--chipset", args.chipset]
+    console, emus, elapsed, timed_out = boot(run_dir, [emu_args], "load,settle")
+    lines = device_lines(console, emus[0].bdf)
+    print(f"--- kernel log of nova_core on {emus[0].bdf} (emulated {args.chipset}) ---")
+    for l in console.splitlines():
+        if "nova_core" in l:
+            print(l.rstrip())
+    print("---")
+    log(f"guest ran for {elapsed:.1f}s; full console log: {run_dir}/console.log")
+    if timed_out:
+        log("the guest did not power off in time")
+        return 1
+    return 0 if lines else 1
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--chipset", default="ga102")
+    sub.add_parser("test")
+    args = p.parse_args()
+    if not EMU.exists():
+        raise SystemExit(f"{EMU} is missing: build it with `make emu`")
+    return {"run": cmd_run, "test": cmd_test}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
