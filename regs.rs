@@ -6,7 +6,10 @@
 //! - PMC: the GPU's master control block, where the identification registers live.
 //! - BOOT_0: the first identification register; architecture, implementation and revision.
 
-use kernel::io::register;
+use kernel::{
+    io::register,
+    prelude::*, //
+};
 
 register! {
     /// Identification of the chip: architecture, implementation and revision.

@@ -7,6 +7,10 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+# Bump when the way the root is made changes (the cache key is this, the
+# suite and the package lists).
+BUILDROOT_RECIPE=1
+
 host_tools() {
 	local missing=()
 	command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
@@ -53,7 +57,8 @@ main() {
 	host_tools
 	mkdir -p "$NOVA_CACHE"
 	local key
-	key=$(HASH_EXTRA="${BUILDROOT_PACKAGES[*]} $DEBIAN_SUITE $BACKPORTS_SOURCES" hash_of "$0")
+	key=$(printf '%s\n' "${BUILDROOT_PACKAGES[*]}" "$DEBIAN_SUITE" "$BACKPORTS_SOURCES" \
+		"recipe=$BUILDROOT_RECIPE" | sha256sum | cut -c1-12)
 	local dir="$NOVA_CACHE/buildroot-$key"
 	if [ ! -d "$dir" ]; then
 		stage "build root" make_root "$dir"

@@ -9,6 +9,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 FRAGMENT="$NOVA_ROOT/tests/kernel.config"
 
+# Bump when the way the kernel is configured or built changes (the cache key
+# is this, the fragment and the kernel package version).
+KERNEL_RECIPE=1
+
 unpack() {
 	local tarball=$1 dest=$2
 	rm -rf "$dest.tmp"
@@ -66,7 +70,7 @@ main() {
 	[ -d "$src" ] || stage "unpack linux $pkgver" unpack "$tarball" "$src"
 
 	local key
-	key=$(HASH_EXTRA="$pkgver" hash_of "$FRAGMENT" "$0")
+	key=$(HASH_EXTRA="$pkgver LLVM=1 recipe=$KERNEL_RECIPE" hash_of "$FRAGMENT")
 	local out="$NOVA_CACHE/kernel-$key"
 	if [ ! -f "$out/.nova-complete" ]; then
 		stage "configure kernel $pkgver" configure "$src" "$out"
