@@ -2,11 +2,16 @@
 
 //! nova_core: core driver for NVIDIA GPUs built around the GPU System Processor (GSP).
 //!
-//! The data flows one way: the PCI probe ([`driver`]) maps BAR0, whose registers
-//! ([`regs`]) identify the chip.
+//! One probe, top to bottom: the PCI binding ([`driver`]) maps BAR0; the identification registers
+//! ([`regs`]) are read as [`untrusted::Untrusted`] values and validated into a trusted
+//! [`gpu::Spec`]; the versioned GSP firmware for that chip is requested and validated
+//! ([`firmware`]).
 
 mod driver;
+mod firmware;
+mod gpu;
 mod regs;
+mod untrusted;
 
 kernel::module_pci_driver! {
     type: driver::NovaCore,
@@ -14,4 +19,12 @@ kernel::module_pci_driver! {
     authors: ["The nova_core developers"],
     description: "Core driver for NVIDIA GSP-based GPUs (Turing and later)",
     license: "GPL v2",
+    params: {
+        gsp_version: u32 {
+            default: 0,
+            description: "Force a GSP firmware version by major number (570 for 570.144, 535 for 535.113.01); 0 picks the newest the chip supports",
+        },
+    },
 }
+
+kernel::module_firmware!(firmware::ModInfoBuilder);

@@ -5,6 +5,8 @@
 //! Glossary:
 //! - PMC: the GPU's master control block, where the identification registers live.
 //! - BOOT_0: the first identification register; architecture, implementation and revision.
+//! - BOOT_42: the extended identification register (Fermi and later); it names the chip on every
+//!   generation, including those whose ids no longer fit BOOT_0's layout.
 
 use kernel::{
     io::register,
@@ -25,6 +27,18 @@ register! {
         /// Minor revision of the chip.
         3:0     minor_revision;
     }
+
+    /// Extended identification of the chip.
+    pub(crate) NV_PMC_BOOT_42(u32) @ 0x00000a00 {
+        /// Architecture.
+        29:24   architecture;
+        /// Implementation (chip) within the architecture.
+        23:20   implementation;
+        /// Major revision of the chip.
+        19:16   major_revision;
+        /// Minor revision of the chip.
+        15:12   minor_revision;
+    }
 }
 
 #[kunit_tests(nova_core_regs)]
@@ -39,5 +53,14 @@ mod tests {
         assert_eq!(u32::from(boot0.architecture_1()), 0);
         assert_eq!(u32::from(boot0.major_revision()), 0xa);
         assert_eq!(u32::from(boot0.minor_revision()), 0x1);
+    }
+
+    #[test]
+    fn boot42_fields_decode_gb202_a1() {
+        let boot42 = NV_PMC_BOOT_42::from_raw(0x1b2a_1000);
+        assert_eq!(u32::from(boot42.architecture()), 0x1b);
+        assert_eq!(u32::from(boot42.implementation()), 0x2);
+        assert_eq!(u32::from(boot42.major_revision()), 0xa);
+        assert_eq!(u32::from(boot42.minor_revision()), 0x1);
     }
 }

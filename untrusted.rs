@@ -47,9 +47,10 @@ use core::{
     slice::SliceIndex, //
 };
 
-use kernel::{
-    prelude::*,
-    transmute::FromBytes, //
+use kernel::prelude::*;
+use zerocopy::{
+    Immutable,
+    KnownLayout, //
 };
 
 /// A value that has not been validated yet.
@@ -223,11 +224,14 @@ impl Untrusted<[u8]> {
     /// ```ignore
     /// let hdr: &Untrusted<Elf64Hdr> = file.read_ref::<Elf64Hdr>(0)?;
     /// ```
-    pub(crate) fn read_ref<T: FromBytes>(&self, offset: usize) -> Result<&Untrusted<T>> {
+    pub(crate) fn read_ref<T: FromBytes + KnownLayout + Immutable>(
+        &self,
+        offset: usize,
+    ) -> Result<&Untrusted<T>> {
         let bytes = self.byte_range(offset, size_of::<T>())?;
-        T::from_bytes(bytes)
+        T::ref_from_bytes(bytes)
             .map(Untrusted::new_untrusted_ref)
-            .ok_or(EINVAL)
+            .map_err(|_| EINVAL)
     }
 
     /// Copies a `T` out of the buffer at `offset`, bounds-checked, at any alignment.
@@ -241,9 +245,9 @@ impl Untrusted<[u8]> {
     /// ```
     pub(crate) fn read_copy<T: FromBytes>(&self, offset: usize) -> Result<Untrusted<T>> {
         let bytes = self.byte_range(offset, size_of::<T>())?;
-        T::from_bytes_copy(bytes)
+        T::read_from_bytes(bytes)
             .map(Untrusted::new_untrusted)
-            .ok_or(EINVAL)
+            .map_err(|_| EINVAL)
     }
 
     /// Returns the `len` bytes at `offset`, or `ERANGE` if they are not all inside the buffer.
@@ -410,7 +414,13 @@ mod tests {
     }
 
     #[repr(C)]
-    #[derive(Clone, Copy, FromBytes)]
+    #[derive(
+        Clone,
+        Copy,
+        FromBytes,
+        zerocopy_derive::KnownLayout,
+        zerocopy_derive::Immutable, //
+    )]
     struct Pair {
         a: u32,
         b: u32,
