@@ -12,7 +12,7 @@ CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer setup emu run test
+.PHONY: all modules modules_install clean rust-analyzer setup emu run test audit-untrusted
 
 all: modules
 
@@ -37,7 +37,12 @@ emu: setup
 	scripts/emu.sh build
 
 run: modules emu
-	scripts/harness.sh run --chipset $(CHIPSET)
+	scripts/harness.sh run --chipset $(CHIPSET) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
 test: modules emu
 	scripts/harness.sh test
+
+# Every use of an Untrusted escape hatch outside a Validator impl, and
+# whether it is explained; fails on unexplained ones.
+audit-untrusted:
+	python3 scripts/audit-untrusted.py

@@ -122,6 +122,8 @@ impl FileKind {
 /// Why a firmware file was rejected.
 #[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
 pub(crate) enum FwError {
+    /// The file is empty.
+    Empty,
     /// The file ends inside the named structure.
     Truncated(&'static str),
     /// The file does not start with the expected magic number.
@@ -151,6 +153,7 @@ impl FwError {
 impl fmt::Display for FwError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            FwError::Empty => f.write_str("file is empty"),
             FwError::Truncated(what) => write!(f, "file ends inside the {what}"),
             FwError::BadMagic => f.write_str("bad magic number"),
             FwError::OutOfFile(what) => write!(f, "{what} lies outside the file"),
@@ -259,7 +262,7 @@ pub(crate) fn validate_file(
     chipset: Chipset,
 ) -> Result<Validated, FwError> {
     if data.is_empty() {
-        return Err(FwError::Truncated("file (it is empty)"));
+        return Err(FwError::Empty);
     }
     match kind {
         FileKind::BooterLoad | FileKind::BooterUnload | FileKind::Bootloader => {

@@ -66,8 +66,18 @@ def log(msg):
 class Scenario:
     name: str
     emu_args: list
+    firmware: str
+    params: str
     expect: list
     line: int
+
+    @property
+    def chipset(self):
+        args = self.emu_args
+        for i, a in enumerate(args[:-1]):
+            if a == "--chipset":
+                return args[i + 1]
+        return "ga102"
 
 
 @dataclass
@@ -98,16 +108,20 @@ class Results:
 
 
 def read_table(path=TABLE):
-    """Reads the scenario table: `name | emulator options | expected lines`."""
+    """Reads the scenario table (see its header for the columns)."""
     scenarios = []
     for n, raw in enumerate(path.read_text().splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         cols = [c.strip() for c in line.split("|")]
-        if len(cols) != 3:
-            raise SystemExit(f"{path}:{n}: expected 3 columns separated by '|', got {len(cols)}")
-        name, emu, expect = cols
+        if len(cols) != 5:
+            raise SystemExit(f"{path}:{n}: expected 5 columns separated by '|', got {len(cols)}")
+        name, emu, firmware, params, expect = cols
+        try:
+            parse_firmware_spec(firmware)
+        except ValueError as err:
+            raise SystemExit(f"{path}:{n}: bad firmware column {firmware!r}: {err}")
         if any(s.name == name for s in scenarios):
             raise SystemExit(f"{path}:{n}: duplicate scenario name {name!r}")
         expects = [e.strip() for e in expect.split("&&") if e.strip()]
@@ -116,8 +130,44 @@ def read_table(path=TABLE):
                 re.compile(e)
             except re.error as err:
                 raise SystemExit(f"{path}:{n}: bad regular expression {e!r}: {err}")
-        scenarios.append(Scenario(name, emu.split(), expects, n))
+        params = "" if params == "-" else params
+        scenarios.append(Scenario(name, emu.split(), firmware, params, expects, n))
     return scenarios
+
+
+def parse_firmware_spec(spec):
+    """Parses the firmware column into a list of (op, file, argument).
+
+    `-` means the chip's real files. Otherwise comma-separated operations on
+    the chip's files (file = name-version.bin):
+      none                   no firmware files at all for this chip
+      drop=FILE              leave FILE out
+      zero=FILE              FILE is empty
+      truncate=FILE:BYTES    FILE cut to BYTES bytes
+      flip=FILE:OFFSET       the byte at OFFSET inverted
+      version=FILE:TEXT      the .fwversion section's bytes replaced by TEXT
+                             (same length; the terminating NUL is kept)
+      shoff=FILE:VALUE       the ELF section header offset set to VALUE
+    """
+    if spec == "-":
+        return []
+    ops = []
+    for part in spec.split(","):
+        op, _, rest = part.partition("=")
+        if op == "none" and not rest:
+            ops.append(("none", None, None))
+            continue
+        if op not in ("drop", "zero", "truncate", "flip", "version", "shoff"):
+            raise ValueError(f"unknown operation {op!r}")
+        file, _, arg = rest.partition(":")
+        if not re.fullmatch(r"[a-z_]+-[0-9.]+\.bin", file):
+            raise ValueError(f"bad file name {file!r}")
+        if op in ("truncate", "flip", "shoff"):
+            int(arg, 0)
+        if op == "version" and not arg:
+            raise ValueError("version needs a text")
+        ops.append((op, file, arg))
+    return ops
 
 
 def new_run_dir(kind):
@@ -131,8 +181,84 @@ def new_run_dir(kind):
     return d
 
 
-def build_initramfs(run_dir, firmware_files=()):
-    """Packs busybox, the guest init, the module and firmware into a cpio."""
+FW_ROOT = Path("/usr/lib/firmware")
+
+
+def corrupt(data, op, arg):
+    """Applies one firmware-column operation to a file's bytes."""
+    if op == "zero":
+        return b""
+    if op == "truncate":
+        return data[:int(arg, 0)]
+    if op == "flip":
+        off = int(arg, 0)
+        return data[:off] + bytes([data[off] ^ 0xff]) + data[off + 1:]
+    if op == "shoff":
+        return data[:0x28] + int(arg, 0).to_bytes(8, "little") + data[0x30:]
+    if op == "version":
+        shoff = int.from_bytes(data[0x28:0x30], "little")
+        shnum = int.from_bytes(data[0x3c:0x3e], "little")
+        shstrndx = int.from_bytes(data[0x3e:0x40], "little")
+        hdr = lambda i: data[shoff + i * 64: shoff + (i + 1) * 64]
+        stroff = int.from_bytes(hdr(shstrndx)[24:32], "little")
+        for i in range(shnum):
+            h = hdr(i)
+            nameoff = stroff + int.from_bytes(h[0:4], "little")
+            name = data[nameoff:data.index(b"\0", nameoff)]
+            if name == b".fwversion":
+                off = int.from_bytes(h[24:32], "little")
+                size = int.from_bytes(h[32:40], "little")
+                text = arg.encode()
+                if len(text) != size - 1:
+                    raise SystemExit(f"version={arg}: must be {size - 1} bytes long")
+                return data[:off] + text + data[off + size - 1:]
+        raise SystemExit("version=: no .fwversion section")
+    raise SystemExit(f"unknown operation {op}")
+
+
+def add_firmware(tree, chipset, spec):
+    """Puts a chip's firmware files into the initramfs tree, as the spec says.
+
+    Unchanged files become symlinks to one shared copy of the real file (the
+    Debian package shares files between chips the same way), changed files are
+    written in place.
+    """
+    ops = parse_firmware_spec(spec)
+    if any(op == "none" for op, _, _ in ops):
+        return
+    src_dir = FW_ROOT / "nvidia" / chipset / "gsp"
+    dst_dir = tree / "lib/firmware/nvidia" / chipset / "gsp"
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    changes = {}
+    for op, file, arg in ops:
+        changes.setdefault(file, []).append((op, arg))
+    for src in sorted(src_dir.iterdir()):
+        name = src.name
+        if any(op == "drop" for op, _ in changes.get(name, [])):
+            continue
+        real = src.resolve()
+        if name in changes:
+            data = real.read_bytes()
+            for op, arg in changes[name]:
+                data = corrupt(data, op, arg)
+            (dst_dir / name).write_bytes(data)
+            continue
+        shared = tree / "lib/firmware/shared" / real.relative_to(FW_ROOT / "nvidia")
+        if not shared.exists():
+            shared.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(real, shared)
+        (dst_dir / name).symlink_to(os.path.relpath(shared, dst_dir))
+    unknown = set(changes) - {p.name for p in src_dir.iterdir()}
+    if unknown:
+        raise SystemExit(f"firmware column names files {chipset} does not have: {sorted(unknown)}")
+
+
+def build_initramfs(run_dir, firmware):
+    """Packs busybox, the guest init, the module and firmware into a cpio.
+
+    `firmware` maps a chipset name to its firmware column (see
+    parse_firmware_spec).
+    """
     ko = ROOT / "nova_core.ko"
     if not ko.exists():
         raise SystemExit(f"{ko} is missing: build it with `make modules`")
@@ -144,10 +270,8 @@ def build_initramfs(run_dir, firmware_files=()):
     shutil.copy2(GUEST_INIT, tree / "init")
     (tree / "init").chmod(0o755)
     shutil.copy2(ko, tree / "nova_core.ko")
-    for rel in firmware_files:
-        dest = tree / "lib" / "firmware" / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(Path("/usr/lib/firmware") / rel, dest)
+    for chipset, spec in sorted(firmware.items()):
+        add_firmware(tree, chipset, spec)
     cpio = run_dir / "initramfs.cpio"
     files = subprocess.run(
         ["find", "."], cwd=tree, check=True, capture_output=True, text=True
@@ -157,6 +281,7 @@ def build_initramfs(run_dir, firmware_files=()):
             ["cpio", "--quiet", "-o", "-H", "newc"],
             cwd=tree, input=files.encode(), stdout=out, check=True,
         )
+    shutil.rmtree(tree)
     return cpio
 
 
@@ -211,9 +336,9 @@ class Emulator:
         return json.loads(self.counts.read_text())
 
 
-def boot(run_dir, emu_args_list, steps, module_params="", firmware_files=()):
+def boot(run_dir, emu_args_list, steps, module_params="", firmware=None):
     """Boots the test kernel with one emulator per entry; returns (console, emulators)."""
-    initramfs = build_initramfs(run_dir, firmware_files)
+    initramfs = build_initramfs(run_dir, firmware or {})
     emus = []
     try:
         for i, args in enumerate(emu_args_list):
@@ -372,6 +497,25 @@ def check_scenarios(console, scenarios, emus, results):
                       f"{accesses_in_phase(counts, PHASE_AFTER_RMMOD)} accesses")
 
 
+def plan_boots(scenarios):
+    """Packs rows into as few boots as possible.
+
+    Rows share a boot when they use the same module parameters, and no two
+    rows of a boot ask for different firmware setups of the same chip (the
+    firmware folder is per chip).
+    """
+    boots = []
+    for sc in scenarios:
+        for group in boots:
+            if (len(group) < MAX_DEVICES_PER_BOOT and group[0].params == sc.params
+                    and all(o.chipset != sc.chipset or o.firmware == sc.firmware for o in group)):
+                group.append(sc)
+                break
+        else:
+            boots.append([sc])
+    return boots
+
+
 def cmd_test(_args):
     run_dir = new_run_dir("test")
     results = Results()
@@ -380,14 +524,15 @@ def cmd_test(_args):
     cargo_tests(run_dir, results)
 
     scenarios = read_table()
-    groups = [scenarios[i:i + MAX_DEVICES_PER_BOOT]
-              for i in range(0, len(scenarios), MAX_DEVICES_PER_BOOT)]
-    for n, group in enumerate(groups):
+    for n, group in enumerate(plan_boots(scenarios)):
         boot_dir = run_dir / f"boot{n}"
         boot_dir.mkdir()
-        log(f"boot {n}: {len(group)} emulated GPUs ({', '.join(s.name for s in group)})")
+        params = group[0].params
+        log(f"boot {n}: {len(group)} emulated GPUs"
+            f"{' (nova_core ' + params + ')' if params else ''}: {', '.join(s.name for s in group)}")
         console, emus, elapsed, timed_out = boot(
-            boot_dir, [s.emu_args for s in group], LIFECYCLE_STEPS)
+            boot_dir, [s.emu_args for s in group], LIFECYCLE_STEPS, params,
+            {s.chipset: s.firmware for s in group})
         log(f"boot {n}: guest ran for {elapsed:.1f}s")
         label = f"boot{n}"
         results.check(f"{label}: guest powered off by itself", not timed_out,
@@ -407,7 +552,12 @@ def cmd_test(_args):
 def cmd_run(args):
     run_dir = new_run_dir("run")
     emu_args = ["--chipset", args.chipset]
-    console, emus, elapsed, timed_out = boot(run_dir, [emu_args], "load,settle")
+    params = ""
+    if args.firmware:
+        major = args.firmware.split(".")[0]
+        params = f"gsp_version={major}"
+    console, emus, elapsed, timed_out = boot(run_dir, [emu_args], "load,settle", params,
+                                             {args.chipset: "-"})
     lines = device_lines(console, emus[0].bdf)
     print(f"--- kernel log of nova_core on {emus[0].bdf} (emulated {args.chipset}) ---")
     for l in console.splitlines():
@@ -426,6 +576,7 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--chipset", default="ga102")
+    r.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
     sub.add_parser("test")
     args = p.parse_args()
     if not EMU.exists():
