@@ -376,3 +376,300 @@ impl<const N: usize> ModInfoBuilder<N> {
         this.0
     }
 }
+
+#[kunit_tests(nova_core_firmware)]
+mod tests {
+    use super::*;
+    use kernel::faux;
+
+    /// Requests a real firmware file through a faux device, as a probe would.
+    fn request(chipset: Chipset, kind: FileKind, version: FwVersion) -> Result<Firmware> {
+        let reg = faux::Registration::new(c"nova_core_kunit", None)?;
+        let name = path(chipset, kind, version)?;
+        let dev: &device::Device = reg.as_ref().as_ref();
+        Firmware::request_nowarn(&name, dev)
+    }
+
+    fn untrusted(bytes: &[u8]) -> &Untrusted<[u8]> {
+        Untrusted::new_untrusted_ref(bytes)
+    }
+
+    /// Copies a file into a vector the test may corrupt.
+    fn copy(bytes: &[u8]) -> Result<VVec<u8>> {
+        let mut v = VVec::with_capacity(bytes.len(), GFP_KERNEL)?;
+        v.extend_from_slice(bytes, GFP_KERNEL)?;
+        Ok(v)
+    }
+
+    fn put32(buf: &mut [u8], off: usize, v: u32) {
+        buf[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn put64(buf: &mut [u8], off: usize, v: u64) {
+        buf[off..off + 8].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// A small ELF64 GSP image with the real layout: `.fwimage`, `.fwversion` = "570.144",
+    /// `.fwsignature_ga10x`, then the section name table and the section headers.
+    ///
+    /// Returns the image and the offset of its section header table.
+    fn synthetic_gsp() -> Result<(KVec<u8>, usize)> {
+        const NAMES: &[u8] = b"\0.fwimage\0.fwversion\0.fwsignature_ga10x\0.shstrtab\0";
+        let mut f = KVec::new();
+        f.resize(64, 0u8, GFP_KERNEL)?;
+        f[..4].copy_from_slice(b"\x7fELF");
+        f[4] = 2;
+        f[5] = 1;
+        f[6] = 1;
+        let image = f.len();
+        f.resize(image + 256, 0xaa, GFP_KERNEL)?;
+        let version = f.len();
+        f.extend_from_slice(b"570.144\0", GFP_KERNEL)?;
+        let sig = f.len();
+        f.resize(sig + 64, 0x55, GFP_KERNEL)?;
+        let names = f.len();
+        f.extend_from_slice(NAMES, GFP_KERNEL)?;
+        let shoff = f.len();
+        f.resize(shoff + 5 * 64, 0, GFP_KERNEL)?;
+        // (name offset, file offset, size) of sections 1..=4; section 0 is the null section.
+        let sections = [
+            (1u32, image, 256usize),
+            (10, version, 8),
+            (21, sig, 64),
+            (40, names, NAMES.len()),
+        ];
+        for (i, &(name, off, size)) in sections.iter().enumerate() {
+            let h = shoff + (i + 1) * 64;
+            put32(&mut f, h, name);
+            put32(&mut f, h + 4, 1);
+            put64(&mut f, h + 24, off as u64);
+            put64(&mut f, h + 32, size as u64);
+        }
+        put64(&mut f, 0x28, shoff as u64);
+        f[0x3a] = 64;
+        f[0x3c] = 5;
+        f[0x3e] = 4;
+        Ok((f, shoff))
+    }
+
+    fn gsp_result(f: &[u8]) -> Result<GspImage, FwError> {
+        GspImage::validate(untrusted(f), FwVersion::R570_144, Chipset::GA102)
+    }
+
+    #[test]
+    fn real_turing_570_files_validate() -> Result {
+        for &kind in FileKind::for_arch(Architecture::Turing) {
+            let fw = request(Chipset::TU102, kind, FwVersion::R570_144)?;
+            assert!(validate_file(kind, untrusted(fw.data()), FwVersion::R570_144, Chipset::TU102).is_ok());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn real_ampere_535_files_validate() -> Result {
+        for &kind in FileKind::for_arch(Architecture::Ampere) {
+            let fw = request(Chipset::GA102, kind, FwVersion::R535_113_01)?;
+            let r = validate_file(kind, untrusted(fw.data()), FwVersion::R535_113_01, Chipset::GA102);
+            assert!(r.is_ok());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn real_hopper_boot_files_validate() -> Result {
+        for kind in [FileKind::Fmc, FileKind::Bootloader] {
+            let fw = request(Chipset::GH100, kind, FwVersion::R570_144)?;
+            let r = validate_file(kind, untrusted(fw.data()), FwVersion::R570_144, Chipset::GH100);
+            assert!(r.is_ok());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn real_gsp_570_image_serves_every_family_it_signs() -> Result {
+        let fw = request(Chipset::GA102, FileKind::Gsp, FwVersion::R570_144)?;
+        let data = untrusted(fw.data());
+        for chip in [Chipset::GA102, Chipset::AD104, Chipset::GH100, Chipset::GB100, Chipset::GB207] {
+            assert!(GspImage::validate(data, FwVersion::R570_144, chip).is_ok());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn real_gsp_rejects_version_mismatch() -> Result {
+        let fw = request(Chipset::GA102, FileKind::Gsp, FwVersion::R570_144)?;
+        let r = GspImage::validate(untrusted(fw.data()), FwVersion::R535_113_01, Chipset::GA102);
+        assert_eq!(r, Err(FwError::VersionMismatch));
+        Ok(())
+    }
+
+    #[test]
+    fn real_gsp_rejects_other_family() -> Result {
+        // The Turing image carries no Ampere signature.
+        let fw = request(Chipset::TU102, FileKind::Gsp, FwVersion::R570_144)?;
+        let r = GspImage::validate(untrusted(fw.data()), FwVersion::R570_144, Chipset::GA102);
+        assert_eq!(r, Err(FwError::MissingSection(".fwsignature_ga10x")));
+        Ok(())
+    }
+
+    #[test]
+    fn real_gsp_truncated_at_every_boundary() -> Result {
+        let fw = request(Chipset::TU102, FileKind::Gsp, FwVersion::R570_144)?;
+        let data = fw.data();
+        let mut raw = [0u8; 8];
+        raw.copy_from_slice(&data[0x28..0x30]);
+        let shoff = usize::try_from(u64::from_le_bytes(raw))?;
+        let cuts = [
+            (0, FwError::Empty),
+            (3, FwError::Truncated("ELF header")),
+            (40, FwError::Truncated("ELF header")),
+            (64, FwError::OutOfFile("section header table")),
+            (shoff, FwError::OutOfFile("section header table")),
+            (shoff + 64 * 3 + 5, FwError::OutOfFile("section header table")),
+            (data.len() - 1, FwError::OutOfFile("section header table")),
+        ];
+        for (cut, expected) in cuts {
+            let r = validate_file(FileKind::Gsp, untrusted(&data[..cut]), FwVersion::R570_144, Chipset::TU102);
+            assert_eq!(r, Err(expected));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn real_bootloader_corruptions() -> Result {
+        let fw = request(Chipset::GA102, FileKind::Bootloader, FwVersion::R570_144)?;
+        let check = |f: &[u8]| untrusted(f).validate::<BinFile>();
+
+        let mut f = copy(fw.data())?;
+        f[0] ^= 0xff;
+        assert_eq!(check(&f), Err(FwError::BadMagic));
+
+        let mut f = copy(fw.data())?;
+        put32(&mut f, 16, 0xffff_fff0);
+        assert_eq!(check(&f), Err(FwError::OutOfFile("data")));
+
+        let mut f = copy(fw.data())?;
+        put32(&mut f, 20, 0xffff_ffff);
+        assert_eq!(check(&f), Err(FwError::OutOfFile("data")));
+
+        let mut f = copy(fw.data())?;
+        put32(&mut f, 12, 4);
+        assert_eq!(check(&f), Err(FwError::Malformed("sub-header overlaps the binary header")));
+
+        assert_eq!(check(&fw.data()[..10]), Err(FwError::Truncated("binary header")));
+        assert_eq!(check(&fw.data()[..fw.data().len() - 1]), Err(FwError::OutOfFile("data")));
+        assert_eq!(
+            validate_file(FileKind::Bootloader, untrusted(&[]), FwVersion::R570_144, Chipset::GA102),
+            Err(FwError::Empty)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn synthetic_gsp_validates() -> Result {
+        let (f, _) = synthetic_gsp()?;
+        let img = gsp_result(&f).map_err(FwError::errno)?;
+        assert_eq!(img.image, (64, 256));
+        assert_eq!(img.signature.1, 64);
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_wrong_elf_magic() -> Result {
+        let (mut f, _) = synthetic_gsp()?;
+        f[1] = b'X';
+        assert_eq!(gsp_result(&f), Err(FwError::BadMagic));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_section_outside_the_file() -> Result {
+        let (mut f, shoff) = synthetic_gsp()?;
+        let len = f.len() as u64;
+        put64(&mut f, shoff + 64 + 24, len - 8);
+        assert_eq!(gsp_result(&f), Err(FwError::OutOfFile("section")));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_huge_section_size() -> Result {
+        let (mut f, shoff) = synthetic_gsp()?;
+        put64(&mut f, shoff + 64 + 32, u64::MAX);
+        assert_eq!(gsp_result(&f), Err(FwError::OutOfFile("section")));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_overlapping_sections() -> Result {
+        let (mut f, shoff) = synthetic_gsp()?;
+        // Move `.fwversion` into the middle of `.fwimage`.
+        put64(&mut f, shoff + 2 * 64 + 24, 100);
+        assert_eq!(gsp_result(&f), Err(FwError::Malformed("sections overlap")));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_unterminated_version() -> Result {
+        let (mut f, _) = synthetic_gsp()?;
+        // "570.144" followed by another digit instead of the NUL.
+        f[64 + 256 + 7] = b'4';
+        assert_eq!(gsp_result(&f), Err(FwError::VersionMismatch));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_other_version_string() -> Result {
+        let (mut f, _) = synthetic_gsp()?;
+        f[64 + 256..64 + 256 + 7].copy_from_slice(b"535.113");
+        assert_eq!(gsp_result(&f), Err(FwError::VersionMismatch));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_missing_fwimage() -> Result {
+        let (mut f, shoff) = synthetic_gsp()?;
+        // Rename `.fwimage` to `.fwimagf`.
+        let names = shoff - 51;
+        f[names + 8] = b'f';
+        assert_eq!(gsp_result(&f), Err(FwError::MissingSection(".fwimage")));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_unterminated_section_name() -> Result {
+        let (mut f, shoff) = synthetic_gsp()?;
+        // Point a name at the last byte of the name table, which is then not NUL.
+        let last = shoff - 1;
+        f[last] = b'x';
+        assert_eq!(gsp_result(&f), Err(FwError::Malformed("section name not terminated")));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_bad_section_table_shape() -> Result {
+        let (mut f, _) = synthetic_gsp()?;
+        f[0x3e] = 9;
+        assert_eq!(
+            gsp_result(&f),
+            Err(FwError::Malformed("section name table index out of range"))
+        );
+        let (mut f, _) = synthetic_gsp()?;
+        f[0x3a] = 40;
+        assert_eq!(gsp_result(&f), Err(FwError::Malformed("unexpected section header size")));
+        let (mut f, _) = synthetic_gsp()?;
+        f[0x3c] = 0;
+        assert_eq!(gsp_result(&f), Err(FwError::Malformed("section count out of range")));
+        Ok(())
+    }
+
+    #[test]
+    fn modinfo_names_every_file() -> Result {
+        let p = path(Chipset::GB202, FileKind::Fmc, FwVersion::R570_144)?;
+        assert_eq!(p.to_bytes(), b"nvidia/gb202/gsp/fmc-570.144.bin");
+        let p = path(Chipset::TU117, FileKind::BooterUnload, FwVersion::R535_113_01)?;
+        assert_eq!(p.to_bytes(), b"nvidia/tu117/gsp/booter_unload-535.113.01.bin");
+        assert!(!FwVersion::R535_113_01.supports(Chipset::GH100));
+        assert!(FwVersion::R535_113_01.supports(Chipset::AD107));
+        Ok(())
+    }
+}
