@@ -491,6 +491,21 @@ def cargo_tests(run_dir, results):
         print(f"ok   emu: cargo test ({passed} tests)")
 
 
+def audit_untrusted(results):
+    """`make audit-untrusted` is clean, and it does catch an unexplained use."""
+    script = ROOT / "scripts" / "audit-untrusted.py"
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    bad = [l for l in proc.stdout.splitlines() if "UNEXPLAINED" in l]
+    results.check("audit: every Untrusted escape hatch is in a Validator or explained",
+                  proc.returncode == 0 and not bad, "; ".join(bad) or proc.stderr.strip())
+    proc = subprocess.run([sys.executable, str(script), str(ROOT / "tests" / "audit-fixture")],
+                          capture_output=True, text=True)
+    flagged = [l for l in proc.stdout.splitlines() if "UNEXPLAINED" in l]
+    results.check("audit: flags the fixture's unexplained use and nothing else",
+                  proc.returncode == 1 and [l.split(":")[1] for l in flagged] == ["13"],
+                  proc.stdout.strip())
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -539,6 +554,7 @@ def cmd_test(_args):
     log(f"artefacts: {run_dir}")
     t0 = time.monotonic()
     cargo_tests(run_dir, results)
+    audit_untrusted(results)
 
     scenarios = read_table()
     for n, group in enumerate(plan_boots(scenarios)):
