@@ -136,7 +136,10 @@ mod tests {
         write_bytes(&mut m, 2, &[0x11, 0x22, 0x33, 0x44]);
         assert_eq!(m.regs[0], 0x22110100);
         assert_eq!(m.regs[1], 0x07064433);
-        assert_eq!(m.writes, vec![(0, 0x22110100, 0xffff0000), (4, 0x07064433, 0x0000ffff)]);
+        assert_eq!(
+            m.writes,
+            vec![(0, 0x22110100, 0xffff0000), (4, 0x07064433, 0x0000ffff)]
+        );
     }
 
     #[test]

@@ -77,7 +77,13 @@ pub static CHIPSETS: &[Chipset] = &[
     chip("gb203", 0x1b3, 0x2c02, CLASS_VGA, "GeForce RTX 5080"),
     chip("gb205", 0x1b5, 0x2f04, CLASS_VGA, "GeForce RTX 5070"),
     chip("gb206", 0x1b6, 0x2d04, CLASS_VGA, "GeForce RTX 5060 Ti"),
-    chip("gb207", 0x1b7, 0x2d98, CLASS_VGA, "GeForce RTX 5050 Max-Q / Mobile"),
+    chip(
+        "gb207",
+        0x1b7,
+        0x2d98,
+        CLASS_VGA,
+        "GeForce RTX 5050 Max-Q / Mobile",
+    ),
 ];
 
 /// The chipset used when none is given.
@@ -171,11 +177,8 @@ impl FromStr for Revision {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || {
-            format!(
-                "revision '{s}' is not MAJOR.MINOR with one hex digit (0-f) each, e.g. a.1"
-            )
-        };
+        let bad =
+            || format!("revision '{s}' is not MAJOR.MINOR with one hex digit (0-f) each, e.g. a.1");
         let (major, minor) = s.split_once('.').ok_or_else(bad)?;
         let digit = |part: &str| -> Result<u32, String> {
             let mut chars = part.chars();
@@ -320,14 +323,28 @@ mod tests {
 
     #[test]
     fn revision_parses_hex_digits() {
-        assert_eq!(rev("a.1"), Revision { major: 0xa, minor: 1 });
-        assert_eq!(rev("F.0"), Revision { major: 0xf, minor: 0 });
+        assert_eq!(
+            rev("a.1"),
+            Revision {
+                major: 0xa,
+                minor: 1
+            }
+        );
+        assert_eq!(
+            rev("F.0"),
+            Revision {
+                major: 0xf,
+                minor: 0
+            }
+        );
         assert_eq!(rev("0.f").to_string(), "0.f");
     }
 
     #[test]
     fn revision_parsing_rejects_malformed_text() {
-        for bad in ["", "a", "a.", ".1", "a.1.2", "10.1", "a.10", "g.1", "a,1", "-1.1", " a.1"] {
+        for bad in [
+            "", "a", "a.", ".1", "a.1.2", "10.1", "a.10", "g.1", "a,1", "-1.1", " a.1",
+        ] {
             let err = bad.parse::<Revision>().expect_err(bad);
             assert!(err.contains("MAJOR.MINOR"), "{bad}: {err}");
             assert!(err.contains(&format!("'{bad}'")), "{bad}: {err}");

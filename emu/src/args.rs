@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Command-line parsing: turns the arguments into what to do (serve, list the
+//! chipsets, print help) with every value checked, or into an error message
+//! naming the offending argument.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::chipset::{
+    self,
+    Revision,
+};
+use crate::device::DeviceConfig;
+
+pub const USAGE: &str = "\
+usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
+                [--boot0 VALUE] [--boot42 VALUE] [--counts FILE] [--log FILE]
+                [--bar0-size BYTES] [--bar1-size BYTES]
+       nova-emu --list-chipsets
+       nova-emu --help
+
+Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
+
+  --socket PATH          Unix socket to listen on (a stale socket is removed)
+  --chipset NAME         chipset to emulate (default ga102; see --list-chipsets)
+  --revision MAJOR.MINOR chip revision, one hex digit each (default a.1)
+  --boot0 VALUE          raw NV_PMC_BOOT_0 value (0x hex or decimal)
+  --boot42 VALUE         raw NV_PMC_BOOT_42 value (0x hex or decimal)
+  --counts FILE          write access counts as JSON to FILE when the
+                         connection ends or on SIGTERM/SIGINT
+  --log FILE             write the log to FILE instead of stderr
+  --bar0-size BYTES      BAR0 size, a power of two from 4 KiB to 2 GiB
+                         (default 16 MiB; K, M and G suffixes allowed)
+  --bar1-size BYTES      BAR1 size, a power of two from 4 KiB to 1 TiB
+                         (default 256 MiB)
+  --list-chipsets        print the chipset table and exit
+  --help                 print this text and exit
+";
+
+/// Default BAR0 size: 16 MiB.
+pub const DEFAULT_BAR0_SIZE: u64 = 16 << 20;
+
+/// Default BAR1 size: 256 MiB.
+pub const DEFAULT_BAR1_SIZE: u64 = 256 << 20;
+
+/// Smallest BAR0/BAR1 size.
+const MIN_BAR_SIZE: u64 = 4096;
+
+/// Largest BAR0 size: BAR0 is a 32-bit BAR.
+const MAX_BAR0_SIZE: u64 = 2 << 30;
+
+/// Largest BAR1 size accepted.
+const MAX_BAR1_SIZE: u64 = 1 << 40;
+
+/// Everything needed to serve a device.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub socket: PathBuf,
+    pub device: DeviceConfig,
+    pub counts: Option<PathBuf>,
+    pub log: Option<PathBuf>,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Command {
+    Serve(Options),
+    ListChipsets,
+    Help,
+}
+
+/// A command-line error, with a message naming what was wrong.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ArgError(pub String);
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Options that take a value.
+const VALUE_OPTIONS: &[&str] = &[
+    "--socket",
+    "--chipset",
+    "--revision",
+    "--boot0",
+    "--boot42",
+    "--counts",
+    "--log",
+    "--bar0-size",
+    "--bar1-size",
+];
+
+/// Parses the arguments (without the program name).
+pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgError> {
+    let mut values: HashMap<&'static str, String> = HashMap::new();
+    let mut list = false;
+    let mut help = false;
+    let mut args = args.into_iter();
+    while let Some(raw) = args.next() {
+        let arg = raw
+            .into_string()
+            .map_err(|raw| ArgError(format!("argument {raw:?} is not valid UTF-8")))?;
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        match name.as_str() {
+            "--list-chipsets" | "--help" | "-h" if inline.is_some() => {
+                return Err(ArgError(format!("option {name} takes no value")));
+            }
+            "--list-chipsets" => list = true,
+            "--help" | "-h" => help = true,
+            _ => {
+                let Some(&option) = VALUE_OPTIONS.iter().find(|&&o| o == name) else {
+                    return Err(if name.starts_with('-') {
+                        ArgError(format!("unknown option '{name}'"))
+                    } else {
+                        ArgError(format!("unexpected argument '{arg}'"))
+                    });
+                };
+                let value = match inline {
+                    Some(v) => v,
+                    None => args
+                        .next()
+                        .ok_or_else(|| ArgError(format!("option {option} needs a value")))?
+                        .into_string()
+                        .map_err(|raw| {
+                            ArgError(format!("value {raw:?} of {option} is not valid UTF-8"))
+                        })?,
+                };
+                if values.insert(option, value).is_some() {
+                    return Err(ArgError(format!("option {option} given more than once")));
+                }
+            }
+        }
+    }
+    if help {
+        return Ok(Command::Help);
+    }
+
+    let chipset_name = values
+        .get("--chipset")
+        .map_or(chipset::DEFAULT_CHIPSET, String::as_str);
+    let chipset = chipset::find(chipset_name).map_err(|e| ArgError(e.to_string()))?;
+    if list {
+        return Ok(Command::ListChipsets);
+    }
+    let revision = match values.get("--revision") {
+        Some(text) => text
+            .parse::<Revision>()
+            .map_err(|e| ArgError(format!("--revision: {e}")))?,
+        None => Revision::default(),
+    };
+    let boot0 = values
+        .get("--boot0")
+        .map(|v| parse_u32("--boot0", v))
+        .transpose()?;
+    let boot42 = values
+        .get("--boot42")
+        .map(|v| parse_u32("--boot42", v))
+        .transpose()?;
+    let bar0_size = match values.get("--bar0-size") {
+        Some(v) => parse_bar_size("--bar0-size", v, MAX_BAR0_SIZE)?,
+        None => DEFAULT_BAR0_SIZE,
+    };
+    let bar1_size = match values.get("--bar1-size") {
+        Some(v) => parse_bar_size("--bar1-size", v, MAX_BAR1_SIZE)?,
+        None => DEFAULT_BAR1_SIZE,
+    };
+    let socket = values
+        .remove("--socket")
+        .ok_or_else(|| ArgError("--socket PATH is required".to_string()))?;
+    if socket.is_empty() {
+        return Err(ArgError("--socket needs a non-empty path".to_string()));
+    }
+    let path_of = |values: &mut HashMap<&'static str, String>, option| -> Result<_, ArgError> {
+        match values.remove(option) {
+            Some(p) if p.is_empty() => Err(ArgError(format!("{option} needs a non-empty path"))),
+            Some(p) => Ok(Some(PathBuf::from(p))),
+            None => Ok(None),
+        }
+    };
+    let counts = path_of(&mut values, "--counts")?;
+    let log = path_of(&mut values, "--log")?;
+    Ok(Command::Serve(Options {
+        socket: PathBuf::from(socket),
+        device: DeviceConfig {
+            chipset,
+            revision,
+            boot0,
+            boot42,
+            bar0_size,
+            bar1_size,
+        },
+        counts,
+        log,
+    }))
+}
+
+/// Parses a number: `0x` hex or decimal, with an optional binary K, M or G
+/// suffix when `suffixes` is set.
+fn parse_number(text: &str, suffixes: bool) -> Option<u64> {
+    let (digits, scale) = match text.char_indices().last() {
+        Some((i, c)) if suffixes && "kKmMgG".contains(c) => {
+            let shift = match c.to_ascii_lowercase() {
+                'k' => 10,
+                'm' => 20,
+                _ => 30,
+            };
+            (&text[..i], 1u64 << shift)
+        }
+        _ => (text, 1),
+    };
+    let value = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u64::from_str_radix(hex, 16).ok()?
+    } else {
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse::<u64>().ok()?
+    };
+    value.checked_mul(scale)
+}
+
+fn parse_u32(option: &str, text: &str) -> Result<u32, ArgError> {
+    parse_number(text, false)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| {
+            ArgError(format!(
+                "{option}: '{text}' is not a 32-bit number (decimal or 0x hex)"
+            ))
+        })
+}
+
+fn parse_bar_size(option: &str, text: &str, max: u64) -> Result<u64, ArgError> {
+    let size = parse_number(text, true).ok_or_else(|| {
+        ArgError(format!(
+            "{option}: '{text}' is not a size in bytes (decimal or 0x hex, optional K/M/G)"
+        ))
+    })?;
+    if !size.is_power_of_two() || size < MIN_BAR_SIZE {
+        return Err(ArgError(format!(
+            "{option}: {size:#x} is not a power of two of at least {MIN_BAR_SIZE} bytes"
+        )));
+    }
+    if size > max {
+        return Err(ArgError(format!(
+            "{option}: {size:#x} is larger than the maximum {max:#x}"
+        )));
+    }
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_strs(args: &[&str]) -> Result<Command, ArgError> {
+        parse(args.iter().map(OsString::from))
+    }
+
+    fn serve(args: &[&str]) -> Options {
+        match parse_strs(args) {
+            Ok(Command::Serve(o)) => o,
+            other => panic!("{args:?} gave {other:?}"),
+        }
+    }
+
+    fn error(args: &[&str]) -> String {
+        match parse_strs(args) {
+            Err(ArgError(msg)) => msg,
+            other => panic!("{args:?} should fail, gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_ga102_rev_a1_16_mib_and_256_mib() {
+        let o = serve(&["--socket", "/x.sock"]);
+        assert_eq!(o.socket, PathBuf::from("/x.sock"));
+        assert_eq!(o.device.chipset.name, "ga102");
+        assert_eq!(
+            o.device.revision,
+            Revision {
+                major: 0xa,
+                minor: 1
+            }
+        );
+        assert_eq!(o.device.bar0_size, 0x100_0000);
+        assert_eq!(o.device.bar1_size, 0x1000_0000);
+        assert_eq!(o.device.boot0, None);
+        assert!(o.counts.is_none() && o.log.is_none());
+    }
+
+    #[test]
+    fn every_option_is_taken_in_both_spellings() {
+        let o = serve(&[
+            "--socket=/s",
+            "--chipset",
+            "tu117",
+            "--revision=b.2",
+            "--boot0",
+            "0x12345678",
+            "--boot42=305419896",
+            "--counts",
+            "/c.json",
+            "--log=/l.txt",
+            "--bar0-size",
+            "0x2000000",
+            "--bar1-size=1G",
+        ]);
+        assert_eq!(o.device.chipset.name, "tu117");
+        assert_eq!(
+            o.device.revision,
+            Revision {
+                major: 0xb,
+                minor: 2
+            }
+        );
+        assert_eq!(o.device.boot0, Some(0x1234_5678));
+        assert_eq!(o.device.boot42, Some(0x1234_5678));
+        assert_eq!(o.counts, Some(PathBuf::from("/c.json")));
+        assert_eq!(o.log, Some(PathBuf::from("/l.txt")));
+        assert_eq!(o.device.bar0_size, 32 << 20);
+        assert_eq!(o.device.bar1_size, 1 << 30);
+    }
+
+    #[test]
+    fn unknown_chipset_error_lists_the_valid_names() {
+        let msg = error(&["--socket", "/s", "--chipset", "gk110"]);
+        assert!(msg.contains("unknown chipset 'gk110'"), "{msg}");
+        assert!(
+            msg.contains("tu102") && msg.contains("gb207") && msg.contains("gh100"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn missing_socket_is_an_error() {
+        assert!(error(&["--chipset", "ga102"]).contains("--socket"));
+        assert!(error(&["--socket"]).contains("needs a value"));
+        assert!(error(&["--socket="]).contains("non-empty"));
+    }
+
+    #[test]
+    fn bad_revision_is_an_error_naming_the_option() {
+        let msg = error(&["--socket", "/s", "--revision", "a1"]);
+        assert!(
+            msg.starts_with("--revision:") && msg.contains("'a1'"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn bad_boot_values_are_errors() {
+        assert!(error(&["--socket", "/s", "--boot0", "0x1_0000_0000"]).contains("--boot0"));
+        assert!(error(&["--socket", "/s", "--boot0", "0x100000000"]).contains("32-bit"));
+        assert!(error(&["--socket", "/s", "--boot42", "-1"]).contains("--boot42"));
+        assert!(error(&["--socket", "/s", "--boot42", "0x"]).contains("--boot42"));
+        assert!(error(&["--socket", "/s", "--boot0", "12k"]).contains("--boot0"));
+    }
+
+    #[test]
+    fn bar_sizes_must_be_powers_of_two_in_range() {
+        for bad in ["3000", "2048", "0", "0x1800000", "4G", "junk", "1T"] {
+            let msg = error(&["--socket", "/s", "--bar0-size", bad]);
+            assert!(msg.starts_with("--bar0-size:"), "{bad}: {msg}");
+        }
+        assert_eq!(
+            serve(&["--socket", "/s", "--bar0-size", "4096"])
+                .device
+                .bar0_size,
+            4096
+        );
+        assert_eq!(
+            serve(&["--socket", "/s", "--bar0-size", "2G"])
+                .device
+                .bar0_size,
+            2 << 30
+        );
+        assert_eq!(
+            serve(&["--socket", "/s", "--bar1-size", "64G"])
+                .device
+                .bar1_size,
+            64 << 30
+        );
+        assert!(error(&["--socket", "/s", "--bar1-size", "1000"]).starts_with("--bar1-size:"));
+    }
+
+    #[test]
+    fn unknown_repeated_and_stray_arguments_are_errors() {
+        assert!(
+            error(&["--socket", "/s", "--frobnicate"]).contains("unknown option '--frobnicate'")
+        );
+        assert!(error(&["--socket", "/s", "extra"]).contains("unexpected argument 'extra'"));
+        assert!(error(&["--socket", "/s", "--socket", "/t"]).contains("more than once"));
+        assert!(error(&["--list-chipsets=yes"]).contains("takes no value"));
+    }
+
+    #[test]
+    fn list_chipsets_needs_no_socket() {
+        assert!(matches!(
+            parse_strs(&["--list-chipsets"]),
+            Ok(Command::ListChipsets)
+        ));
+        assert!(matches!(parse_strs(&["--help"]), Ok(Command::Help)));
+        assert!(parse_strs(&["-h", "--bogus-later"]).is_err());
+    }
+}

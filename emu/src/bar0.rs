@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The BAR0 register model (the GPU's MMIO registers).
+//!
+//! Modelled registers are listed in [`REGISTERS`], one line each: offset,
+//! name, value after reset and which bits the guest may change. Every other
+//! offset reads 0 and ignores writes; the first read and the first write of
+//! each such offset are logged. The test harness's phase marker
+//! (NV_EMU_PHASE) is not part of this model: the device handles it before
+//! accesses get here.
+
+use std::collections::HashMap;
+
+use crate::logger::{
+    LogOnce,
+    Logger,
+};
+
+/// NV_PMC_BOOT_0: chip identification.
+pub const NV_PMC_BOOT_0: u64 = 0x000000;
+
+/// NV_PMC_BOOT_42: chip identification on newer chips.
+pub const NV_PMC_BOOT_42: u64 = 0x000a00;
+
+/// Values a register's reset value may depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub boot0: u32,
+    pub boot42: u32,
+}
+
+/// One modelled register.
+pub struct Register {
+    /// Byte offset in BAR0 (a multiple of 4).
+    pub offset: u64,
+    pub name: &'static str,
+    /// Value after power-on and reset.
+    pub reset: fn(&Identity) -> u32,
+    /// Bits a guest write changes; the others are read-only.
+    pub writable: u32,
+}
+
+impl Register {
+    /// A register that ignores writes.
+    pub const fn read_only(offset: u64, name: &'static str, reset: fn(&Identity) -> u32) -> Self {
+        Register {
+            offset,
+            name,
+            reset,
+            writable: 0,
+        }
+    }
+
+    /// A register whose `writable` bits keep what the guest writes.
+    #[allow(dead_code)]
+    pub const fn read_write(
+        offset: u64,
+        name: &'static str,
+        reset: fn(&Identity) -> u32,
+        writable: u32,
+    ) -> Self {
+        Register {
+            offset,
+            name,
+            reset,
+            writable,
+        }
+    }
+}
+
+/// Every modelled BAR0 register.
+pub static REGISTERS: &[Register] = &[
+    Register::read_only(NV_PMC_BOOT_0, "NV_PMC_BOOT_0", |id| id.boot0),
+    Register::read_only(NV_PMC_BOOT_42, "NV_PMC_BOOT_42", |id| id.boot42),
+];
+
+/// How many distinct unmodelled offsets are logged per direction before the
+/// log says that further ones are not.
+const LOG_LIMIT: usize = 4096;
+
+struct State {
+    def: &'static Register,
+    value: u32,
+}
+
+/// The state of BAR0's modelled registers.
+pub struct Bar0 {
+    identity: Identity,
+    regs: HashMap<u64, State>,
+    unmodelled_reads: LogOnce,
+    unmodelled_writes: LogOnce,
+    read_only_writes: LogOnce,
+    log: Logger,
+}
+
+impl Bar0 {
+    pub fn new(identity: Identity, log: Logger) -> Self {
+        let mut bar0 = Bar0 {
+            identity,
+            regs: HashMap::new(),
+            unmodelled_reads: LogOnce::new("unmodelled BAR0 read", LOG_LIMIT),
+            unmodelled_writes: LogOnce::new("unmodelled BAR0 write", LOG_LIMIT),
+            read_only_writes: LogOnce::new("BAR0 write to a read-only register", LOG_LIMIT),
+            log,
+        };
+        bar0.reset();
+        bar0
+    }
+
+    /// Returns every register to its reset value.
+    pub fn reset(&mut self) {
+        self.regs = REGISTERS
+            .iter()
+            .map(|def| {
+                let state = State {
+                    def,
+                    value: (def.reset)(&self.identity),
+                };
+                (def.offset, state)
+            })
+            .collect();
+    }
+
+    /// Value of the register at a 4-aligned offset, without side effects.
+    pub fn peek(&self, offset: u64) -> u32 {
+        self.regs.get(&offset).map_or(0, |s| s.value)
+    }
+
+    /// A guest read of the register at a 4-aligned offset.
+    pub fn read(&mut self, offset: u64) -> u32 {
+        match self.regs.get(&offset) {
+            Some(s) => s.value,
+            None => {
+                self.unmodelled_reads.log(&self.log, offset, || {
+                    format!("unmodelled read of BAR0+{offset:#08x} (returns 0)")
+                });
+                0
+            }
+        }
+    }
+
+    /// A guest write of the register at a 4-aligned offset; `value` already
+    /// holds the old value in the bytes not written, `mask` marks the written
+    /// bytes.
+    pub fn write(&mut self, offset: u64, value: u32, mask: u32) {
+        match self.regs.get_mut(&offset) {
+            Some(s) => {
+                let writable = s.def.writable;
+                if (value ^ s.value) & mask & !writable != 0 {
+                    let name = s.def.name;
+                    self.read_only_writes.log(&self.log, offset, || {
+                        format!(
+                            "write of {value:#010x} to read-only bits of {name} \
+                             (BAR0+{offset:#08x}) ignored"
+                        )
+                    });
+                }
+                s.value = (s.value & !writable) | (value & writable);
+            }
+            None => {
+                self.unmodelled_writes.log(&self.log, offset, || {
+                    format!("unmodelled write of {value:#010x} to BAR0+{offset:#08x} (ignored)")
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn identity() -> Identity {
+        Identity {
+            boot0: 0x172000a1,
+            boot42: 0x172a1000,
+        }
+    }
+
+    #[test]
+    fn register_table_offsets_are_unique_and_aligned() {
+        let mut seen = HashSet::new();
+        for r in REGISTERS {
+            assert_eq!(r.offset % 4, 0, "{}", r.name);
+            assert!(seen.insert(r.offset), "{} duplicated", r.name);
+        }
+    }
+
+    #[test]
+    fn boot_registers_read_their_identity_values() {
+        let (log, _) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), log);
+        assert_eq!(bar0.read(NV_PMC_BOOT_0), 0x172000a1);
+        assert_eq!(bar0.read(NV_PMC_BOOT_42), 0x172a1000);
+    }
+
+    #[test]
+    fn boot_registers_ignore_writes_and_log_once() {
+        let (log, text) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), log);
+        bar0.write(NV_PMC_BOOT_0, 0, 0xffff_ffff);
+        bar0.write(NV_PMC_BOOT_0, 1, 0xffff_ffff);
+        assert_eq!(bar0.read(NV_PMC_BOOT_0), 0x172000a1);
+        let text = text.contents();
+        assert_eq!(
+            text.matches("read-only bits of NV_PMC_BOOT_0").count(),
+            1,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unmodelled_reads_return_0_and_are_logged_once_per_offset() {
+        let (log, text) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), log);
+        assert_eq!(bar0.read(0x100), 0);
+        assert_eq!(bar0.read(0x100), 0);
+        assert_eq!(bar0.read(0x104), 0);
+        let text = text.contents();
+        assert_eq!(
+            text.matches("unmodelled read of BAR0+0x000100").count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("unmodelled read of BAR0+0x000104").count(),
+            1,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unmodelled_writes_are_ignored_and_logged_once_per_offset() {
+        let (log, text) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), log);
+        bar0.write(0x200, 0xdead_beef, 0xffff_ffff);
+        bar0.write(0x200, 0x1, 0xffff_ffff);
+        assert_eq!(bar0.read(0x200), 0);
+        let text = text.contents();
+        assert_eq!(
+            text.matches("unmodelled write of 0xdeadbeef to BAR0+0x000200")
+                .count(),
+            1
+        );
+        assert_eq!(text.matches("unmodelled write").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn read_write_register_keeps_only_writable_bits() {
+        static DEF: Register = Register::read_write(0x40, "TEST", |_| 0x8000_0000, 0x0000_ffff);
+        let (log, _) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), log);
+        bar0.regs.insert(
+            0x40,
+            State {
+                def: &DEF,
+                value: 0x8000_0000,
+            },
+        );
+        bar0.write(0x40, 0x1234_5678, 0xffff_ffff);
+        assert_eq!(bar0.read(0x40), 0x8000_5678);
+        bar0.reset();
+        assert_eq!(bar0.peek(0x40), 0, "not in the table, gone after reset");
+    }
+}

@@ -1,0 +1,953 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The emulated GPU as a whole: routes region accesses to config space, the
+//! BAR0 register model and the unbacked BARs, counts them, implements the
+//! NV_EMU_PHASE marker, and keeps what the client set up (interrupt eventfds,
+//! DMA mappings) for later use.
+
+use std::fs::File;
+use std::io::{
+    self,
+    Write,
+};
+
+use vfio_bindings::bindings::vfio::{
+    VFIO_IRQ_INFO_AUTOMASKED,
+    VFIO_IRQ_INFO_EVENTFD,
+    VFIO_IRQ_INFO_MASKABLE,
+    VFIO_IRQ_INFO_NORESIZE,
+    VFIO_IRQ_SET_ACTION_MASK,
+    VFIO_IRQ_SET_ACTION_TRIGGER,
+    VFIO_IRQ_SET_ACTION_TYPE_MASK,
+    VFIO_IRQ_SET_ACTION_UNMASK,
+    VFIO_IRQ_SET_DATA_EVENTFD,
+    VFIO_IRQ_SET_DATA_NONE,
+    VFIO_IRQ_SET_DATA_TYPE_MASK,
+    VFIO_PCI_BAR0_REGION_INDEX,
+    VFIO_PCI_BAR1_REGION_INDEX,
+    VFIO_PCI_BAR3_REGION_INDEX,
+    VFIO_PCI_BAR5_REGION_INDEX,
+    VFIO_PCI_CONFIG_REGION_INDEX,
+    VFIO_PCI_INTX_IRQ_INDEX,
+    VFIO_PCI_MSI_IRQ_INDEX,
+    VFIO_PCI_NUM_IRQS,
+};
+use vfio_user::{
+    DmaMapFlags,
+    DmaUnmapFlags,
+};
+
+use crate::access::{
+    check_bounds,
+    invalid,
+    read_bytes,
+    write_bytes,
+    DwordSpace,
+};
+use crate::bar0::{
+    Bar0,
+    Identity,
+};
+use crate::chipset::{
+    self,
+    Chipset,
+    Revision,
+};
+use crate::config::{
+    ConfigSpace,
+    BAR3_SIZE,
+    BAR5_SIZE,
+    CONFIG_SIZE,
+    PHASE_ALIAS_OFFSET,
+};
+use crate::counts::{
+    Counts,
+    Direction,
+    Region,
+};
+use crate::logger::{
+    LogOnce,
+    Logger,
+};
+
+/// Offset of NV_EMU_PHASE from the end of BAR0.
+pub const PHASE_FROM_END: u64 = 0x10;
+
+/// How many distinct offsets of each unbacked BAR are logged.
+const UNBACKED_LOG_LIMIT: usize = 64;
+
+/// What the device is built from (the command line's choices).
+#[derive(Debug, Clone)]
+pub struct DeviceConfig {
+    pub chipset: &'static Chipset,
+    pub revision: Revision,
+    /// Raw NV_PMC_BOOT_0 replacing the computed value.
+    pub boot0: Option<u32>,
+    /// Raw NV_PMC_BOOT_42 replacing the computed value.
+    pub boot42: Option<u32>,
+    /// A power of two, 4 KiB to 2 GiB.
+    pub bar0_size: u64,
+    /// A power of two of at least 4 KiB.
+    pub bar1_size: u64,
+}
+
+impl DeviceConfig {
+    /// The identification register values, overrides applied.
+    pub fn identity(&self) -> Identity {
+        Identity {
+            boot0: self
+                .boot0
+                .unwrap_or_else(|| chipset::boot0(self.chipset, self.revision)),
+            boot42: self
+                .boot42
+                .unwrap_or_else(|| chipset::boot42(self.chipset, self.revision)),
+        }
+    }
+}
+
+/// Where a vfio region index leads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Config,
+    Bar0,
+    /// A BAR that is not backed by anything: reads 0, writes ignored.
+    Unbacked(Region, u64),
+}
+
+/// One DMA mapping the client announced.
+#[allow(dead_code)] // Kept for the shared-memory model of a later task.
+pub struct DmaMapping {
+    pub flags: DmaMapFlags,
+    pub offset: u64,
+    pub address: u64,
+    pub size: u64,
+    pub fd: Option<File>,
+}
+
+/// The interrupts of one vfio IRQ index.
+struct IrqLine {
+    name: &'static str,
+    flags: u32,
+    /// The trigger eventfd of each vector, if set.
+    triggers: Vec<Option<File>>,
+    masked: bool,
+}
+
+/// The vfio IRQ indexes, their flags and counts: INTx and MSI with one
+/// vector each, everything else none.
+pub fn irq_layout() -> Vec<(u32, u32, u32)> {
+    (0..VFIO_PCI_NUM_IRQS)
+        .map(|index| match index {
+            VFIO_PCI_INTX_IRQ_INDEX => (
+                index,
+                VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_MASKABLE | VFIO_IRQ_INFO_AUTOMASKED,
+                1,
+            ),
+            VFIO_PCI_MSI_IRQ_INDEX => (index, VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_NORESIZE, 1),
+            _ => (index, 0, 0),
+        })
+        .collect()
+}
+
+fn irq_name(index: u32) -> &'static str {
+    match index {
+        0 => "INTx",
+        1 => "MSI",
+        2 => "MSI-X",
+        3 => "ERR",
+        4 => "REQ",
+        _ => "unknown",
+    }
+}
+
+/// The emulated GPU.
+pub struct Device {
+    config_choice: DeviceConfig,
+    identity: Identity,
+    config: ConfigSpace,
+    bar0: Bar0,
+    counts: Counts,
+    irqs: Vec<IrqLine>,
+    dma: Vec<DmaMapping>,
+    unbacked_reads: LogOnce,
+    unbacked_writes: LogOnce,
+    log: Logger,
+}
+
+impl Device {
+    pub fn new(choice: DeviceConfig, log: Logger) -> Self {
+        let identity = choice.identity();
+        let irqs = irq_layout()
+            .into_iter()
+            .map(|(index, flags, count)| IrqLine {
+                name: irq_name(index),
+                flags,
+                triggers: (0..count).map(|_| None).collect(),
+                masked: false,
+            })
+            .collect();
+        Device {
+            config: ConfigSpace::new(choice.chipset, choice.bar0_size, choice.bar1_size),
+            bar0: Bar0::new(identity, log.clone()),
+            counts: Counts::new(),
+            irqs,
+            dma: Vec::new(),
+            unbacked_reads: LogOnce::new("unbacked BAR read", UNBACKED_LOG_LIMIT),
+            unbacked_writes: LogOnce::new("unbacked BAR write", UNBACKED_LOG_LIMIT),
+            identity,
+            config_choice: choice,
+            log,
+        }
+    }
+
+    /// The identification register values in use.
+    pub fn identity(&self) -> Identity {
+        self.identity
+    }
+
+    /// Size of a vfio region (0 for regions the device does not have).
+    pub fn region_size(&self, index: u32) -> u64 {
+        match self.target(index) {
+            Some(Target::Config) => CONFIG_SIZE,
+            Some(Target::Bar0) => self.config_choice.bar0_size,
+            Some(Target::Unbacked(_, size)) => size,
+            None => 0,
+        }
+    }
+
+    /// Offset of NV_EMU_PHASE in BAR0.
+    pub fn phase_offset(&self) -> u64 {
+        self.config_choice.bar0_size - PHASE_FROM_END
+    }
+
+    fn target(&self, index: u32) -> Option<Target> {
+        match index {
+            VFIO_PCI_CONFIG_REGION_INDEX => Some(Target::Config),
+            VFIO_PCI_BAR0_REGION_INDEX => Some(Target::Bar0),
+            VFIO_PCI_BAR1_REGION_INDEX => {
+                Some(Target::Unbacked(Region::Bar1, self.config_choice.bar1_size))
+            }
+            VFIO_PCI_BAR3_REGION_INDEX => Some(Target::Unbacked(Region::Bar3, BAR3_SIZE)),
+            VFIO_PCI_BAR5_REGION_INDEX => Some(Target::Unbacked(Region::Bar5, BAR5_SIZE)),
+            _ => None,
+        }
+    }
+
+    fn checked_target(&self, index: u32, offset: u64, len: usize) -> io::Result<Target> {
+        let target = self.target(index).ok_or_else(|| {
+            invalid(format!(
+                "access of {len} bytes at offset {offset:#x} to vfio region {index}, which this \
+                 device does not have"
+            ))
+        })?;
+        match target {
+            Target::Config => ConfigSpace::check_access(offset, len)?,
+            Target::Bar0 => check_bar_access("BAR0", self.config_choice.bar0_size, offset, len)?,
+            Target::Unbacked(region, size) => {
+                check_bar_access(&region.name().to_uppercase(), size, offset, len)?
+            }
+        }
+        Ok(target)
+    }
+
+    /// True when an access lies entirely inside NV_EMU_PHASE.
+    fn is_phase_access(&self, offset: u64, len: usize) -> bool {
+        let phase = self.phase_offset();
+        offset >= phase && offset + len as u64 <= phase + 4
+    }
+
+    /// A read of `data.len()` bytes at `offset` of vfio region `index`.
+    pub fn region_read(&mut self, index: u32, offset: u64, data: &mut [u8]) -> io::Result<()> {
+        match self.checked_target(index, offset, data.len())? {
+            Target::Config => {
+                self.counts.record_config(Direction::Read);
+                let mut view = ConfigView {
+                    config: &mut self.config,
+                    counts: &mut self.counts,
+                    log: &self.log,
+                };
+                read_bytes(&mut view, offset, data);
+            }
+            Target::Bar0 => {
+                if !self.is_phase_access(offset, data.len()) {
+                    self.counts.record(Region::Bar0, offset, Direction::Read);
+                }
+                let mut view = Bar0View {
+                    phase_offset: self.phase_offset(),
+                    bar0: &mut self.bar0,
+                    counts: &mut self.counts,
+                    log: &self.log,
+                };
+                read_bytes(&mut view, offset, data);
+            }
+            Target::Unbacked(region, _) => {
+                self.counts.record(region, offset, Direction::Read);
+                self.unbacked_reads
+                    .log(&self.log, unbacked_key(region, offset), || {
+                        format!(
+                            "read of {} bytes at {}+{offset:#08x}, which is not backed: returns 0",
+                            data.len(),
+                            region.name().to_uppercase()
+                        )
+                    });
+                data.fill(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// A write of `data` at `offset` of vfio region `index`.
+    pub fn region_write(&mut self, index: u32, offset: u64, data: &[u8]) -> io::Result<()> {
+        match self.checked_target(index, offset, data.len())? {
+            Target::Config => {
+                self.counts.record_config(Direction::Write);
+                let mut view = ConfigView {
+                    config: &mut self.config,
+                    counts: &mut self.counts,
+                    log: &self.log,
+                };
+                write_bytes(&mut view, offset, data);
+            }
+            Target::Bar0 => {
+                if !self.is_phase_access(offset, data.len()) {
+                    self.counts.record(Region::Bar0, offset, Direction::Write);
+                }
+                let mut view = Bar0View {
+                    phase_offset: self.phase_offset(),
+                    bar0: &mut self.bar0,
+                    counts: &mut self.counts,
+                    log: &self.log,
+                };
+                write_bytes(&mut view, offset, data);
+            }
+            Target::Unbacked(region, _) => {
+                self.counts.record(region, offset, Direction::Write);
+                self.unbacked_writes
+                    .log(&self.log, unbacked_key(region, offset), || {
+                        format!(
+                            "write of {} bytes at {}+{offset:#08x}, which is not backed: ignored",
+                            data.len(),
+                            region.name().to_uppercase()
+                        )
+                    });
+            }
+        }
+        Ok(())
+    }
+
+    /// A device reset: the phase returns to 0 and the registers (config space
+    /// and BAR0) to their power-on values.
+    pub fn reset(&mut self) {
+        self.log.line(&format!(
+            "device reset (phase {} -> 0, command register {:#06x} -> 0)",
+            self.counts.phase(),
+            self.config.command()
+        ));
+        self.counts.set_phase(0);
+        self.config.reset();
+        self.bar0.reset();
+    }
+
+    /// The client's VFIO_USER_DEVICE_SET_IRQS.
+    pub fn set_irqs(
+        &mut self,
+        index: u32,
+        flags: u32,
+        start: u32,
+        count: u32,
+        fds: Vec<File>,
+    ) -> io::Result<()> {
+        let line = self.irqs.get_mut(index as usize).ok_or_else(|| {
+            invalid(format!(
+                "set_irqs for IRQ index {index}, which does not exist"
+            ))
+        })?;
+        let name = line.name;
+        let data = flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
+        let action = flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
+        let vectors = line.triggers.len() as u64;
+        if line.flags == 0 && count != 0 {
+            return Err(invalid(format!(
+                "set_irqs for {name} vectors {start}..{}, but the device has no {name} \
+                 interrupts",
+                u64::from(start) + u64::from(count)
+            )));
+        }
+        if count != 0 && u64::from(start) + u64::from(count) > vectors {
+            return Err(invalid(format!(
+                "set_irqs for {name} vectors {start}..{}, but {name} has {vectors}",
+                u64::from(start) + u64::from(count)
+            )));
+        }
+        let range = start as usize..(start as usize + count as usize);
+        match (data, action) {
+            (VFIO_IRQ_SET_DATA_EVENTFD, VFIO_IRQ_SET_ACTION_TRIGGER) => {
+                if fds.len() != count as usize {
+                    return Err(invalid(format!(
+                        "set_irqs for {name} with {count} vectors came with {} eventfds",
+                        fds.len()
+                    )));
+                }
+                for (slot, fd) in line.triggers[range].iter_mut().zip(fds) {
+                    *slot = Some(fd);
+                }
+                self.log.line(&format!(
+                    "{name}: trigger eventfds set for vectors {start}..{}",
+                    start + count
+                ));
+            }
+            (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_TRIGGER) if count == 0 => {
+                line.triggers.iter_mut().for_each(|t| *t = None);
+                self.log.line(&format!("{name}: disabled"));
+            }
+            (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_TRIGGER) => {
+                self.log.line(&format!(
+                    "{name}: client-triggered vectors {start}..{}",
+                    start + count
+                ));
+                for fd in line.triggers[range].iter_mut().flatten() {
+                    signal_eventfd(fd)?;
+                }
+            }
+            (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_MASK) => line.masked = true,
+            (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_UNMASK) => line.masked = false,
+            (VFIO_IRQ_SET_DATA_EVENTFD, VFIO_IRQ_SET_ACTION_UNMASK) => {
+                // A resample eventfd; interrupts are edge-like here, so it is
+                // not needed.
+                self.log.line(&format!("{name}: unmask eventfd ignored"));
+            }
+            _ => {
+                return Err(invalid(format!(
+                    "set_irqs for {name} with unsupported flags {flags:#x}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Raises vector `vector` of IRQ index `index` through its trigger
+    /// eventfd. Returns false when no eventfd is set or the line is masked.
+    #[allow(dead_code)] // For the interrupt model of a later task.
+    pub fn raise_irq(&mut self, index: u32, vector: u32) -> io::Result<bool> {
+        let Some(line) = self.irqs.get_mut(index as usize) else {
+            return Ok(false);
+        };
+        if line.masked {
+            return Ok(false);
+        }
+        match line.triggers.get_mut(vector as usize) {
+            Some(Some(fd)) => {
+                signal_eventfd(fd)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The client's VFIO_USER_DMA_MAP.
+    pub fn dma_map(
+        &mut self,
+        flags: DmaMapFlags,
+        offset: u64,
+        address: u64,
+        size: u64,
+        fd: Option<File>,
+    ) -> io::Result<()> {
+        self.log.line(&format!(
+            "DMA map: guest {address:#x}+{size:#x}, {}, file offset {offset:#x}, flags {:#x}",
+            if fd.is_some() { "with fd" } else { "no fd" },
+            flags.bits()
+        ));
+        self.dma.push(DmaMapping {
+            flags,
+            offset,
+            address,
+            size,
+            fd,
+        });
+        Ok(())
+    }
+
+    /// The client's VFIO_USER_DMA_UNMAP.
+    pub fn dma_unmap(&mut self, flags: DmaUnmapFlags, address: u64, size: u64) -> io::Result<()> {
+        let before = self.dma.len();
+        if flags.contains(DmaUnmapFlags::UNMAP_ALL) {
+            self.dma.clear();
+        } else {
+            self.dma
+                .retain(|m| !(m.address == address && m.size == size));
+        }
+        self.log.line(&format!(
+            "DMA unmap: guest {address:#x}+{size:#x}, flags {:#x}: {} mapping(s) removed",
+            flags.bits(),
+            before - self.dma.len()
+        ));
+        Ok(())
+    }
+
+    /// Number of DMA mappings in force.
+    #[cfg(test)]
+    pub fn dma_mappings(&self) -> usize {
+        self.dma.len()
+    }
+
+    #[cfg(test)]
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// The counts file's text.
+    pub fn counts_json(&self) -> io::Result<String> {
+        self.counts.to_json(
+            self.config_choice.chipset.name,
+            self.identity.boot0,
+            self.identity.boot42,
+        )
+    }
+}
+
+/// Checks a BAR access: 1, 2, 4 or 8 bytes, inside the BAR.
+fn check_bar_access(what: &str, size: u64, offset: u64, len: usize) -> io::Result<()> {
+    if !matches!(len, 1 | 2 | 4 | 8) {
+        return Err(invalid(format!(
+            "{what} access of {len} bytes at offset {offset:#x}: only 1, 2, 4 and 8-byte \
+             accesses are supported"
+        )));
+    }
+    check_bounds(what, size, offset, len)
+}
+
+fn unbacked_key(region: Region, offset: u64) -> u64 {
+    // Offsets of the unbacked BARs stay far below 2^56.
+    ((region as u64) << 56) | offset
+}
+
+fn signal_eventfd(fd: &mut File) -> io::Result<()> {
+    fd.write_all(&1u64.to_ne_bytes())
+}
+
+/// Config space with the NV_EMU_PHASE alias at [`PHASE_ALIAS_OFFSET`].
+struct ConfigView<'a> {
+    config: &'a mut ConfigSpace,
+    counts: &'a mut Counts,
+    log: &'a Logger,
+}
+
+impl DwordSpace for ConfigView<'_> {
+    fn peek(&self, offset: u64) -> u32 {
+        if offset == PHASE_ALIAS_OFFSET {
+            self.counts.phase()
+        } else {
+            self.config.peek(offset)
+        }
+    }
+
+    fn read(&mut self, offset: u64) -> u32 {
+        if offset == PHASE_ALIAS_OFFSET {
+            self.counts.phase()
+        } else {
+            self.config.read(offset)
+        }
+    }
+
+    fn write(&mut self, offset: u64, value: u32, mask: u32) {
+        if offset == PHASE_ALIAS_OFFSET {
+            set_phase(self.counts, self.log, value, "config space");
+        } else {
+            self.config.write(offset, value, mask);
+        }
+    }
+}
+
+/// BAR0 with NV_EMU_PHASE at `phase_offset`.
+struct Bar0View<'a> {
+    phase_offset: u64,
+    bar0: &'a mut Bar0,
+    counts: &'a mut Counts,
+    log: &'a Logger,
+}
+
+impl DwordSpace for Bar0View<'_> {
+    fn peek(&self, offset: u64) -> u32 {
+        if offset == self.phase_offset {
+            self.counts.phase()
+        } else {
+            self.bar0.peek(offset)
+        }
+    }
+
+    fn read(&mut self, offset: u64) -> u32 {
+        if offset == self.phase_offset {
+            self.counts.phase()
+        } else {
+            self.bar0.read(offset)
+        }
+    }
+
+    fn write(&mut self, offset: u64, value: u32, mask: u32) {
+        if offset == self.phase_offset {
+            set_phase(self.counts, self.log, value, "BAR0");
+        } else {
+            self.bar0.write(offset, value, mask);
+        }
+    }
+}
+
+fn set_phase(counts: &mut Counts, log: &Logger, phase: u32, via: &str) {
+    log.line(&format!(
+        "phase {} -> {phase} (NV_EMU_PHASE written through {via})",
+        counts.phase()
+    ));
+    counts.set_phase(phase);
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    use crate::chipset::find;
+    use crate::logger::MemoryLog;
+
+    const MIB: u64 = 1 << 20;
+
+    pub fn ga102_config() -> DeviceConfig {
+        DeviceConfig {
+            chipset: find("ga102").expect("ga102"),
+            revision: Revision::default(),
+            boot0: None,
+            boot42: None,
+            bar0_size: 16 * MIB,
+            bar1_size: 256 * MIB,
+        }
+    }
+
+    fn device() -> (Device, MemoryLog) {
+        let (log, text) = Logger::memory();
+        (Device::new(ga102_config(), log), text)
+    }
+
+    fn read(dev: &mut Device, index: u32, offset: u64, len: usize) -> Vec<u8> {
+        let mut data = vec![0xeeu8; len];
+        dev.region_read(index, offset, &mut data)
+            .expect("read succeeds");
+        data
+    }
+
+    fn read32(dev: &mut Device, index: u32, offset: u64) -> u32 {
+        let b = read(dev, index, offset, 4);
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    fn write32(dev: &mut Device, index: u32, offset: u64, value: u32) {
+        dev.region_write(index, offset, &value.to_le_bytes())
+            .expect("write succeeds");
+    }
+
+    const BAR0: u32 = VFIO_PCI_BAR0_REGION_INDEX;
+    const CONFIG: u32 = VFIO_PCI_CONFIG_REGION_INDEX;
+
+    #[test]
+    fn boot0_and_boot42_read_through_bar0() {
+        let (mut dev, _) = device();
+        assert_eq!(read32(&mut dev, BAR0, 0x0), 0x172000a1);
+        assert_eq!(read32(&mut dev, BAR0, 0xa00), 0x172a1000);
+    }
+
+    #[test]
+    fn raw_overrides_replace_computed_boot_values() {
+        let mut choice = ga102_config();
+        choice.boot0 = Some(0x1234_5678);
+        choice.boot42 = Some(0);
+        let (log, _) = Logger::memory();
+        let mut dev = Device::new(choice, log);
+        assert_eq!(read32(&mut dev, BAR0, 0x0), 0x1234_5678);
+        assert_eq!(read32(&mut dev, BAR0, 0xa00), 0);
+        let json = dev.counts_json().expect("json");
+        assert!(json.contains("\"boot0\": \"0x12345678\""), "{json}");
+        assert!(json.contains("\"boot42\": \"0x00000000\""), "{json}");
+    }
+
+    #[test]
+    fn one_override_keeps_the_other_register_computed() {
+        let mut choice = ga102_config();
+        choice.boot0 = Some(0x1);
+        assert_eq!(choice.identity().boot42, 0x172a1000);
+    }
+
+    #[test]
+    fn sub_word_reads_return_the_register_bytes() {
+        let (mut dev, _) = device();
+        assert_eq!(read(&mut dev, BAR0, 0x0, 1), [0xa1]);
+        assert_eq!(read(&mut dev, BAR0, 0x1, 1), [0x00]);
+        assert_eq!(read(&mut dev, BAR0, 0x3, 1), [0x17]);
+        assert_eq!(read(&mut dev, BAR0, 0x2, 2), [0x20, 0x17]);
+        assert_eq!(read(&mut dev, BAR0, 0xa02, 2), [0x2a, 0x17]);
+    }
+
+    #[test]
+    fn eight_byte_read_returns_two_registers() {
+        let (mut dev, _) = device();
+        assert_eq!(
+            read(&mut dev, BAR0, 0x0, 8),
+            [0xa1, 0x00, 0x20, 0x17, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            read(&mut dev, BAR0, 0x9fc, 8),
+            [0, 0, 0, 0, 0x00, 0x10, 0x2a, 0x17]
+        );
+    }
+
+    #[test]
+    fn unmodelled_bar0_reads_return_0_and_log_once() {
+        let (mut dev, text) = device();
+        assert_eq!(read32(&mut dev, BAR0, 0x110_000), 0);
+        assert_eq!(read(&mut dev, BAR0, 0x110_000, 8), [0; 8]);
+        let text = text.contents();
+        assert_eq!(
+            text.matches("unmodelled read of BAR0+0x110000").count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(dev.counts().tally(0, Region::Bar0, 0x110_000).reads, 2);
+    }
+
+    #[test]
+    fn bar0_writes_are_counted_and_do_not_change_boot0() {
+        let (mut dev, _) = device();
+        write32(&mut dev, BAR0, 0x0, 0);
+        write32(&mut dev, BAR0, 0x200, 0xffff_ffff);
+        dev.region_write(BAR0, 0x200, &[1, 2, 3, 4, 5, 6, 7, 8])
+            .expect("8-byte write");
+        assert_eq!(read32(&mut dev, BAR0, 0x0), 0x172000a1);
+        assert_eq!(dev.counts().tally(0, Region::Bar0, 0x200).writes, 2);
+    }
+
+    #[test]
+    fn out_of_range_bar_accesses_fail_without_panicking() {
+        let (mut dev, _) = device();
+        let mut four = [0u8; 4];
+        let mut eight = [0u8; 8];
+        assert!(dev.region_read(BAR0, 16 * MIB, &mut four).is_err());
+        assert!(dev.region_read(BAR0, 16 * MIB - 4, &mut eight).is_err());
+        assert!(dev.region_read(BAR0, u64::MAX - 1, &mut four).is_err());
+        assert!(dev.region_write(BAR0, 16 * MIB, &four).is_err());
+        assert!(dev
+            .region_read(VFIO_PCI_BAR1_REGION_INDEX, 256 * MIB, &mut four)
+            .is_err());
+        assert!(dev
+            .region_read(VFIO_PCI_BAR5_REGION_INDEX, 128, &mut four)
+            .is_err());
+        assert!(dev.region_read(CONFIG, 256, &mut four).is_err());
+        let err = dev
+            .region_read(BAR0, 16 * MIB, &mut four)
+            .expect_err("past the end");
+        assert!(err.to_string().contains("BAR0"), "{err}");
+        assert_eq!(
+            dev.counts().total_in_phase(0),
+            0,
+            "failed accesses are not counted"
+        );
+    }
+
+    #[test]
+    fn odd_sized_bar_accesses_are_rejected() {
+        let (mut dev, _) = device();
+        let mut three = [0u8; 3];
+        let mut sixteen = [0u8; 16];
+        assert!(dev.region_read(BAR0, 0, &mut three).is_err());
+        assert!(dev.region_read(BAR0, 0, &mut sixteen).is_err());
+        assert!(dev.region_read(BAR0, 0, &mut []).is_err());
+    }
+
+    #[test]
+    fn regions_the_device_lacks_have_size_0_and_reject_accesses() {
+        let (mut dev, _) = device();
+        for index in [2, 4, 6, 8, 9] {
+            assert_eq!(dev.region_size(index), 0, "region {index}");
+            let mut b = [0u8; 4];
+            assert!(dev.region_read(index, 0, &mut b).is_err());
+        }
+        assert_eq!(dev.region_size(0), 16 * MIB);
+        assert_eq!(dev.region_size(1), 256 * MIB);
+        assert_eq!(dev.region_size(3), 32 * MIB);
+        assert_eq!(dev.region_size(5), 128);
+        assert_eq!(dev.region_size(7), 256);
+    }
+
+    #[test]
+    fn unbacked_bars_read_0_ignore_writes_and_count_by_name() {
+        let (mut dev, _) = device();
+        for index in [1, 3, 5] {
+            write32(&mut dev, index, 0x40, 0xdead_beef);
+            assert_eq!(read32(&mut dev, index, 0x40), 0);
+        }
+        let c = dev.counts();
+        for region in [Region::Bar1, Region::Bar3, Region::Bar5] {
+            assert_eq!(c.tally(0, region, 0x40).reads, 1);
+            assert_eq!(c.tally(0, region, 0x40).writes, 1);
+        }
+    }
+
+    #[test]
+    fn phase_marker_splits_counts_and_is_not_counted_itself() {
+        let (mut dev, text) = device();
+        let phase = 16 * MIB - 0x10;
+        assert_eq!(dev.phase_offset(), 0xff_fff0);
+        read32(&mut dev, BAR0, 0x0);
+        write32(&mut dev, BAR0, phase, 1);
+        assert_eq!(read32(&mut dev, BAR0, phase), 1);
+        write32(&mut dev, BAR0, phase, 2);
+        read32(&mut dev, BAR0, 0x0);
+        read32(&mut dev, BAR0, 0x0);
+        let c = dev.counts();
+        assert_eq!(c.phase(), 2);
+        assert_eq!(c.tally(0, Region::Bar0, 0).reads, 1);
+        assert_eq!(c.total_in_phase(1), 0);
+        assert_eq!(c.tally(2, Region::Bar0, 0).reads, 2);
+        assert_eq!(c.tally(0, Region::Bar0, phase), Default::default());
+        assert_eq!(c.tally(1, Region::Bar0, phase), Default::default());
+        let json = dev.counts_json().expect("json");
+        let v: serde_json::Value = serde_json::from_str(&json).expect("valid");
+        let phases: Vec<u64> = v["phases"]
+            .as_array()
+            .expect("phases")
+            .iter()
+            .filter_map(|p| p["phase"].as_u64())
+            .collect();
+        assert_eq!(phases, [0, 1, 2]);
+        assert!(text.contents().contains("phase 1 -> 2"));
+    }
+
+    #[test]
+    fn phase_marker_follows_a_custom_bar0_size() {
+        let mut choice = ga102_config();
+        choice.bar0_size = 4096;
+        let (log, _) = Logger::memory();
+        let mut dev = Device::new(choice, log);
+        write32(&mut dev, BAR0, 0xff0, 5);
+        assert_eq!(dev.counts().phase(), 5);
+        assert_eq!(dev.counts().total_in_phase(5), 0);
+    }
+
+    #[test]
+    fn phase_marker_alias_in_config_space_sets_the_phase() {
+        let (mut dev, _) = device();
+        write32(&mut dev, CONFIG, 0xf0, 3);
+        assert_eq!(dev.counts().phase(), 3);
+        assert_eq!(read32(&mut dev, CONFIG, 0xf0), 3);
+        let phase = dev.phase_offset();
+        assert_eq!(read32(&mut dev, BAR0, phase), 3);
+        // A byte write changes the low byte only.
+        dev.region_write(CONFIG, 0xf1, &[1]).expect("byte write");
+        assert_eq!(dev.counts().phase(), 0x103);
+        assert_eq!(dev.counts().config_totals(), (1, 2));
+    }
+
+    #[test]
+    fn config_space_reads_through_the_device_are_totalled() {
+        let (mut dev, _) = device();
+        assert_eq!(read32(&mut dev, CONFIG, 0), 0x2204_10de);
+        assert_eq!(read(&mut dev, CONFIG, 0, 256).len(), 256);
+        let mut odd = [0u8; 2];
+        assert!(dev.region_read(CONFIG, 1, &mut odd).is_err());
+        assert_eq!(dev.counts().config_totals(), (2, 0));
+        assert_eq!(dev.counts().total_in_phase(0), 0);
+    }
+
+    #[test]
+    fn reset_returns_phase_and_command_register_to_0() {
+        let (mut dev, _) = device();
+        write32(&mut dev, CONFIG, 0x04, 0x0006);
+        let phase = dev.phase_offset();
+        write32(&mut dev, BAR0, phase, 4);
+        dev.reset();
+        assert_eq!(dev.counts().phase(), 0);
+        assert_eq!(read32(&mut dev, CONFIG, 0x04), 0);
+    }
+
+    #[test]
+    fn irq_layout_offers_one_intx_and_one_msi_vector() {
+        let layout = irq_layout();
+        assert_eq!(layout.len(), 5);
+        assert_eq!(layout[0].2, 1);
+        assert_ne!(layout[0].1 & VFIO_IRQ_INFO_EVENTFD, 0);
+        assert_eq!(layout[1].2, 1);
+        assert_ne!(layout[1].1 & VFIO_IRQ_INFO_EVENTFD, 0);
+        assert!(layout[2..]
+            .iter()
+            .all(|&(_, flags, count)| flags == 0 && count == 0));
+    }
+
+    fn eventfd() -> File {
+        // SAFETY: eventfd() has no memory-safety preconditions; the returned
+        // descriptor is checked and then owned by the File.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC) };
+        assert!(fd >= 0, "eventfd failed");
+        // SAFETY: fd is a fresh descriptor nothing else owns.
+        unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) }
+    }
+
+    #[test]
+    fn msi_eventfd_is_stored_and_raised() {
+        use std::io::Read;
+        let (mut dev, _) = device();
+        let fd = eventfd();
+        let mut reader = fd.try_clone().expect("dup");
+        dev.set_irqs(
+            VFIO_PCI_MSI_IRQ_INDEX,
+            VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+            0,
+            1,
+            vec![fd],
+        )
+        .expect("set MSI trigger");
+        assert!(dev.raise_irq(VFIO_PCI_MSI_IRQ_INDEX, 0).expect("raise"));
+        let mut buf = [0u8; 8];
+        reader.read_exact(&mut buf).expect("eventfd counter");
+        assert_eq!(u64::from_ne_bytes(buf), 1);
+        dev.set_irqs(
+            VFIO_PCI_MSI_IRQ_INDEX,
+            VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
+            0,
+            0,
+            vec![],
+        )
+        .expect("disable MSI");
+        assert!(!dev.raise_irq(VFIO_PCI_MSI_IRQ_INDEX, 0).expect("raise"));
+    }
+
+    #[test]
+    fn set_irqs_rejects_vectors_the_device_lacks() {
+        let (mut dev, _) = device();
+        let flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+        assert!(dev
+            .set_irqs(VFIO_PCI_INTX_IRQ_INDEX, flags, 1, 1, vec![eventfd()])
+            .is_err());
+        assert!(dev.set_irqs(2, flags, 0, 1, vec![eventfd()]).is_err());
+        assert!(dev.set_irqs(9, flags, 0, 1, vec![eventfd()]).is_err());
+        assert!(dev
+            .set_irqs(VFIO_PCI_INTX_IRQ_INDEX, flags, 0, 1, vec![])
+            .is_err());
+        // Masking and unmasking INTx are accepted.
+        let unmask = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK;
+        assert!(dev
+            .set_irqs(VFIO_PCI_INTX_IRQ_INDEX, unmask, 0, 1, vec![])
+            .is_ok());
+    }
+
+    #[test]
+    fn dma_mappings_are_kept_until_unmapped() {
+        let (mut dev, text) = device();
+        dev.dma_map(DmaMapFlags::READ_WRITE, 0, 0x1000, 0x2000, None)
+            .expect("map");
+        dev.dma_map(DmaMapFlags::READ_WRITE, 0, 0x10000, 0x1000, None)
+            .expect("map");
+        assert_eq!(dev.dma_mappings(), 2);
+        dev.dma_unmap(DmaUnmapFlags::empty(), 0x1000, 0x2000)
+            .expect("unmap");
+        assert_eq!(dev.dma_mappings(), 1);
+        dev.dma_unmap(DmaUnmapFlags::UNMAP_ALL, 0, 0)
+            .expect("unmap all");
+        assert_eq!(dev.dma_mappings(), 0);
+        assert!(text.contents().contains("DMA map: guest 0x1000+0x2000"));
+    }
+}
