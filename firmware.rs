@@ -293,7 +293,7 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let fw = Firmware::request_nowarn(&name, dev).inspect_err(|e| {
-            dev_err!(dev, "{}: cannot load ({:?})\n", name.to_str().unwrap_or("?"), e);
+            dev_err!(dev, "{}: cannot load (error {})\n", name.to_str().unwrap_or("?"), e.to_errno());
         })?;
         let data = Untrusted::new_untrusted_ref(fw.data());
         validate_file(kind, data, version, spec.chipset).map_err(|e| {

@@ -18,6 +18,7 @@
 
 /bin/busybox --install -s /bin
 export PATH=/bin
+mount -t devtmpfs devtmpfs /dev
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
