@@ -77,6 +77,16 @@ fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
         boot0: bar.read(regs::NV_PMC_BOOT_0),
         boot42: bar.read(regs::NV_PMC_BOOT_42),
     });
+    {
+        // UNTRUSTED: the raw values are only printed, at debug level.
+        let regs = raw.untrusted();
+        dev_dbg!(
+            pdev,
+            "NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x}\n",
+            regs.boot0.into_raw(),
+            regs.boot42.into_raw()
+        );
+    }
     raw.validate::<Spec>().map_err(|e| {
         // UNTRUSTED: the raw values are only printed, to name what was rejected.
         let regs = raw.untrusted();
