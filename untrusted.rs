@@ -530,6 +530,17 @@ mod tests {
     }
 
     #[test]
+    fn deref_mut_of_owned_bytes_is_untrusted_slice() -> Result {
+        let mut v = KVec::new();
+        v.extend_from_slice(&[1u8, 2, 3], GFP_KERNEL)?;
+        let mut raw = Untrusted::new_untrusted(v);
+        let bytes: &mut Untrusted<[u8]> = &mut raw;
+        bytes.untrusted_mut()[2] = 9;
+        assert!(*raw == [1u8, 2, 9]);
+        Ok(())
+    }
+
+    #[test]
     fn bytes_compare_with_trusted_bytes() {
         let raw = Untrusted::new_untrusted_ref(&b"570.144"[..]);
         assert!(*raw == *b"570.144");

@@ -512,6 +512,25 @@ def audit_untrusted(results):
                   proc.stdout.strip())
 
 
+def check_modinfo(results):
+    """modinfo lists exactly the firmware files the driver may request, and each exists."""
+    out = subprocess.run(["modinfo", "-F", "firmware", str(ROOT / "nova_core.ko")],
+                         capture_output=True, text=True)
+    listed = set(out.stdout.split())
+    present = {str(p.relative_to(FW_ROOT)) for p in FW_ROOT.glob("nvidia/*/gsp/*-*.bin")
+               if p.name.split("-")[0] in ("booter_load", "booter_unload", "bootloader", "fmc", "gsp")}
+    missing = sorted(present - listed)
+    extra = sorted(listed - present)
+    results.check("modinfo: a firmware: entry for every GSP file of firmware-nvidia-graphics",
+                  not missing, f"{len(missing)} missing, e.g. {missing[:3]}")
+    results.check("modinfo: every firmware: entry names a file that exists",
+                  not extra and listed, f"{len(extra)} unknown, e.g. {extra[:3]}")
+    info = subprocess.run(["modinfo", str(ROOT / "nova_core.ko")], capture_output=True, text=True).stdout
+    results.check("modinfo: PCI aliases for NVIDIA VGA and 3D controllers",
+                  "pci:v000010DEd*sv*sd*bc03sc00i*" in info and "pci:v000010DEd*sv*sd*bc03sc02i*" in info,
+                  info)
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -586,6 +605,7 @@ def cmd_test(_args):
     t0 = time.monotonic()
     cargo_tests(run_dir, results)
     audit_untrusted(results)
+    check_modinfo(results)
 
     scenarios = read_table()
     boots = plan_boots(scenarios)
