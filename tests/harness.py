@@ -471,18 +471,32 @@ def check_kernel_clean(console, results, label):
                   not bad, "; ".join(bad[:5]))
 
 
+# Host-side crates and their cargo target folders (kept in the cache).
+HOST_CRATES = (
+    ("emu", ROOT / "emu", CACHE / "emu-target"),
+    ("macros", ROOT / "gsp" / "macros", CACHE / "macros-target"),
+)
+
+
 def cargo_tests(run_dir, results):
-    """The emulated GPU's host-side unit tests."""
+    """The host-side crates' tests: the emulated GPU and the versioning macro."""
+    for label, path, target in HOST_CRATES:
+        cargo_test(run_dir, results, label, path, target)
+
+
+def cargo_test(run_dir, results, label, path, target):
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
     proc = subprocess.run(
-        ["cargo", "test", "--locked", "--quiet"], cwd=ROOT / "emu",
-        capture_output=True, text=True,
+        ["cargo", "test", "--locked", "--quiet"], cwd=path,
+        capture_output=True, text=True, env=env,
     )
-    (run_dir / "cargo-test.log").write_text(proc.stdout + proc.stderr)
+    log_file = run_dir / f"cargo-test-{label}.log"
+    log_file.write_text(proc.stdout + proc.stderr)
     summaries = re.findall(r"test result: (\w+)\. (\d+) passed; (\d+) failed; (\d+) ignored",
                            proc.stdout)
     if not summaries:
-        results.check("emu: cargo test", False,
-                      f"no test summary (exit {proc.returncode}), see {run_dir}/cargo-test.log")
+        results.check(f"{label}: cargo test", False,
+                      f"no test summary (exit {proc.returncode}), see {log_file}")
         return
     passed = sum(int(s[1]) for s in summaries)
     failed = sum(int(s[2]) for s in summaries)
@@ -491,10 +505,12 @@ def cargo_tests(run_dir, results):
     results.failed += failed
     results.skipped += ignored
     if failed or proc.returncode != 0:
-        results.failures.append("emu: cargo test")
-        print(f"FAIL emu: cargo test: {failed} failed, see {run_dir}/cargo-test.log")
+        results.failures.append(f"{label}: cargo test")
+        if not failed:
+            results.failed += 1
+        print(f"FAIL {label}: cargo test: {failed} failed (exit {proc.returncode}), see {log_file}")
     else:
-        print(f"ok   emu: cargo test ({passed} tests)")
+        print(f"ok   {label}: cargo test ({passed} tests)")
 
 
 def audit_untrusted(results):

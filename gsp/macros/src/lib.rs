@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `nova_versions`: one copy of the annotated code per GSP firmware version.
+//!
+//! The GSP firmware interface changes from release to release. Generic code is written once,
+//! with the parts that differ between versions marked by conditions, and this macro expands it
+//! into one module per supported version. A common trait, implemented in each copy, is what the
+//! rest of the driver sees; the copy to use is picked at run time from the firmware loaded.
+//!
+//! # Use
+//!
+//! ```text
+//! #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
+//! pub(crate) mod rpc {
+//!     pub(crate) struct Info {
+//!         pub(crate) a: u32,
+//!         #[ver(V >= r570_144)]
+//!         pub(crate) b: u32,
+//!     }
+//!
+//!     pub(crate) fn encode(out: &mut fw::Msg) {
+//!         out.a = 1;
+//!         #[ver(V >= r570_144)]
+//!         out.b = 2;
+//!     }
+//! }
+//! ```
+//!
+//! expands to `mod rpc { pub(crate) mod r535_113_01 { ... } pub(crate) mod r570_144 { ... } }`,
+//! where each copy:
+//! - keeps only the elements whose `#[ver(...)]` condition holds for its version (and drops the
+//!   `ver` attributes of those it keeps);
+//! - has `fw` naming the version's bindings module (`crate::gsp::fw::r570_144 as fw`) when
+//!   `bindings = PATH` is given;
+//! - has `pub(crate) const VERSION: &str` set to the dotted version (`"570.144"`);
+//! - sees paths starting with `super` rewritten one level up, so they mean what they meant in
+//!   the annotated module.
+//!
+//! # Conditions
+//!
+//! `V <op> version` with `op` one of `==`, `!=`, `<`, `<=`, `>`, `>=` (versions compare in the
+//! order they are listed, which must be oldest first), and `any(c, ...)`, `all(c, ...)`,
+//! `not(c)`.
+//!
+//! `#[ver]` may be put on: items (in the module and in nested modules), impl and trait items,
+//! struct fields, enum variants, statements, match arms and fields of struct expressions.
+//! Anywhere else it is a compile error, as are unknown versions and malformed conditions.
+//!
+//! # Adding a firmware version
+//!
+//! 1. Add its header set and bindings module (e.g. `gsp/fw/r580_65.rs`).
+//! 2. Add its name to the version list of every `#[versions(...)]` (kept in one place, the
+//!    `gsp_versions!` list of the driver), newest last.
+//! 3. Add `#[ver(...)]` conditions where its interface differs.
+
+extern crate proc_macro;
+
+mod cond;
+mod expand;
+mod filter;
+mod versions;
+
+/// Expands the annotated inline module into one module per firmware version; see the crate
+/// documentation.
+#[proc_macro_attribute]
+pub fn versions(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    match expand::versions(attr.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(err) => err.to_compile_error().into(),
+    }
+}
