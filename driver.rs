@@ -139,6 +139,8 @@ impl pci::Driver for NovaCore {
         let forced = forced_version(pdev)?;
         let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
         dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
+        let gsp = crate::gsp::interface(fw.version);
+        dev_dbg!(pdev, "GSP interface {} selected\n", gsp.version());
 
         Ok(NovaCoreData {
             _bar: bar,

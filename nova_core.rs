@@ -5,11 +5,13 @@
 //! One probe, top to bottom: the PCI binding ([`driver`]) maps BAR0; the identification registers
 //! ([`regs`]) are read as [`untrusted::Untrusted`] values and validated into a trusted
 //! [`gpu::Spec`]; the versioned GSP firmware for that chip is requested and validated
-//! ([`firmware`]).
+//! ([`firmware`]), and the GSP interface implementation for that firmware version is picked
+//! ([`gsp`]).
 
 mod driver;
 mod firmware;
 mod gpu;
+mod gsp;
 mod regs;
 mod untrusted;
 

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The GSP firmware interface, one implementation per firmware version.
+//!
+//! Generic code is written once inside `#[versions(...)]` modules (see `gsp/macros`), which the
+//! `nova_versions` procedural macro expands into one copy per supported firmware version. Each
+//! copy implements [`Interface`]; [`interface`] picks the copy matching the firmware version the
+//! probe validated.
+//!
+//! TODO: the message queues and RPCs (issue 4) are built on this; for now the interface only
+//! names its version.
+
+use kernel::prelude::*;
+
+use crate::firmware::FwVersion;
+
+/// The GSP firmware interface, as the rest of the driver sees it.
+pub(crate) trait Interface: Sync {
+    /// The firmware version this implementation speaks, as in file names.
+    fn version(&self) -> &'static str;
+}
+
+#[nova_versions::versions(r535_113_01, r570_144)]
+mod versioned {
+    /// The implementation of [`Interface`](super::Interface) for one firmware version.
+    pub(crate) struct Impl;
+
+    impl super::Interface for Impl {
+        fn version(&self) -> &'static str {
+            VERSION
+        }
+    }
+}
+
+/// The interface implementation for firmware `version`.
+pub(crate) fn interface(version: FwVersion) -> &'static dyn Interface {
+    match version {
+        FwVersion::R535_113_01 => &versioned::r535_113_01::Impl,
+        FwVersion::R570_144 => &versioned::r570_144::Impl,
+    }
+}
+
+#[kunit_tests(nova_core_gsp)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_firmware_version_has_its_own_interface() {
+        for &v in FwVersion::ALL {
+            assert_eq!(interface(v).version(), v.name());
+        }
+    }
+}
