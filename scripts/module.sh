@@ -14,7 +14,9 @@ fi
 [ -f "$kdir/.nova-complete" ] || die "no test kernel at $kdir (run make setup)"
 cd "$NOVA_ROOT"
 t0=$SECONDS
-in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m "$target"
+# modules_install goes to a staging tree of the test kernel, not to the host.
+in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m \
+	INSTALL_MOD_PATH="$NOVA_CACHE/modules-install" "$target"
 if [ "$target" = modules ]; then
 	printf '[nova] nova_core.ko built in %ds\n' $((SECONDS - t0))
 fi

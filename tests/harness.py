@@ -179,7 +179,15 @@ def parse_firmware_spec(spec):
     return ops
 
 
+KEEP_RUNS = 20
+
+
 def new_run_dir(kind):
+    """A fresh artefact folder; only the newest KEEP_RUNS folders are kept."""
+    runs = CACHE / "runs"
+    if runs.is_dir():
+        for old in sorted(runs.iterdir())[:-(KEEP_RUNS - 1) or None]:
+            shutil.rmtree(old, ignore_errors=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     d = CACHE / "runs" / f"{stamp}-{kind}"
     n = 1
@@ -392,6 +400,10 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
         elapsed = time.monotonic() - t0
         for e in emus:
             e.finish()
+        # The initramfs (up to a few hundred MB of firmware) is rebuilt on
+        # every boot; keep it only on request.
+        if not os.environ.get("NOVA_KEEP_INITRAMFS"):
+            initramfs.unlink()
         text = console.read_text(errors="replace") if console.exists() else ""
         return text, emus, elapsed, timed_out
     finally:
