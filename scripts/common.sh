@@ -76,6 +76,9 @@ in_root() {
 	local root="$NOVA_CACHE/buildroot"
 	[ -d "$root/usr" ] || die "no build root at $root (run scripts/buildroot.sh)"
 	local binds=(--bind "$NOVA_ROOT" "$NOVA_ROOT" --bind "$NOVA_CACHE" "$NOVA_CACHE")
+	if [ "${NOVA_KVM:-}" = 1 ] && [ -e /dev/kvm ]; then
+		binds+=(--dev-bind /dev/kvm /dev/kvm)
+	fi
 	if [ -n "${NOVA_EXTRA_BIND:-}" ]; then
 		binds+=(--bind "$NOVA_EXTRA_BIND" "$NOVA_EXTRA_BIND")
 	fi

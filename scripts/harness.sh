@@ -8,5 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 cd "$NOVA_ROOT"
 in_root env NOVA_CACHE="$NOVA_CACHE" NOVA_ROOT="$NOVA_ROOT" \
+	NOVA_KVM="${NOVA_KVM:-}" NOVA_BOOT_TIMEOUT="${NOVA_BOOT_TIMEOUT:-600}" \
+	NOVA_KEEP_INITRAMFS="${NOVA_KEEP_INITRAMFS:-}" \
 	CARGO_TARGET_DIR="$NOVA_CACHE/emu-target" \
 	python3 tests/harness.py "$@"
