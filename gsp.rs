@@ -14,20 +14,38 @@ use kernel::prelude::*;
 
 use crate::firmware::FwVersion;
 
+pub(crate) mod commands;
+pub(crate) mod fw;
+
+use commands::SystemFacts;
+
 /// The GSP firmware interface, as the rest of the driver sees it.
 pub(crate) trait Interface: Sync {
     /// The firmware version this implementation speaks, as in file names.
     fn version(&self) -> &'static str;
+
+    /// Appends this version's `GSP_SET_SYSTEM_INFO` payload for `facts` to `out`.
+    fn encode_system_info(&self, facts: &SystemFacts, out: &mut KVec<u8>) -> Result;
 }
 
 #[nova_versions::versions(r535_113_01, r570_144)]
 mod versioned {
+    use kernel::prelude::*;
+
     /// The implementation of [`Interface`](super::Interface) for one firmware version.
     pub(crate) struct Impl;
 
     impl super::Interface for Impl {
         fn version(&self) -> &'static str {
             VERSION
+        }
+
+        fn encode_system_info(
+            &self,
+            facts: &super::SystemFacts,
+            out: &mut KVec<u8>,
+        ) -> Result {
+            super::commands::versioned::V::encode_system_info(facts, out)
         }
     }
 }

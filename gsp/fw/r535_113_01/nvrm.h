@@ -119,7 +119,7 @@ typedef rpc_message_rpc_union_field_v03_00 rpc_message_rpc_union_field_v;
 
 /*
  * Header of every RPC, command or reply or event. The function-specific
- * payload follows it directly, as the flexible array rpc_message_data;
+ * payload follows it directly;
  * length counts this header plus the payload.
  */
 typedef struct rpc_message_header_v03_00 {
@@ -131,14 +131,15 @@ typedef struct rpc_message_header_v03_00 {
 	NvU32 rpc_result_private;
 	NvU32 sequence;
 	rpc_message_rpc_union_field_v u;
-	NvU8 rpc_message_data[];
+	/* The function-specific payload follows (rpc_message_data in NVIDIA's
+	 * sources); left out here so that the header is a plain fixed-size type. */
 } rpc_message_header_v03_00;
 
 typedef rpc_message_header_v03_00 rpc_message_header_v;
 
 /*
  * Header of a queue element. The RPC header is its last member, and the
- * RPC payload (rpc.rpc_message_data, a flexible array) follows without a
+ * RPC payload follows without a
  * gap; sizeof() is the header size only.
  */
 typedef struct GSP_MSG_QUEUE_ELEMENT {
@@ -224,7 +225,7 @@ typedef struct PACKED_REGISTRY_ENTRY {
 typedef struct PACKED_REGISTRY_TABLE {
 	NvU32 size;		/* whole payload, strings included */
 	NvU32 numEntries;
-	PACKED_REGISTRY_ENTRY entries[];
+	/* numEntries PACKED_REGISTRY_ENTRY follow, then the strings. */
 } PACKED_REGISTRY_TABLE;
 
 /* ---------------------------------------------------------------------
@@ -664,17 +665,273 @@ typedef struct {
 #define GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MIN_MB 84
 
 /* ---------------------------------------------------------------------
- * Layout checks. Every number was read from the compiled firmware
- * headers of this release (see the report of the change that added this
- * file), not from the declarations above.
+ * Layout checks. Every number below comes from compiling the firmware's
+ * own declarations of 535.113.01 (as excerpted in Linux 7.3's nouveau
+ * driver) and printing sizeof/offsetof, not from the declarations above.
  */
 #define NVRM_SIZE(t, n) _Static_assert(sizeof(t) == (n), "size of " #t)
+#define NVRM_ALIGN(t, n) _Static_assert(_Alignof(t) == (n), "alignment of " #t)
 #define NVRM_OFF(t, f, n) \
 	_Static_assert(__builtin_offsetof(t, f) == (n), "offset of " #t "." #f)
 
-/* NVRM_ASSERTS */
+/* Types nested in the messages: size, and each member after padding. */
+NVRM_SIZE(rpc_message_rpc_union_field_v03_00, 4);
+NVRM_OFF(rpc_message_rpc_union_field_v03_00, cpuRmGfid, 0);
+NVRM_SIZE(BUSINFO, 10);
+NVRM_OFF(BUSINFO, revisionID, 8);
+NVRM_SIZE(DOD_METHOD_DATA, 72);
+NVRM_OFF(DOD_METHOD_DATA, acpiIdList, 8);
+NVRM_SIZE(JT_METHOD_DATA, 12);
+NVRM_OFF(JT_METHOD_DATA, bSBIOSCaps, 10);
+NVRM_SIZE(MUX_METHOD_DATA_ELEMENT, 12);
+NVRM_OFF(MUX_METHOD_DATA_ELEMENT, status, 8);
+NVRM_SIZE(MUX_METHOD_DATA, 388);
+NVRM_OFF(MUX_METHOD_DATA, acpiIdMuxPartTable, 196);
+NVRM_SIZE(CAPS_METHOD_DATA, 8);
+NVRM_OFF(CAPS_METHOD_DATA, optimusCaps, 4);
+NVRM_SIZE(ACPI_METHOD_DATA, 484);
+NVRM_OFF(ACPI_METHOD_DATA, dodMethodData, 4);
+NVRM_OFF(ACPI_METHOD_DATA, capsMethodData, 476);
+NVRM_SIZE(GSP_VF_INFO, 40);
+NVRM_OFF(GSP_VF_INFO, b64bitBar2, 34);
+NVRM_SIZE(NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO, 48);
+NVRM_OFF(NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO, blackList, 31);
+NVRM_SIZE(NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS, 776);
+NVRM_OFF(NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS, fbRegion, 8);
+NVRM_SIZE(NV2080_CTRL_GPU_GET_GID_INFO_PARAMS, 268);
+NVRM_OFF(NV2080_CTRL_GPU_GET_GID_INFO_PARAMS, data, 12);
+NVRM_SIZE(NV2080_CTRL_GPU_GET_FERMI_GPC_INFO_PARAMS, 4);
+NVRM_OFF(NV2080_CTRL_GPU_GET_FERMI_GPC_INFO_PARAMS, gpcMask, 0);
+NVRM_SIZE(NV2080_CTRL_GPU_GET_FERMI_TPC_INFO_PARAMS, 8);
+NVRM_OFF(NV2080_CTRL_GPU_GET_FERMI_TPC_INFO_PARAMS, tpcMask, 4);
+NVRM_SIZE(NV2080_CTRL_GPU_GET_FERMI_ZCULL_INFO_PARAMS, 8);
+NVRM_OFF(NV2080_CTRL_GPU_GET_FERMI_ZCULL_INFO_PARAMS, zcullMask, 4);
+NVRM_SIZE(NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS, 32);
+NVRM_OFF(NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS, businessCycle, 28);
+NVRM_SIZE(NV0080_CTRL_GPU_GET_SRIOV_CAPS_PARAMS, 72);
+NVRM_OFF(NV0080_CTRL_GPU_GET_SRIOV_CAPS_PARAMS, FirstVFBar0Address, 16);
+NVRM_OFF(NV0080_CTRL_GPU_GET_SRIOV_CAPS_PARAMS, bClientRmAllocatedCtxBuffer, 70);
+NVRM_SIZE(GspSMInfo, 36);
+NVRM_OFF(GspSMInfo, rtCoreCount, 32);
+NVRM_SIZE(VIRTUAL_DISPLAY_GET_NUM_HEADS_PARAMS, 8);
+NVRM_OFF(VIRTUAL_DISPLAY_GET_NUM_HEADS_PARAMS, maxNumHeads, 4);
+NVRM_SIZE(VIRTUAL_DISPLAY_GET_MAX_RESOLUTION_PARAMS, 12);
+NVRM_OFF(VIRTUAL_DISPLAY_GET_MAX_RESOLUTION_PARAMS, maxVResolution, 8);
+
+/* Queue, boot and message structures: size, alignment, every member. */
+NVRM_SIZE(msgqTxHeader, 32);
+NVRM_ALIGN(msgqTxHeader, 4);
+NVRM_OFF(msgqTxHeader, version, 0);
+NVRM_OFF(msgqTxHeader, size, 4);
+NVRM_OFF(msgqTxHeader, msgSize, 8);
+NVRM_OFF(msgqTxHeader, msgCount, 12);
+NVRM_OFF(msgqTxHeader, writePtr, 16);
+NVRM_OFF(msgqTxHeader, flags, 20);
+NVRM_OFF(msgqTxHeader, rxHdrOff, 24);
+NVRM_OFF(msgqTxHeader, entryOff, 28);
+NVRM_SIZE(msgqRxHeader, 4);
+NVRM_ALIGN(msgqRxHeader, 4);
+NVRM_OFF(msgqRxHeader, readPtr, 0);
+NVRM_SIZE(rpc_message_header_v, 32);
+NVRM_ALIGN(rpc_message_header_v, 4);
+NVRM_OFF(rpc_message_header_v, header_version, 0);
+NVRM_OFF(rpc_message_header_v, signature, 4);
+NVRM_OFF(rpc_message_header_v, length, 8);
+NVRM_OFF(rpc_message_header_v, function, 12);
+NVRM_OFF(rpc_message_header_v, rpc_result, 16);
+NVRM_OFF(rpc_message_header_v, rpc_result_private, 20);
+NVRM_OFF(rpc_message_header_v, sequence, 24);
+NVRM_OFF(rpc_message_header_v, u, 28);
+/* The payload starts right after the 32-byte header. */
+NVRM_SIZE(GSP_MSG_QUEUE_ELEMENT, 80);
+NVRM_ALIGN(GSP_MSG_QUEUE_ELEMENT, 8);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, authTagBuffer, 0);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, aadBuffer, 16);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, checkSum, 32);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, seqNum, 36);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, elemCount, 40);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, rpc, 48);
+NVRM_SIZE(MESSAGE_QUEUE_INIT_ARGUMENTS, 48);
+NVRM_ALIGN(MESSAGE_QUEUE_INIT_ARGUMENTS, 8);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, sharedMemPhysAddr, 0);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, pageTableEntryCount, 8);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, cmdQueueOffset, 16);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, statQueueOffset, 24);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, locklessCmdQueueOffset, 32);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, locklessStatQueueOffset, 40);
+NVRM_SIZE(GSP_SR_INIT_ARGUMENTS, 12);
+NVRM_ALIGN(GSP_SR_INIT_ARGUMENTS, 4);
+NVRM_OFF(GSP_SR_INIT_ARGUMENTS, oldLevel, 0);
+NVRM_OFF(GSP_SR_INIT_ARGUMENTS, flags, 4);
+NVRM_OFF(GSP_SR_INIT_ARGUMENTS, bInPMTransition, 8);
+NVRM_SIZE(GSP_ARGUMENTS_CACHED, 80);
+NVRM_ALIGN(GSP_ARGUMENTS_CACHED, 8);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, messageQueueInitArguments, 0);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, srInitArguments, 48);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, gpuInstance, 60);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, profilerArgs, 64);
+NVRM_SIZE(LibosMemoryRegionInitArgument, 32);
+NVRM_ALIGN(LibosMemoryRegionInitArgument, 8);
+NVRM_OFF(LibosMemoryRegionInitArgument, id8, 0);
+NVRM_OFF(LibosMemoryRegionInitArgument, pa, 8);
+NVRM_OFF(LibosMemoryRegionInitArgument, size, 16);
+NVRM_OFF(LibosMemoryRegionInitArgument, kind, 24);
+NVRM_OFF(LibosMemoryRegionInitArgument, loc, 25);
+NVRM_SIZE(PACKED_REGISTRY_ENTRY, 16);
+NVRM_ALIGN(PACKED_REGISTRY_ENTRY, 4);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, nameOffset, 0);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, type, 4);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, data, 8);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, length, 12);
+NVRM_SIZE(PACKED_REGISTRY_TABLE, 8);
+NVRM_ALIGN(PACKED_REGISTRY_TABLE, 4);
+NVRM_OFF(PACKED_REGISTRY_TABLE, size, 0);
+NVRM_OFF(PACKED_REGISTRY_TABLE, numEntries, 4);
+/* The entries start right after the 8-byte table header. */
+NVRM_SIZE(GspSystemInfo, 664);
+NVRM_ALIGN(GspSystemInfo, 8);
+NVRM_OFF(GspSystemInfo, gpuPhysAddr, 0);
+NVRM_OFF(GspSystemInfo, gpuPhysFbAddr, 8);
+NVRM_OFF(GspSystemInfo, gpuPhysInstAddr, 16);
+NVRM_OFF(GspSystemInfo, nvDomainBusDeviceFunc, 24);
+NVRM_OFF(GspSystemInfo, simAccessBufPhysAddr, 32);
+NVRM_OFF(GspSystemInfo, pcieAtomicsOpMask, 40);
+NVRM_OFF(GspSystemInfo, consoleMemSize, 48);
+NVRM_OFF(GspSystemInfo, maxUserVa, 56);
+NVRM_OFF(GspSystemInfo, pciConfigMirrorBase, 64);
+NVRM_OFF(GspSystemInfo, pciConfigMirrorSize, 68);
+NVRM_OFF(GspSystemInfo, oorArch, 72);
+NVRM_OFF(GspSystemInfo, clPdbProperties, 80);
+NVRM_OFF(GspSystemInfo, Chipset, 88);
+NVRM_OFF(GspSystemInfo, bGpuBehindBridge, 92);
+NVRM_OFF(GspSystemInfo, bMnocAvailable, 93);
+NVRM_OFF(GspSystemInfo, bUpstreamL0sUnsupported, 94);
+NVRM_OFF(GspSystemInfo, bUpstreamL1Unsupported, 95);
+NVRM_OFF(GspSystemInfo, bUpstreamL1PorSupported, 96);
+NVRM_OFF(GspSystemInfo, bUpstreamL1PorMobileOnly, 97);
+NVRM_OFF(GspSystemInfo, upstreamAddressValid, 98);
+NVRM_OFF(GspSystemInfo, FHBBusInfo, 100);
+NVRM_OFF(GspSystemInfo, chipsetIDInfo, 110);
+NVRM_OFF(GspSystemInfo, acpiMethodData, 120);
+NVRM_OFF(GspSystemInfo, hypervisorType, 604);
+NVRM_OFF(GspSystemInfo, bIsPassthru, 608);
+NVRM_OFF(GspSystemInfo, sysTimerOffsetNs, 616);
+NVRM_OFF(GspSystemInfo, gspVFInfo, 624);
+NVRM_SIZE(GspStaticConfigInfo, 2168);
+NVRM_ALIGN(GspStaticConfigInfo, 8);
+NVRM_OFF(GspStaticConfigInfo, grCapsBits, 0);
+NVRM_OFF(GspStaticConfigInfo, gidInfo, 24);
+NVRM_OFF(GspStaticConfigInfo, gpcInfo, 292);
+NVRM_OFF(GspStaticConfigInfo, tpcInfo, 296);
+NVRM_OFF(GspStaticConfigInfo, zcullInfo, 552);
+NVRM_OFF(GspStaticConfigInfo, SKUInfo, 808);
+NVRM_OFF(GspStaticConfigInfo, fbRegionInfoParams, 840);
+NVRM_OFF(GspStaticConfigInfo, computeBranding, 1616);
+NVRM_OFF(GspStaticConfigInfo, sriovCaps, 1624);
+NVRM_OFF(GspStaticConfigInfo, sriovMaxGfid, 1696);
+NVRM_OFF(GspStaticConfigInfo, engineCaps, 1700);
+NVRM_OFF(GspStaticConfigInfo, SM_info, 1708);
+NVRM_OFF(GspStaticConfigInfo, poisonFuseEnabled, 1744);
+NVRM_OFF(GspStaticConfigInfo, fb_length, 1752);
+NVRM_OFF(GspStaticConfigInfo, fbio_mask, 1760);
+NVRM_OFF(GspStaticConfigInfo, fb_bus_width, 1764);
+NVRM_OFF(GspStaticConfigInfo, fb_ram_type, 1768);
+NVRM_OFF(GspStaticConfigInfo, fbp_mask, 1772);
+NVRM_OFF(GspStaticConfigInfo, l2_cache_size, 1776);
+NVRM_OFF(GspStaticConfigInfo, gfxpBufferSize, 1780);
+NVRM_OFF(GspStaticConfigInfo, gfxpBufferAlignment, 1800);
+NVRM_OFF(GspStaticConfigInfo, gpuNameString, 1820);
+NVRM_OFF(GspStaticConfigInfo, gpuShortNameString, 1884);
+NVRM_OFF(GspStaticConfigInfo, gpuNameString_Unicode, 1948);
+NVRM_OFF(GspStaticConfigInfo, bGpuInternalSku, 2076);
+NVRM_OFF(GspStaticConfigInfo, bIsQuadroGeneric, 2077);
+NVRM_OFF(GspStaticConfigInfo, bIsQuadroAd, 2078);
+NVRM_OFF(GspStaticConfigInfo, bIsNvidiaNvs, 2079);
+NVRM_OFF(GspStaticConfigInfo, bIsVgx, 2080);
+NVRM_OFF(GspStaticConfigInfo, bGeforceSmb, 2081);
+NVRM_OFF(GspStaticConfigInfo, bIsTitan, 2082);
+NVRM_OFF(GspStaticConfigInfo, bIsTesla, 2083);
+NVRM_OFF(GspStaticConfigInfo, bIsMobile, 2084);
+NVRM_OFF(GspStaticConfigInfo, bIsGc6Rtd3Allowed, 2085);
+NVRM_OFF(GspStaticConfigInfo, bIsGcOffRtd3Allowed, 2086);
+NVRM_OFF(GspStaticConfigInfo, bIsGcoffLegacyAllowed, 2087);
+NVRM_OFF(GspStaticConfigInfo, bar1PdeBase, 2088);
+NVRM_OFF(GspStaticConfigInfo, bar2PdeBase, 2096);
+NVRM_OFF(GspStaticConfigInfo, bVbiosValid, 2104);
+NVRM_OFF(GspStaticConfigInfo, vbiosSubVendor, 2108);
+NVRM_OFF(GspStaticConfigInfo, vbiosSubDevice, 2112);
+NVRM_OFF(GspStaticConfigInfo, bPageRetirementSupported, 2116);
+NVRM_OFF(GspStaticConfigInfo, bSplitVasBetweenServerClientRm, 2117);
+NVRM_OFF(GspStaticConfigInfo, bClRootportNeedsNosnoopWAR, 2118);
+NVRM_OFF(GspStaticConfigInfo, displaylessMaxHeads, 2120);
+NVRM_OFF(GspStaticConfigInfo, displaylessMaxResolution, 2128);
+NVRM_OFF(GspStaticConfigInfo, displaylessMaxPixels, 2144);
+NVRM_OFF(GspStaticConfigInfo, hInternalClient, 2152);
+NVRM_OFF(GspStaticConfigInfo, hInternalDevice, 2156);
+NVRM_OFF(GspStaticConfigInfo, hInternalSubdevice, 2160);
+NVRM_OFF(GspStaticConfigInfo, bSelfHostedMode, 2164);
+NVRM_OFF(GspStaticConfigInfo, bAtsSupported, 2165);
+NVRM_OFF(GspStaticConfigInfo, bIsGpuUefi, 2166);
+NVRM_SIZE(GspFwWprMeta, 256);
+NVRM_ALIGN(GspFwWprMeta, 8);
+NVRM_OFF(GspFwWprMeta, magic, 0);
+NVRM_OFF(GspFwWprMeta, revision, 8);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfRadix3Elf, 16);
+NVRM_OFF(GspFwWprMeta, sizeOfRadix3Elf, 24);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfBootloader, 32);
+NVRM_OFF(GspFwWprMeta, sizeOfBootloader, 40);
+NVRM_OFF(GspFwWprMeta, bootloaderCodeOffset, 48);
+NVRM_OFF(GspFwWprMeta, bootloaderDataOffset, 56);
+NVRM_OFF(GspFwWprMeta, bootloaderManifestOffset, 64);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfSignature, 72);
+NVRM_OFF(GspFwWprMeta, sizeOfSignature, 80);
+NVRM_OFF(GspFwWprMeta, gspFwHeapFreeListWprOffset, 72);
+NVRM_OFF(GspFwWprMeta, unused0, 76);
+NVRM_OFF(GspFwWprMeta, unused1, 80);
+NVRM_OFF(GspFwWprMeta, gspFwRsvdStart, 88);
+NVRM_OFF(GspFwWprMeta, nonWprHeapOffset, 96);
+NVRM_OFF(GspFwWprMeta, nonWprHeapSize, 104);
+NVRM_OFF(GspFwWprMeta, gspFwWprStart, 112);
+NVRM_OFF(GspFwWprMeta, gspFwHeapOffset, 120);
+NVRM_OFF(GspFwWprMeta, gspFwHeapSize, 128);
+NVRM_OFF(GspFwWprMeta, gspFwOffset, 136);
+NVRM_OFF(GspFwWprMeta, bootBinOffset, 144);
+NVRM_OFF(GspFwWprMeta, frtsOffset, 152);
+NVRM_OFF(GspFwWprMeta, frtsSize, 160);
+NVRM_OFF(GspFwWprMeta, gspFwWprEnd, 168);
+NVRM_OFF(GspFwWprMeta, fbSize, 176);
+NVRM_OFF(GspFwWprMeta, vgaWorkspaceOffset, 184);
+NVRM_OFF(GspFwWprMeta, vgaWorkspaceSize, 192);
+NVRM_OFF(GspFwWprMeta, bootCount, 200);
+NVRM_OFF(GspFwWprMeta, partitionRpcAddr, 208);
+NVRM_OFF(GspFwWprMeta, partitionRpcRequestOffset, 216);
+NVRM_OFF(GspFwWprMeta, partitionRpcReplyOffset, 218);
+NVRM_OFF(GspFwWprMeta, elfCodeOffset, 220);
+NVRM_OFF(GspFwWprMeta, elfDataOffset, 224);
+NVRM_OFF(GspFwWprMeta, elfCodeSize, 228);
+NVRM_OFF(GspFwWprMeta, elfDataSize, 232);
+NVRM_OFF(GspFwWprMeta, lsUcodeVersion, 236);
+NVRM_OFF(GspFwWprMeta, partitionRpcPadding, 208);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfCrashReportQueue, 224);
+NVRM_OFF(GspFwWprMeta, sizeOfCrashReportQueue, 232);
+NVRM_OFF(GspFwWprMeta, lsUcodeVersionPadding, 236);
+NVRM_OFF(GspFwWprMeta, gspFwHeapVfPartitionCount, 240);
+NVRM_OFF(GspFwWprMeta, padding, 241);
+NVRM_OFF(GspFwWprMeta, verified, 248);
+NVRM_SIZE(GspFwSRMeta, 256);
+NVRM_ALIGN(GspFwSRMeta, 8);
+NVRM_OFF(GspFwSRMeta, magic, 0);
+NVRM_OFF(GspFwSRMeta, revision, 8);
+NVRM_OFF(GspFwSRMeta, sysmemAddrOfSuspendResumeData, 16);
+NVRM_OFF(GspFwSRMeta, sizeOfSuspendResumeData, 24);
+NVRM_OFF(GspFwSRMeta, hmac, 32);
+NVRM_OFF(GspFwSRMeta, wprMetaHash, 64);
+NVRM_OFF(GspFwSRMeta, heapFreeListHash, 96);
+NVRM_OFF(GspFwSRMeta, dataHash, 128);
+NVRM_OFF(GspFwSRMeta, padding, 160);
 
 #undef NVRM_SIZE
+#undef NVRM_ALIGN
 #undef NVRM_OFF
 
 #endif /* NOVA_GSP_FW_R535_113_01_NVRM_H */

@@ -118,7 +118,7 @@ typedef rpc_message_rpc_union_field_v03_00 rpc_message_rpc_union_field_v;
 
 /*
  * Header of every RPC, command or reply or event. The function-specific
- * payload follows it directly, as the flexible array rpc_message_data;
+ * payload follows it directly;
  * length counts this header plus the payload.
  */
 typedef struct rpc_message_header_v03_00 {
@@ -130,14 +130,15 @@ typedef struct rpc_message_header_v03_00 {
 	NvU32 rpc_result_private;
 	NvU32 sequence;
 	rpc_message_rpc_union_field_v u;
-	NvU8 rpc_message_data[];
+	/* The function-specific payload follows (rpc_message_data in NVIDIA's
+	 * sources); left out here so that the header is a plain fixed-size type. */
 } rpc_message_header_v03_00;
 
 typedef rpc_message_header_v03_00 rpc_message_header_v;
 
 /*
  * Header of a queue element. The RPC header is its last member, and the
- * RPC payload (rpc.rpc_message_data, a flexible array) follows without a
+ * RPC payload follows without a
  * gap; sizeof() is the header size only.
  */
 typedef struct GSP_MSG_QUEUE_ELEMENT {
@@ -223,7 +224,7 @@ typedef struct PACKED_REGISTRY_ENTRY {
 typedef struct PACKED_REGISTRY_TABLE {
 	NvU32 size;		/* whole payload, strings included */
 	NvU32 numEntries;
-	PACKED_REGISTRY_ENTRY entries[];
+	/* numEntries PACKED_REGISTRY_ENTRY follow, then the strings. */
 } PACKED_REGISTRY_TABLE;
 
 /* ---------------------------------------------------------------------
@@ -680,17 +681,295 @@ typedef struct {
 #define GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MAX_MB 280
 
 /* ---------------------------------------------------------------------
- * Layout checks. Every number was read from the compiled firmware
- * headers of this release and checked against nova-core's generated
- * bindings for it, not taken from the declarations above.
+ * Layout checks. Every number below comes from compiling the firmware's
+ * own declarations of 570.144 (as excerpted in Linux 7.3's nouveau
+ * driver) and printing sizeof/offsetof, and agrees with nova-core's
+ * generated Rust bindings for 570.144; none was derived from the
+ * declarations above.
  */
 #define NVRM_SIZE(t, n) _Static_assert(sizeof(t) == (n), "size of " #t)
+#define NVRM_ALIGN(t, n) _Static_assert(_Alignof(t) == (n), "alignment of " #t)
 #define NVRM_OFF(t, f, n) \
 	_Static_assert(__builtin_offsetof(t, f) == (n), "offset of " #t "." #f)
 
-/* NVRM_ASSERTS */
+/* Types nested in the messages: size, and each member after padding. */
+NVRM_SIZE(rpc_message_rpc_union_field_v03_00, 4);
+NVRM_OFF(rpc_message_rpc_union_field_v03_00, cpuRmGfid, 0);
+NVRM_SIZE(BUSINFO, 10);
+NVRM_OFF(BUSINFO, revisionID, 8);
+NVRM_SIZE(DOD_METHOD_DATA, 72);
+NVRM_OFF(DOD_METHOD_DATA, acpiIdList, 8);
+NVRM_SIZE(JT_METHOD_DATA, 12);
+NVRM_OFF(JT_METHOD_DATA, bSBIOSCaps, 10);
+NVRM_SIZE(MUX_METHOD_DATA_ELEMENT, 12);
+NVRM_OFF(MUX_METHOD_DATA_ELEMENT, status, 8);
+NVRM_SIZE(MUX_METHOD_DATA, 580);
+NVRM_OFF(MUX_METHOD_DATA, acpiIdMuxStateTable, 388);
+NVRM_SIZE(CAPS_METHOD_DATA, 8);
+NVRM_OFF(CAPS_METHOD_DATA, optimusCaps, 4);
+NVRM_SIZE(ACPI_METHOD_DATA, 676);
+NVRM_OFF(ACPI_METHOD_DATA, dodMethodData, 4);
+NVRM_OFF(ACPI_METHOD_DATA, capsMethodData, 668);
+NVRM_SIZE(GSP_VF_INFO, 40);
+NVRM_OFF(GSP_VF_INFO, b64bitBar2, 34);
+NVRM_SIZE(GSP_PCIE_CONFIG_REG, 4);
+NVRM_OFF(GSP_PCIE_CONFIG_REG, linkCap, 0);
+NVRM_SIZE(NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO, 48);
+NVRM_OFF(NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO, blackList, 31);
+NVRM_SIZE(NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS, 776);
+NVRM_OFF(NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS, fbRegion, 8);
+NVRM_SIZE(NV2080_CTRL_GPU_GET_GID_INFO_PARAMS, 268);
+NVRM_OFF(NV2080_CTRL_GPU_GET_GID_INFO_PARAMS, data, 12);
+NVRM_SIZE(NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS, 48);
+NVRM_OFF(NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS, skuConfigVersion, 20);
+NVRM_OFF(NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS, businessCycle, 44);
+NVRM_SIZE(NV0080_CTRL_GPU_GET_SRIOV_CAPS_PARAMS, 80);
+NVRM_OFF(NV0080_CTRL_GPU_GET_SRIOV_CAPS_PARAMS, FirstVFBar0Address, 16);
+NVRM_OFF(NV0080_CTRL_GPU_GET_SRIOV_CAPS_PARAMS, bVfResizableBAR1Supported, 72);
+NVRM_SIZE(VIRTUAL_DISPLAY_GET_NUM_HEADS_PARAMS, 8);
+NVRM_OFF(VIRTUAL_DISPLAY_GET_NUM_HEADS_PARAMS, maxNumHeads, 4);
+NVRM_SIZE(VIRTUAL_DISPLAY_GET_MAX_RESOLUTION_PARAMS, 12);
+NVRM_OFF(VIRTUAL_DISPLAY_GET_MAX_RESOLUTION_PARAMS, maxVResolution, 8);
+NVRM_SIZE(EcidManufacturingInfo, 12);
+NVRM_OFF(EcidManufacturingInfo, ecidExtended, 8);
+NVRM_SIZE(FW_WPR_LAYOUT_OFFSET, 16);
+NVRM_OFF(FW_WPR_LAYOUT_OFFSET, frtsOffset, 8);
+
+/* Queue, boot and message structures: size, alignment, every member. */
+NVRM_SIZE(msgqTxHeader, 32);
+NVRM_ALIGN(msgqTxHeader, 4);
+NVRM_OFF(msgqTxHeader, version, 0);
+NVRM_OFF(msgqTxHeader, size, 4);
+NVRM_OFF(msgqTxHeader, msgSize, 8);
+NVRM_OFF(msgqTxHeader, msgCount, 12);
+NVRM_OFF(msgqTxHeader, writePtr, 16);
+NVRM_OFF(msgqTxHeader, flags, 20);
+NVRM_OFF(msgqTxHeader, rxHdrOff, 24);
+NVRM_OFF(msgqTxHeader, entryOff, 28);
+NVRM_SIZE(msgqRxHeader, 4);
+NVRM_ALIGN(msgqRxHeader, 4);
+NVRM_OFF(msgqRxHeader, readPtr, 0);
+NVRM_SIZE(rpc_message_header_v, 32);
+NVRM_ALIGN(rpc_message_header_v, 4);
+NVRM_OFF(rpc_message_header_v, header_version, 0);
+NVRM_OFF(rpc_message_header_v, signature, 4);
+NVRM_OFF(rpc_message_header_v, length, 8);
+NVRM_OFF(rpc_message_header_v, function, 12);
+NVRM_OFF(rpc_message_header_v, rpc_result, 16);
+NVRM_OFF(rpc_message_header_v, rpc_result_private, 20);
+NVRM_OFF(rpc_message_header_v, sequence, 24);
+NVRM_OFF(rpc_message_header_v, u, 28);
+/* The payload starts right after the 32-byte header. */
+NVRM_SIZE(GSP_MSG_QUEUE_ELEMENT, 80);
+NVRM_ALIGN(GSP_MSG_QUEUE_ELEMENT, 8);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, authTagBuffer, 0);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, aadBuffer, 16);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, checkSum, 32);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, seqNum, 36);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, elemCount, 40);
+NVRM_OFF(GSP_MSG_QUEUE_ELEMENT, rpc, 48);
+NVRM_SIZE(MESSAGE_QUEUE_INIT_ARGUMENTS, 32);
+NVRM_ALIGN(MESSAGE_QUEUE_INIT_ARGUMENTS, 8);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, sharedMemPhysAddr, 0);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, pageTableEntryCount, 8);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, cmdQueueOffset, 16);
+NVRM_OFF(MESSAGE_QUEUE_INIT_ARGUMENTS, statQueueOffset, 24);
+NVRM_SIZE(GSP_SR_INIT_ARGUMENTS, 12);
+NVRM_ALIGN(GSP_SR_INIT_ARGUMENTS, 4);
+NVRM_OFF(GSP_SR_INIT_ARGUMENTS, oldLevel, 0);
+NVRM_OFF(GSP_SR_INIT_ARGUMENTS, flags, 4);
+NVRM_OFF(GSP_SR_INIT_ARGUMENTS, bInPMTransition, 8);
+NVRM_SIZE(GSP_ARGUMENTS_CACHED, 72);
+NVRM_ALIGN(GSP_ARGUMENTS_CACHED, 8);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, messageQueueInitArguments, 0);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, srInitArguments, 32);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, gpuInstance, 44);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, bDmemStack, 48);
+NVRM_OFF(GSP_ARGUMENTS_CACHED, profilerArgs, 56);
+NVRM_SIZE(LibosMemoryRegionInitArgument, 32);
+NVRM_ALIGN(LibosMemoryRegionInitArgument, 8);
+NVRM_OFF(LibosMemoryRegionInitArgument, id8, 0);
+NVRM_OFF(LibosMemoryRegionInitArgument, pa, 8);
+NVRM_OFF(LibosMemoryRegionInitArgument, size, 16);
+NVRM_OFF(LibosMemoryRegionInitArgument, kind, 24);
+NVRM_OFF(LibosMemoryRegionInitArgument, loc, 25);
+NVRM_SIZE(PACKED_REGISTRY_ENTRY, 16);
+NVRM_ALIGN(PACKED_REGISTRY_ENTRY, 4);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, nameOffset, 0);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, type, 4);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, data, 8);
+NVRM_OFF(PACKED_REGISTRY_ENTRY, length, 12);
+NVRM_SIZE(PACKED_REGISTRY_TABLE, 8);
+NVRM_ALIGN(PACKED_REGISTRY_TABLE, 4);
+NVRM_OFF(PACKED_REGISTRY_TABLE, size, 0);
+NVRM_OFF(PACKED_REGISTRY_TABLE, numEntries, 4);
+/* The entries start right after the 8-byte table header. */
+NVRM_SIZE(GspSystemInfo, 928);
+NVRM_ALIGN(GspSystemInfo, 8);
+NVRM_OFF(GspSystemInfo, gpuPhysAddr, 0);
+NVRM_OFF(GspSystemInfo, gpuPhysFbAddr, 8);
+NVRM_OFF(GspSystemInfo, gpuPhysInstAddr, 16);
+NVRM_OFF(GspSystemInfo, gpuPhysIoAddr, 24);
+NVRM_OFF(GspSystemInfo, nvDomainBusDeviceFunc, 32);
+NVRM_OFF(GspSystemInfo, simAccessBufPhysAddr, 40);
+NVRM_OFF(GspSystemInfo, notifyOpSharedSurfacePhysAddr, 48);
+NVRM_OFF(GspSystemInfo, pcieAtomicsOpMask, 56);
+NVRM_OFF(GspSystemInfo, consoleMemSize, 64);
+NVRM_OFF(GspSystemInfo, maxUserVa, 72);
+NVRM_OFF(GspSystemInfo, pciConfigMirrorBase, 80);
+NVRM_OFF(GspSystemInfo, pciConfigMirrorSize, 84);
+NVRM_OFF(GspSystemInfo, PCIDeviceID, 88);
+NVRM_OFF(GspSystemInfo, PCISubDeviceID, 92);
+NVRM_OFF(GspSystemInfo, PCIRevisionID, 96);
+NVRM_OFF(GspSystemInfo, pcieAtomicsCplDeviceCapMask, 100);
+NVRM_OFF(GspSystemInfo, oorArch, 104);
+NVRM_OFF(GspSystemInfo, clPdbProperties, 112);
+NVRM_OFF(GspSystemInfo, Chipset, 120);
+NVRM_OFF(GspSystemInfo, bGpuBehindBridge, 124);
+NVRM_OFF(GspSystemInfo, bFlrSupported, 125);
+NVRM_OFF(GspSystemInfo, b64bBar0Supported, 126);
+NVRM_OFF(GspSystemInfo, bMnocAvailable, 127);
+NVRM_OFF(GspSystemInfo, chipsetL1ssEnable, 128);
+NVRM_OFF(GspSystemInfo, bUpstreamL0sUnsupported, 132);
+NVRM_OFF(GspSystemInfo, bUpstreamL1Unsupported, 133);
+NVRM_OFF(GspSystemInfo, bUpstreamL1PorSupported, 134);
+NVRM_OFF(GspSystemInfo, bUpstreamL1PorMobileOnly, 135);
+NVRM_OFF(GspSystemInfo, bSystemHasMux, 136);
+NVRM_OFF(GspSystemInfo, upstreamAddressValid, 137);
+NVRM_OFF(GspSystemInfo, FHBBusInfo, 138);
+NVRM_OFF(GspSystemInfo, chipsetIDInfo, 148);
+NVRM_OFF(GspSystemInfo, acpiMethodData, 160);
+NVRM_OFF(GspSystemInfo, hypervisorType, 836);
+NVRM_OFF(GspSystemInfo, bIsPassthru, 840);
+NVRM_OFF(GspSystemInfo, sysTimerOffsetNs, 848);
+NVRM_OFF(GspSystemInfo, gspVFInfo, 856);
+NVRM_OFF(GspSystemInfo, bIsPrimary, 896);
+NVRM_OFF(GspSystemInfo, isGridBuild, 897);
+NVRM_OFF(GspSystemInfo, pcieConfigReg, 900);
+NVRM_OFF(GspSystemInfo, gridBuildCsp, 904);
+NVRM_OFF(GspSystemInfo, bPreserveVideoMemoryAllocations, 908);
+NVRM_OFF(GspSystemInfo, bTdrEventSupported, 909);
+NVRM_OFF(GspSystemInfo, bFeatureStretchVblankCapable, 910);
+NVRM_OFF(GspSystemInfo, bEnableDynamicGranularityPageArrays, 911);
+NVRM_OFF(GspSystemInfo, bClockBoostSupported, 912);
+NVRM_OFF(GspSystemInfo, bRouteDispIntrsToCPU, 913);
+NVRM_OFF(GspSystemInfo, hostPageSize, 920);
+NVRM_SIZE(GspStaticConfigInfo, 1656);
+NVRM_ALIGN(GspStaticConfigInfo, 8);
+NVRM_OFF(GspStaticConfigInfo, grCapsBits, 0);
+NVRM_OFF(GspStaticConfigInfo, gidInfo, 24);
+NVRM_OFF(GspStaticConfigInfo, SKUInfo, 292);
+NVRM_OFF(GspStaticConfigInfo, fbRegionInfoParams, 344);
+NVRM_OFF(GspStaticConfigInfo, sriovCaps, 1120);
+NVRM_OFF(GspStaticConfigInfo, sriovMaxGfid, 1200);
+NVRM_OFF(GspStaticConfigInfo, engineCaps, 1204);
+NVRM_OFF(GspStaticConfigInfo, poisonFuseEnabled, 1216);
+NVRM_OFF(GspStaticConfigInfo, fb_length, 1224);
+NVRM_OFF(GspStaticConfigInfo, fbio_mask, 1232);
+NVRM_OFF(GspStaticConfigInfo, fb_bus_width, 1240);
+NVRM_OFF(GspStaticConfigInfo, fb_ram_type, 1244);
+NVRM_OFF(GspStaticConfigInfo, fbp_mask, 1248);
+NVRM_OFF(GspStaticConfigInfo, l2_cache_size, 1256);
+NVRM_OFF(GspStaticConfigInfo, gpuNameString, 1260);
+NVRM_OFF(GspStaticConfigInfo, gpuShortNameString, 1324);
+NVRM_OFF(GspStaticConfigInfo, gpuNameString_Unicode, 1388);
+NVRM_OFF(GspStaticConfigInfo, bGpuInternalSku, 1516);
+NVRM_OFF(GspStaticConfigInfo, bIsQuadroGeneric, 1517);
+NVRM_OFF(GspStaticConfigInfo, bIsQuadroAd, 1518);
+NVRM_OFF(GspStaticConfigInfo, bIsNvidiaNvs, 1519);
+NVRM_OFF(GspStaticConfigInfo, bIsVgx, 1520);
+NVRM_OFF(GspStaticConfigInfo, bGeforceSmb, 1521);
+NVRM_OFF(GspStaticConfigInfo, bIsTitan, 1522);
+NVRM_OFF(GspStaticConfigInfo, bIsTesla, 1523);
+NVRM_OFF(GspStaticConfigInfo, bIsMobile, 1524);
+NVRM_OFF(GspStaticConfigInfo, bIsGc6Rtd3Allowed, 1525);
+NVRM_OFF(GspStaticConfigInfo, bIsGc8Rtd3Allowed, 1526);
+NVRM_OFF(GspStaticConfigInfo, bIsGcOffRtd3Allowed, 1527);
+NVRM_OFF(GspStaticConfigInfo, bIsGcoffLegacyAllowed, 1528);
+NVRM_OFF(GspStaticConfigInfo, bIsMigSupported, 1529);
+NVRM_OFF(GspStaticConfigInfo, RTD3GC6TotalBoardPower, 1530);
+NVRM_OFF(GspStaticConfigInfo, RTD3GC6PerstDelay, 1532);
+NVRM_OFF(GspStaticConfigInfo, bar1PdeBase, 1536);
+NVRM_OFF(GspStaticConfigInfo, bar2PdeBase, 1544);
+NVRM_OFF(GspStaticConfigInfo, bVbiosValid, 1552);
+NVRM_OFF(GspStaticConfigInfo, vbiosSubVendor, 1556);
+NVRM_OFF(GspStaticConfigInfo, vbiosSubDevice, 1560);
+NVRM_OFF(GspStaticConfigInfo, bPageRetirementSupported, 1564);
+NVRM_OFF(GspStaticConfigInfo, bSplitVasBetweenServerClientRm, 1565);
+NVRM_OFF(GspStaticConfigInfo, bClRootportNeedsNosnoopWAR, 1566);
+NVRM_OFF(GspStaticConfigInfo, displaylessMaxHeads, 1568);
+NVRM_OFF(GspStaticConfigInfo, displaylessMaxResolution, 1576);
+NVRM_OFF(GspStaticConfigInfo, displaylessMaxPixels, 1592);
+NVRM_OFF(GspStaticConfigInfo, hInternalClient, 1600);
+NVRM_OFF(GspStaticConfigInfo, hInternalDevice, 1604);
+NVRM_OFF(GspStaticConfigInfo, hInternalSubdevice, 1608);
+NVRM_OFF(GspStaticConfigInfo, bSelfHostedMode, 1612);
+NVRM_OFF(GspStaticConfigInfo, bAtsSupported, 1613);
+NVRM_OFF(GspStaticConfigInfo, bIsGpuUefi, 1614);
+NVRM_OFF(GspStaticConfigInfo, bIsEfiInit, 1615);
+NVRM_OFF(GspStaticConfigInfo, ecidInfo, 1616);
+NVRM_OFF(GspStaticConfigInfo, fwWprLayoutOffset, 1640);
+NVRM_SIZE(GspFwWprMeta, 256);
+NVRM_ALIGN(GspFwWprMeta, 8);
+NVRM_OFF(GspFwWprMeta, magic, 0);
+NVRM_OFF(GspFwWprMeta, revision, 8);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfRadix3Elf, 16);
+NVRM_OFF(GspFwWprMeta, sizeOfRadix3Elf, 24);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfBootloader, 32);
+NVRM_OFF(GspFwWprMeta, sizeOfBootloader, 40);
+NVRM_OFF(GspFwWprMeta, bootloaderCodeOffset, 48);
+NVRM_OFF(GspFwWprMeta, bootloaderDataOffset, 56);
+NVRM_OFF(GspFwWprMeta, bootloaderManifestOffset, 64);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfSignature, 72);
+NVRM_OFF(GspFwWprMeta, sizeOfSignature, 80);
+NVRM_OFF(GspFwWprMeta, gspFwHeapFreeListWprOffset, 72);
+NVRM_OFF(GspFwWprMeta, unused0, 76);
+NVRM_OFF(GspFwWprMeta, unused1, 80);
+NVRM_OFF(GspFwWprMeta, gspFwRsvdStart, 88);
+NVRM_OFF(GspFwWprMeta, nonWprHeapOffset, 96);
+NVRM_OFF(GspFwWprMeta, nonWprHeapSize, 104);
+NVRM_OFF(GspFwWprMeta, gspFwWprStart, 112);
+NVRM_OFF(GspFwWprMeta, gspFwHeapOffset, 120);
+NVRM_OFF(GspFwWprMeta, gspFwHeapSize, 128);
+NVRM_OFF(GspFwWprMeta, gspFwOffset, 136);
+NVRM_OFF(GspFwWprMeta, bootBinOffset, 144);
+NVRM_OFF(GspFwWprMeta, frtsOffset, 152);
+NVRM_OFF(GspFwWprMeta, frtsSize, 160);
+NVRM_OFF(GspFwWprMeta, gspFwWprEnd, 168);
+NVRM_OFF(GspFwWprMeta, fbSize, 176);
+NVRM_OFF(GspFwWprMeta, vgaWorkspaceOffset, 184);
+NVRM_OFF(GspFwWprMeta, vgaWorkspaceSize, 192);
+NVRM_OFF(GspFwWprMeta, bootCount, 200);
+NVRM_OFF(GspFwWprMeta, partitionRpcAddr, 208);
+NVRM_OFF(GspFwWprMeta, partitionRpcRequestOffset, 216);
+NVRM_OFF(GspFwWprMeta, partitionRpcReplyOffset, 218);
+NVRM_OFF(GspFwWprMeta, elfCodeOffset, 220);
+NVRM_OFF(GspFwWprMeta, elfDataOffset, 224);
+NVRM_OFF(GspFwWprMeta, elfCodeSize, 228);
+NVRM_OFF(GspFwWprMeta, elfDataSize, 232);
+NVRM_OFF(GspFwWprMeta, lsUcodeVersion, 236);
+NVRM_OFF(GspFwWprMeta, partitionRpcPadding, 208);
+NVRM_OFF(GspFwWprMeta, sysmemAddrOfCrashReportQueue, 224);
+NVRM_OFF(GspFwWprMeta, sizeOfCrashReportQueue, 232);
+NVRM_OFF(GspFwWprMeta, lsUcodeVersionPadding, 236);
+NVRM_OFF(GspFwWprMeta, gspFwHeapVfPartitionCount, 240);
+NVRM_OFF(GspFwWprMeta, flags, 241);
+NVRM_OFF(GspFwWprMeta, padding, 242);
+NVRM_OFF(GspFwWprMeta, pmuReservedSize, 244);
+NVRM_OFF(GspFwWprMeta, verified, 248);
+NVRM_SIZE(GspFwSRMeta, 256);
+NVRM_ALIGN(GspFwSRMeta, 8);
+NVRM_OFF(GspFwSRMeta, magic, 0);
+NVRM_OFF(GspFwSRMeta, revision, 8);
+NVRM_OFF(GspFwSRMeta, sysmemAddrOfSuspendResumeData, 16);
+NVRM_OFF(GspFwSRMeta, sizeOfSuspendResumeData, 24);
+NVRM_OFF(GspFwSRMeta, internal, 32);
+NVRM_OFF(GspFwSRMeta, flags, 160);
+NVRM_OFF(GspFwSRMeta, subrevision, 164);
+NVRM_OFF(GspFwSRMeta, padding, 168);
 
 #undef NVRM_SIZE
+#undef NVRM_ALIGN
 #undef NVRM_OFF
 
 #endif /* NOVA_GSP_FW_R570_144_NVRM_H */

@@ -236,6 +236,24 @@ mod tests {
     }
 
     #[test]
+    fn v_in_a_path_names_the_same_version_of_another_module() {
+        let out = expand(
+            quote!(r535_113_01, r570_144),
+            quote!(mod m {
+                use crate::other::V::Thing;
+                fn f() -> u32 { crate::other::V::g() }
+                fn h<V: Copy>(v: V) -> V { v }
+            }),
+        );
+        let old = copy_of(&out, "r535_113_01");
+        let new = copy_of(&out, "r570_144");
+        assert!(old.contains("use crate :: other :: r535_113_01 :: Thing"));
+        assert!(new.contains("crate :: other :: r570_144 :: g ()"));
+        // A generic parameter named V is left alone.
+        assert!(new.contains("fn h < V : Copy > (v : V) -> V"));
+    }
+
+    #[test]
     fn rejects_unknown_version() {
         let e = error(quote!(r535_113_01, r570_144), quote!(mod m { #[ver(V >= r999)] fn f() {} }));
         assert_eq!(e, "unknown version `r999`; expected one of: r535_113_01, r570_144");

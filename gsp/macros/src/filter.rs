@@ -283,6 +283,15 @@ impl VisitMut for Filter<'_> {
     }
 
     fn visit_path_mut(&mut self, p: &mut syn::Path) {
+        // `V` as an inner path segment names this copy's version: `other::V::item` is the same
+        // version's copy of another versioned module.
+        let last = p.segments.len().saturating_sub(1);
+        let version = &self.args.versions[self.current].ident;
+        for seg in p.segments.iter_mut().take(last) {
+            if seg.ident == "V" {
+                seg.ident = syn::Ident::new(&version.to_string(), seg.ident.span());
+            }
+        }
         if self.depth == 0 && p.leading_colon.is_none() {
             if let Some(first) = p.segments.first() {
                 if first.ident == "super" {
@@ -295,6 +304,12 @@ impl VisitMut for Filter<'_> {
     }
 
     fn visit_use_tree_mut(&mut self, t: &mut syn::UseTree) {
+        if let syn::UseTree::Path(p) = t {
+            if p.ident == "V" {
+                let version = &self.args.versions[self.current].ident;
+                p.ident = syn::Ident::new(&version.to_string(), p.ident.span());
+            }
+        }
         if self.depth == 0 {
             if let syn::UseTree::Path(p) = t {
                 if p.ident == "super" {

@@ -34,7 +34,9 @@
 //!   `bindings = PATH` is given;
 //! - has `pub(crate) const VERSION: &str` set to the dotted version (`"570.144"`);
 //! - sees paths starting with `super` rewritten one level up, so they mean what they meant in
-//!   the annotated module.
+//!   the annotated module;
+//! - reads `V` as an inner path segment as its own version: `super::commands::V::encode` is the
+//!   same version's copy of another versioned module.
 //!
 //! # Conditions
 //!
