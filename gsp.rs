@@ -16,6 +16,7 @@ use crate::firmware::FwVersion;
 
 pub(crate) mod commands;
 pub(crate) mod fw;
+pub(crate) mod msgq;
 
 use commands::SystemFacts;
 

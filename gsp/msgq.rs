@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! GSP message queues: ring arithmetic, message framing and the validation of what the GSP
+//! writes back.
+//!
+//! Both queues (the driver's command queue and the GSP's status queue) are rings of 4 KiB
+//! elements in shared memory. A message is one element header (checksum, sequence number,
+//! element count), an RPC header (function, length, result) and the payload, padded to whole
+//! elements; at most 16 elements (64 KiB) make one message, larger payloads continue in
+//! `CONTINUATION_RECORD` messages. The writer keeps one element free, so that equal read and
+//! write pointers mean "empty".
+//!
+//! The layout of the headers comes from each firmware version's bindings, so the framing is
+//! versioned code; the ring arithmetic is common.
+
+use core::num::NonZeroU32;
+
+use kernel::prelude::*;
+
+/// Size of one queue element.
+pub(crate) const ELEMENT_SIZE: usize = 0x1000;
+/// Most elements one message may span (64 KiB).
+pub(crate) const MAX_ELEMENTS: usize = 16;
+
+/// Why a message read from the status queue was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MsgError {
+    /// The element count is 0 or larger than a message may be.
+    BadElementCount(u32),
+    /// The element count exceeds what the GSP has written so far.
+    ElementsNotWritten { count: u32, available: u32 },
+    /// The RPC length is smaller than its header or larger than the message's elements.
+    BadLength(u32),
+    /// The checksum does not match the message.
+    BadChecksum,
+    /// The sequence number is not the one expected.
+    BadSequence { expected: u32, found: u32 },
+    /// The RPC header's version or signature is wrong.
+    BadHeader,
+    /// The function number is not one of this firmware version.
+    UnknownFunction(u32),
+    /// A queue pointer lies outside the queue.
+    BadPointer(u32),
+    /// A message that should continue a large RPC is another function.
+    NotAContinuation(u32),
+    /// The parts of a large RPC add up to more than expected.
+    TooLong(usize),
+}
+
+impl MsgError {
+    /// The error code reported to callers.
+    pub(crate) fn errno(self) -> Error {
+        EIO
+    }
+}
+
+/// The ring of one queue: `count` elements, read and write indices in `0..count`.
+///
+/// The pointer arithmetic takes pointers that [`Ring::check`] accepted.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ring {
+    count: NonZeroU32,
+}
+
+impl Ring {
+    /// A ring of `count` elements: at least two, so that one can stay free, and few enough that
+    /// pointer sums cannot overflow.
+    pub(crate) fn new(count: u32) -> Result<Ring> {
+        if !(2..=0x10000).contains(&count) {
+            return Err(EINVAL);
+        }
+        Ok(Ring {
+            count: NonZeroU32::new(count).ok_or(EINVAL)?,
+        })
+    }
+
+    /// Checks a pointer read from shared memory.
+    pub(crate) fn check(&self, ptr: u32) -> Result<u32, MsgError> {
+        if ptr < self.count.get() {
+            Ok(ptr)
+        } else {
+            Err(MsgError::BadPointer(ptr))
+        }
+    }
+
+    /// Elements the writer may fill, one kept free.
+    pub(crate) fn free(&self, read: u32, write: u32) -> u32 {
+        (read + self.count.get() - write - 1) % self.count
+    }
+
+    /// Elements written and not yet read.
+    pub(crate) fn used(&self, read: u32, write: u32) -> u32 {
+        (write + self.count.get() - read) % self.count
+    }
+
+    /// The pointer `n` elements after `ptr`.
+    pub(crate) fn advance(&self, ptr: u32, n: u32) -> u32 {
+        (ptr + n % self.count) % self.count
+    }
+}
+
+/// Splits an RPC payload into the payloads of consecutive messages of at most `max` bytes: the
+/// first carries the RPC's function, the others are continuation records.
+pub(crate) fn split(payload: &[u8], max: usize) -> impl Iterator<Item = &[u8]> {
+    let max = max.max(1);
+    let first = core::iter::once(payload.get(..max).unwrap_or(payload));
+    let rest = payload.get(max..).unwrap_or(&[]).chunks(max);
+    Iterator::chain(first, rest)
+}
+
+/// Gathers an RPC reply that spans several messages (the first, then continuation records).
+pub(crate) struct Reassembly {
+    data: KVVec<u8>,
+    expected: usize,
+}
+
+impl Reassembly {
+    /// Expects an RPC payload of `expected` bytes in total.
+    pub(crate) fn new(expected: usize) -> Result<Reassembly> {
+        Ok(Reassembly {
+            data: KVVec::with_capacity(expected, GFP_KERNEL)?,
+            expected,
+        })
+    }
+
+    /// Adds one message's payload; returns whether the RPC is complete. Every message after
+    /// the first must be a continuation record (`function == continuation`), and together they
+    /// must not exceed the expected size.
+    pub(crate) fn push(
+        &mut self,
+        function: u32,
+        continuation: u32,
+        payload: &[u8],
+    ) -> Result<bool, MsgError> {
+        if !self.data.is_empty() && function != continuation {
+            return Err(MsgError::NotAContinuation(function));
+        }
+        let total = self.data.len().saturating_add(payload.len());
+        if total > self.expected {
+            return Err(MsgError::TooLong(total));
+        }
+        self.data
+            .extend_from_slice(payload, GFP_KERNEL)
+            .map_err(|_| MsgError::TooLong(total))?;
+        Ok(self.data.len() == self.expected)
+    }
+
+    /// The reassembled payload.
+    pub(crate) fn data(&self) -> &[u8] {
+        &self.data
+    }
+}
+
+/// The XOR checksum of a message, folded to 32 bits; `bytes` is whole elements.
+pub(crate) fn checksum(bytes: &[u8]) -> u32 {
+    let mut acc = 0u64;
+    for chunk in bytes.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        acc ^= u64::from_le_bytes(word);
+    }
+    // Truncation is the fold: high and low halves are combined.
+    ((acc >> 32) as u32) ^ (acc as u32)
+}
+
+/// A message the validator accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Message {
+    /// RPC function or event number.
+    pub(crate) function: u32,
+    /// RPC result set by the GSP (0 is success).
+    pub(crate) result: u32,
+    /// Elements the message occupies in the ring.
+    pub(crate) elements: u32,
+    /// Offset and length of the payload within the message bytes.
+    pub(crate) payload: (usize, usize),
+}
+
+#[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
+pub(crate) mod versioned {
+    use core::mem::size_of;
+
+    use kernel::prelude::*;
+    use zerocopy::{
+        FromBytes,
+        IntoBytes, //
+    };
+
+    use super::{
+        checksum,
+        Message,
+        MsgError,
+        ELEMENT_SIZE,
+        MAX_ELEMENTS, //
+    };
+    use crate::untrusted::Untrusted;
+
+    /// Size of the element header with the RPC header in it.
+    const HEADERS: usize = size_of::<fw::GSP_MSG_QUEUE_ELEMENT>();
+    /// Size of the RPC header alone.
+    const RPC_HEADER: usize = size_of::<fw::rpc_message_header_v>();
+    /// Largest payload one message carries.
+    pub(crate) const MAX_PAYLOAD: usize = MAX_ELEMENTS * ELEMENT_SIZE - HEADERS;
+
+    /// Whether `function` is a function or event number of this firmware version.
+    pub(crate) fn is_known_function(function: u32) -> bool {
+        function < fw::NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS
+            || (fw::NV_VGPU_MSG_EVENT_FIRST_EVENT..fw::NV_VGPU_MSG_EVENT_NUM_EVENTS)
+                .contains(&function)
+    }
+
+    /// Appends one framed message (headers, payload, padding to whole elements) to `out`;
+    /// returns the number of elements. The payload must fit one message.
+    pub(crate) fn encode(
+        function: u32,
+        sequence: u32,
+        payload: &[u8],
+        out: &mut KVec<u8>,
+    ) -> Result<u32> {
+        if payload.len() > MAX_PAYLOAD {
+            return Err(EINVAL);
+        }
+        let len = HEADERS + payload.len();
+        let elements = len.div_ceil(ELEMENT_SIZE);
+        let elements_u32 = u32::try_from(elements)?;
+        let rpc_len = u32::try_from(RPC_HEADER + payload.len())?;
+
+        let mut element = fw::GSP_MSG_QUEUE_ELEMENT::default();
+        element.seqNum = sequence;
+        element.elemCount = elements_u32;
+        element.rpc.header_version = fw::NV_VGPU_MSG_HEADER_VERSION;
+        element.rpc.signature = fw::NV_VGPU_MSG_SIGNATURE_VALID;
+        element.rpc.length = rpc_len;
+        element.rpc.function = function;
+        element.rpc.sequence = sequence;
+
+        let start = out.len();
+        out.extend_from_slice(element.as_bytes(), GFP_KERNEL)?;
+        out.extend_from_slice(payload, GFP_KERNEL)?;
+        out.resize(start + elements * ELEMENT_SIZE, 0, GFP_KERNEL)?;
+
+        let sum = checksum(&out[start..]);
+        let at = start + core::mem::offset_of!(fw::GSP_MSG_QUEUE_ELEMENT, checkSum);
+        out[at..at + 4].copy_from_slice(&sum.to_le_bytes());
+        Ok(elements_u32)
+    }
+
+    /// Validates a message read from the status queue.
+    ///
+    /// `bytes` holds the message's elements in order (already gathered across the ring's end),
+    /// at least one element; `available` is how many elements the GSP has written;
+    /// `sequence` is the sequence number the next message must carry.
+    pub(crate) fn decode(
+        bytes: &Untrusted<[u8]>,
+        available: u32,
+        sequence: u32,
+    ) -> Result<Message, MsgError> {
+        bytes.validate_bytes(|raw| {
+            let (element, _) = fw::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(raw)
+                .map_err(|_| MsgError::BadElementCount(0))?;
+
+            let count = element.elemCount;
+            let count_usize = usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))?;
+            if count == 0 || count_usize > MAX_ELEMENTS {
+                return Err(MsgError::BadElementCount(count));
+            }
+            if count > available {
+                return Err(MsgError::ElementsNotWritten { count, available });
+            }
+            let size = count_usize * ELEMENT_SIZE;
+            let message = raw.get(..size).ok_or(MsgError::ElementsNotWritten {
+                count,
+                available,
+            })?;
+
+            let rpc_len = element.rpc.length;
+            let rpc_len_usize = usize::try_from(rpc_len).map_err(|_| MsgError::BadLength(rpc_len))?;
+            if rpc_len_usize < RPC_HEADER || HEADERS - RPC_HEADER + rpc_len_usize > size {
+                return Err(MsgError::BadLength(rpc_len));
+            }
+
+            // The stored checksum is the fold of the message with the field at zero; the
+            // XOR of the message as stored is therefore zero once folded.
+            if checksum(message) != 0 {
+                return Err(MsgError::BadChecksum);
+            }
+            if element.seqNum != sequence {
+                return Err(MsgError::BadSequence {
+                    expected: sequence,
+                    found: element.seqNum,
+                });
+            }
+            if element.rpc.header_version != fw::NV_VGPU_MSG_HEADER_VERSION
+                || element.rpc.signature != fw::NV_VGPU_MSG_SIGNATURE_VALID
+            {
+                return Err(MsgError::BadHeader);
+            }
+            if !is_known_function(element.rpc.function) {
+                return Err(MsgError::UnknownFunction(element.rpc.function));
+            }
+            Ok(Message {
+                function: element.rpc.function,
+                result: element.rpc.rpc_result,
+                elements: count,
+                payload: (HEADERS, rpc_len_usize - RPC_HEADER),
+            })
+        })
+    }
+
+    /// Function number of continuation records.
+    pub(crate) const CONTINUATION: u32 = fw::NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;
+}
+
+#[kunit_tests(nova_core_gsp_msgq)]
+mod tests {
+    use super::*;
+    use crate::untrusted::Untrusted;
+
+    use super::versioned::{
+        r535_113_01 as v535,
+        r570_144 as v570, //
+    };
+
+    const SET_REGISTRY: u32 = 73;
+    const INIT_DONE: u32 = 0x1001;
+
+    #[test]
+    fn ring_empty_full_and_wrap() -> Result {
+        let ring = Ring::new(63)?;
+        assert_eq!(ring.used(5, 5), 0);
+        assert_eq!(ring.free(5, 5), 62);
+        // Full: the writer is one behind the reader.
+        assert_eq!(ring.free(5, 4), 0);
+        assert_eq!(ring.used(5, 4), 62);
+        // Wrap-around.
+        assert_eq!(ring.used(60, 2), 5);
+        assert_eq!(ring.advance(60, 5), 2);
+        assert_eq!(ring.advance(0, 63), 0);
+        assert!(Ring::new(1).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn ring_rejects_pointers_outside() -> Result {
+        let ring = Ring::new(63)?;
+        assert_eq!(ring.check(62), Ok(62));
+        assert_eq!(ring.check(63), Err(MsgError::BadPointer(63)));
+        assert_eq!(ring.check(u32::MAX), Err(MsgError::BadPointer(u32::MAX)));
+        Ok(())
+    }
+
+    #[test]
+    fn checksum_folds_and_cancels() {
+        let mut b = [0u8; 16];
+        b[0] = 1;
+        b[4] = 2;
+        assert_eq!(checksum(&b), 3);
+        b[8] = 3;
+        assert_eq!(checksum(&b), 0);
+    }
+
+    fn roundtrip(
+        encode: fn(u32, u32, &[u8], &mut KVec<u8>) -> Result<u32>,
+        decode: fn(&Untrusted<[u8]>, u32, u32) -> Result<Message, MsgError>,
+    ) -> Result {
+        let mut out = KVec::new();
+        let payload = [0x5au8; 5000];
+        let elements = encode(SET_REGISTRY, 7, &payload, &mut out)?;
+        assert_eq!(elements, 2);
+        assert_eq!(out.len(), 2 * ELEMENT_SIZE);
+        let m = decode(Untrusted::new_untrusted_ref(&out[..]), 2, 7).map_err(MsgError::errno)?;
+        assert_eq!(m.function, SET_REGISTRY);
+        assert_eq!(m.elements, 2);
+        assert_eq!(&out[m.payload.0..m.payload.0 + m.payload.1], &payload[..]);
+        Ok(())
+    }
+
+    #[test]
+    fn encode_decode_roundtrip_535() -> Result {
+        roundtrip(v535::encode, v535::decode)
+    }
+
+    #[test]
+    fn encode_decode_roundtrip_570() -> Result {
+        roundtrip(v570::encode, v570::decode)
+    }
+
+    fn message(function: u32, seq: u32) -> Result<KVec<u8>> {
+        let mut out = KVec::new();
+        v570::encode(function, seq, &[1, 2, 3], &mut out)?;
+        Ok(out)
+    }
+
+    fn put32(b: &mut [u8], off: usize, v: u32) {
+        b[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn decode570(b: &[u8], available: u32, seq: u32) -> Result<Message, MsgError> {
+        v570::decode(Untrusted::new_untrusted_ref(b), available, seq)
+    }
+
+    #[test]
+    fn rejects_bad_checksum() -> Result {
+        let mut m = message(INIT_DONE, 0)?;
+        m[100] ^= 1;
+        assert_eq!(decode570(&m, 1, 0), Err(MsgError::BadChecksum));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_wrong_sequence() -> Result {
+        let m = message(INIT_DONE, 3)?;
+        assert_eq!(
+            decode570(&m, 1, 4),
+            Err(MsgError::BadSequence {
+                expected: 4,
+                found: 3
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_bad_element_counts() -> Result {
+        let mut m = message(INIT_DONE, 0)?;
+        put32(&mut m, 40, 0);
+        assert_eq!(decode570(&m, 1, 0), Err(MsgError::BadElementCount(0)));
+        put32(&mut m, 40, 17);
+        assert_eq!(decode570(&m, 20, 0), Err(MsgError::BadElementCount(17)));
+        put32(&mut m, 40, 2);
+        assert_eq!(
+            decode570(&m, 1, 0),
+            Err(MsgError::ElementsNotWritten {
+                count: 2,
+                available: 1
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_bad_lengths() -> Result {
+        let mut m = message(INIT_DONE, 0)?;
+        // RPC length below its own header, and beyond the element.
+        put32(&mut m, 48 + 8, 16);
+        assert_eq!(decode570(&m, 1, 0), Err(MsgError::BadLength(16)));
+        put32(&mut m, 48 + 8, 4096);
+        assert_eq!(decode570(&m, 1, 0), Err(MsgError::BadLength(4096)));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_unknown_function_per_version() -> Result {
+        // 0x1020 (GSP_POST_NOCAT_RECORD) is an event of 570.144 only.
+        let mut out = KVec::new();
+        v570::encode(0x1020, 0, &[], &mut out)?;
+        assert!(decode570(&out, 1, 0).is_ok());
+        let mut out = KVec::new();
+        v535::encode(0x1020, 0, &[], &mut out)?;
+        assert_eq!(
+            v535::decode(Untrusted::new_untrusted_ref(&out[..]), 1, 0),
+            Err(MsgError::UnknownFunction(0x1020))
+        );
+        let m = message(5000, 0)?;
+        assert_eq!(decode570(&m, 1, 0), Err(MsgError::UnknownFunction(5000)));
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_truncated_input() {
+        assert_eq!(decode570(&[0u8; 16], 1, 0), Err(MsgError::BadElementCount(0)));
+    }
+
+    #[test]
+    fn large_rpc_splits_into_continuations_and_reassembles() -> Result {
+        let mut payload = KVVec::with_capacity(200_000, GFP_KERNEL)?;
+        for i in 0..200_000u32 {
+            payload.push(i as u8, GFP_KERNEL)?;
+        }
+        let mut ring = KVec::new();
+        let mut seq = 0;
+        for (i, part) in split(&payload, v535::MAX_PAYLOAD).enumerate() {
+            let function = if i == 0 { SET_REGISTRY } else { v535::CONTINUATION };
+            v535::encode(function, seq, part, &mut ring)?;
+            seq += 1;
+        }
+        // 200000 bytes in messages of at most 65456 bytes: four messages.
+        assert_eq!(seq, 4);
+
+        let mut whole = Reassembly::new(payload.len())?;
+        let mut off = 0;
+        let mut done = false;
+        for expected_seq in 0..seq {
+            let m = v535::decode(Untrusted::new_untrusted_ref(&ring[off..]), 16, expected_seq)
+                .map_err(MsgError::errno)?;
+            let part = &ring[off + m.payload.0..off + m.payload.0 + m.payload.1];
+            done = whole.push(m.function, v535::CONTINUATION, part).map_err(MsgError::errno)?;
+            off += m.elements as usize * ELEMENT_SIZE;
+        }
+        assert!(done);
+        assert_eq!(whole.data(), &payload[..]);
+        Ok(())
+    }
+
+    #[test]
+    fn reassembly_rejects_interleaved_and_overlong_parts() -> Result {
+        let cont = v570::CONTINUATION;
+        let mut r = Reassembly::new(10)?;
+        assert_eq!(r.push(SET_REGISTRY, cont, &[0; 4]), Ok(false));
+        assert_eq!(
+            r.push(SET_REGISTRY, cont, &[0; 4]),
+            Err(MsgError::NotAContinuation(SET_REGISTRY))
+        );
+        assert_eq!(r.push(cont, cont, &[0; 7]), Err(MsgError::TooLong(11)));
+        assert_eq!(r.push(cont, cont, &[0; 6]), Ok(true));
+        Ok(())
+    }
+
+    #[test]
+    fn split_small_and_empty_payloads() {
+        assert_eq!(split(&[1, 2, 3], 10).count(), 1);
+        assert_eq!(split(&[], 10).count(), 1);
+        assert_eq!(split(&[0; 25], 10).count(), 3);
+    }
+
+    #[test]
+    fn encode_refuses_oversized_payload() -> Result {
+        let big = KVec::from_elem(0u8, v570::MAX_PAYLOAD + 1, GFP_KERNEL)?;
+        let mut out = KVec::new();
+        assert!(v570::encode(SET_REGISTRY, 0, &big, &mut out).is_err());
+        let fits = KVec::from_elem(0u8, v570::MAX_PAYLOAD, GFP_KERNEL)?;
+        assert_eq!(v570::encode(SET_REGISTRY, 0, &fits, &mut out)?, 16);
+        Ok(())
+    }
+}
