@@ -27,6 +27,12 @@ pub(crate) trait Interface: Sync {
 
     /// Appends this version's `GSP_SET_SYSTEM_INFO` payload for `facts` to `out`.
     fn encode_system_info(&self, facts: &SystemFacts, out: &mut KVec<u8>) -> Result;
+
+    /// Appends this version's `SET_REGISTRY` payload for DWORD `entries` to `out`.
+    fn encode_registry(&self, entries: &[(&str, u32)], out: &mut KVec<u8>) -> Result;
+
+    /// Appends this version's `UNLOADING_GUEST_DRIVER` payload to `out`.
+    fn encode_unloading(&self, out: &mut KVec<u8>) -> Result;
 }
 
 #[nova_versions::versions(r535_113_01, r570_144)]
@@ -47,6 +53,14 @@ mod versioned {
             out: &mut KVec<u8>,
         ) -> Result {
             super::commands::versioned::V::encode_system_info(facts, out)
+        }
+
+        fn encode_registry(&self, entries: &[(&str, u32)], out: &mut KVec<u8>) -> Result {
+            super::commands::versioned::V::encode_registry(entries, out)
+        }
+
+        fn encode_unloading(&self, out: &mut KVec<u8>) -> Result {
+            super::commands::versioned::V::encode_unloading(out)
         }
     }
 }

@@ -28,17 +28,66 @@ pub(crate) struct SystemFacts {
     pub(crate) pci_config_mirror_size: u32,
 }
 
+/// Registry keys the driver sets, with their DWORD values (as nouveau and nova-core do).
+pub(crate) const REGISTRY: &[(&str, u32)] = &[
+    // Let the GSP reset the secondary bus and save the PCIe config space across resets.
+    ("RMSecBusResetEnable", 1),
+    ("RMForcePcieConfigSave", 1),
+    // The PCI device id may belong to a board the firmware does not list.
+    ("RMDevidCheckIgnore", 1),
+];
+
+/// Longest GPU name the GSP reports, terminating NUL included.
+pub(crate) const NAME_LEN: usize = 64;
+
+/// What the driver keeps of the `GET_GSP_STATIC_INFO` reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StaticInfo {
+    name: [u8; NAME_LEN],
+    name_len: usize,
+    /// Framebuffer (VRAM) size in bytes.
+    pub(crate) fb_length: u64,
+}
+
+impl StaticInfo {
+    /// The GPU's marketing name, e.g. `NVIDIA GeForce RTX 3090`.
+    pub(crate) fn name(&self) -> &str {
+        // `decode_static_info` only accepts printable ASCII names.
+        core::str::from_utf8(&self.name[..self.name_len]).unwrap_or("?")
+    }
+}
+
+/// Why a `GET_GSP_STATIC_INFO` reply was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StaticInfoError {
+    /// The reply is shorter than this version's `GspStaticConfigInfo`.
+    TooShort(usize),
+    /// The GPU name has no terminating NUL.
+    NameNotTerminated,
+    /// The GPU name holds bytes other than printable ASCII, or is empty.
+    NameNotPrintable,
+}
+
 /// Highest user virtual address the GSP may hand out (47-bit address space, last page kept).
 const MAX_USER_VA: u64 = (1 << 47) - 4096;
 
 #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
 pub(crate) mod versioned {
+    use core::mem::size_of;
+
     use super::{
+        StaticInfo,
+        StaticInfoError,
         SystemFacts,
-        MAX_USER_VA, //
+        MAX_USER_VA,
+        NAME_LEN, //
     };
+    use crate::untrusted::Untrusted;
     use kernel::prelude::*;
-    use zerocopy::IntoBytes;
+    use zerocopy::{
+        FromBytes,
+        IntoBytes, //
+    };
 
     /// Builds this version's `GspSystemInfo` from `facts`.
     pub(crate) fn system_info(facts: &SystemFacts) -> fw::GspSystemInfo {
@@ -65,6 +114,75 @@ pub(crate) mod versioned {
     pub(crate) fn encode_system_info(facts: &SystemFacts, out: &mut KVec<u8>) -> Result {
         out.extend_from_slice(system_info(facts).as_bytes(), GFP_KERNEL)?;
         Ok(())
+    }
+
+    /// Appends the `SET_REGISTRY` payload for DWORD `entries` to `out`: the table header, the
+    /// entries, then the NUL-terminated key names the entries point at (offsets from the
+    /// table's start).
+    pub(crate) fn encode_registry(entries: &[(&str, u32)], out: &mut KVec<u8>) -> Result {
+        let count = entries.len();
+        let fixed = size_of::<fw::PACKED_REGISTRY_TABLE>()
+            + count * size_of::<fw::PACKED_REGISTRY_ENTRY>();
+        let names: usize = entries.iter().map(|(k, _)| k.len() + 1).sum();
+        let total = u32::try_from(fixed + names)?;
+
+        let start = out.len();
+        let table = fw::PACKED_REGISTRY_TABLE {
+            size: total,
+            numEntries: u32::try_from(count)?,
+        };
+        out.extend_from_slice(table.as_bytes(), GFP_KERNEL)?;
+        let mut name_offset = fixed;
+        for (key, value) in entries {
+            let entry = fw::PACKED_REGISTRY_ENTRY {
+                nameOffset: u32::try_from(name_offset)?,
+                type_: u8::try_from(fw::REGISTRY_TABLE_ENTRY_TYPE_DWORD)?,
+                data: *value,
+                length: u32::try_from(size_of::<u32>())?,
+                ..Default::default()
+            };
+            out.extend_from_slice(entry.as_bytes(), GFP_KERNEL)?;
+            name_offset += key.len() + 1;
+        }
+        for (key, _) in entries {
+            out.extend_from_slice(key.as_bytes(), GFP_KERNEL)?;
+            out.push(0, GFP_KERNEL)?;
+        }
+        debug_assert_eq!(out.len() - start, fixed + names);
+        Ok(())
+    }
+
+    /// Appends the `UNLOADING_GUEST_DRIVER` payload (a full unload, not a suspend) to `out`.
+    pub(crate) fn encode_unloading(out: &mut KVec<u8>) -> Result {
+        let unload = fw::rpc_unloading_guest_driver_v::default();
+        out.extend_from_slice(unload.as_bytes(), GFP_KERNEL)?;
+        Ok(())
+    }
+
+    /// Validates a `GET_GSP_STATIC_INFO` reply payload of this version.
+    pub(crate) fn decode_static_info(
+        payload: &Untrusted<[u8]>,
+    ) -> Result<StaticInfo, StaticInfoError> {
+        payload.validate_bytes(|raw| {
+            let (info, _) = fw::GspStaticConfigInfo::read_from_prefix(raw)
+                .map_err(|_| StaticInfoError::TooShort(raw.len()))?;
+            let name_len = info
+                .gpuNameString
+                .iter()
+                .position(|&b| b == 0)
+                .ok_or(StaticInfoError::NameNotTerminated)?;
+            let name_bytes = &info.gpuNameString[..name_len];
+            if name_len == 0 || !name_bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
+                return Err(StaticInfoError::NameNotPrintable);
+            }
+            let mut name = [0u8; NAME_LEN];
+            name[..name_len].copy_from_slice(name_bytes);
+            Ok(StaticInfo {
+                name,
+                name_len,
+                fb_length: info.fb_length,
+            })
+        })
     }
 }
 
@@ -134,6 +252,112 @@ mod tests {
         assert_eq!(u32_at(&b, 88), 0x2204_10de);
         assert_eq!(u32_at(&b, 92), 0x0001_10de);
         assert_eq!(u32_at(&b, 96), 0xa1);
+        Ok(())
+    }
+
+    use super::versioned::{
+        r535_113_01 as v535,
+        r570_144 as v570, //
+    };
+    use crate::untrusted::Untrusted;
+
+    #[test]
+    fn registry_table_layout() -> Result {
+        for &v in FwVersion::ALL {
+            let mut b = KVec::new();
+            interface(v).encode_registry(&[("Ab", 7), ("Cde", 9)], &mut b)?;
+            // Header (8), two entries (16 each), "Ab\0" and "Cde\0".
+            assert_eq!(b.len(), 8 + 32 + 3 + 4);
+            assert_eq!(u32_at(&b, 0), 47);
+            assert_eq!(u32_at(&b, 4), 2);
+            // First entry: name at 40, type DWORD, data 7, length 4.
+            assert_eq!(u32_at(&b, 8), 40);
+            assert_eq!(b[12], 1);
+            assert_eq!(u32_at(&b, 16), 7);
+            assert_eq!(u32_at(&b, 20), 4);
+            // Second entry's name follows the first's.
+            assert_eq!(u32_at(&b, 24), 43);
+            assert_eq!(&b[40..47], b"Ab\0Cde\0");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn driver_registry_names_every_key_at_its_offset() -> Result {
+        let mut b = KVec::new();
+        interface(FwVersion::R570_144).encode_registry(REGISTRY, &mut b)?;
+        assert_eq!(u32_at(&b, 4) as usize, REGISTRY.len());
+        for (i, (key, value)) in REGISTRY.iter().enumerate() {
+            let entry = 8 + 16 * i;
+            let name = u32_at(&b, entry) as usize;
+            assert_eq!(&b[name..name + key.len()], key.as_bytes());
+            assert_eq!(b[name + key.len()], 0);
+            assert_eq!(u32_at(&b, entry + 8), *value);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn unloading_payload_is_a_full_unload() -> Result {
+        for &v in FwVersion::ALL {
+            let mut b = KVec::new();
+            interface(v).encode_unloading(&mut b)?;
+            assert_eq!(&b[..], &[0u8; 8]);
+        }
+        Ok(())
+    }
+
+    /// A reply of `len` zero bytes with `name` at `name_at` and the FB size at `fb_at`.
+    fn reply(len: usize, name_at: usize, name: &[u8], fb_at: usize) -> Result<KVec<u8>> {
+        let mut b = KVec::from_elem(0u8, len, GFP_KERNEL)?;
+        b[name_at..name_at + name.len()].copy_from_slice(name);
+        b[fb_at..fb_at + 8].copy_from_slice(&(24u64 << 30).to_le_bytes());
+        Ok(b)
+    }
+
+    #[test]
+    fn static_info_name_sits_where_each_version_puts_it() -> Result {
+        let name = b"NVIDIA GeForce RTX 3090\0";
+        let b = reply(1656, 1260, name, 1224)?;
+        let info = v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..]))
+            .map_err(|_| EINVAL)?;
+        assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
+        assert_eq!(info.fb_length, 24 << 30);
+        let b = reply(2168, 1820, name, 1752)?;
+        let info = v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..]))
+            .map_err(|_| EINVAL)?;
+        assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
+        assert_eq!(info.fb_length, 24 << 30);
+        Ok(())
+    }
+
+    #[test]
+    fn static_info_rejects_short_and_bad_names() -> Result {
+        let b = reply(1656, 1260, b"NVIDIA\0", 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..1655])),
+            Err(StaticInfoError::TooShort(1655))
+        );
+        // A 570.144 reply is too short for 535.113.01: a version mismatch shows here.
+        assert_eq!(
+            v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::TooShort(1656))
+        );
+        let b = reply(1656, 1260, &[b'A'; 64], 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::NameNotTerminated)
+        );
+        let b = reply(1656, 1260, b"bad\x07name\0", 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::NameNotPrintable)
+        );
+        let b = reply(1656, 1260, b"\0", 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::NameNotPrintable)
+        );
         Ok(())
     }
 

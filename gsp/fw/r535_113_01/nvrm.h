@@ -215,6 +215,15 @@ typedef struct {
 #define REGISTRY_TABLE_ENTRY_TYPE_BINARY	2	/* data is an offset */
 #define REGISTRY_TABLE_ENTRY_TYPE_STRING	3	/* data is an offset */
 
+/* UNLOADING_GUEST_DRIVER payload: the driver is going away (or suspending). */
+typedef struct rpc_unloading_guest_driver_v1F_07 {
+	NvBool bInPMTransition;	/* suspend rather than unload */
+	NvBool bGc6Entering;
+	NvU32 newLevel;		/* power level being entered */
+} rpc_unloading_guest_driver_v1F_07;
+
+typedef rpc_unloading_guest_driver_v1F_07 rpc_unloading_guest_driver_v;
+
 typedef struct PACKED_REGISTRY_ENTRY {
 	NvU32 nameOffset;	/* offset of the NUL-terminated key name */
 	NvU8 type;		/* REGISTRY_TABLE_ENTRY_TYPE_* */
@@ -784,6 +793,8 @@ NVRM_OFF(PACKED_REGISTRY_ENTRY, type, 4);
 NVRM_OFF(PACKED_REGISTRY_ENTRY, data, 8);
 NVRM_OFF(PACKED_REGISTRY_ENTRY, length, 12);
 NVRM_SIZE(PACKED_REGISTRY_TABLE, 8);
+NVRM_SIZE(rpc_unloading_guest_driver_v1F_07, 8);
+NVRM_OFF(rpc_unloading_guest_driver_v1F_07, newLevel, 4);
 NVRM_ALIGN(PACKED_REGISTRY_TABLE, 4);
 NVRM_OFF(PACKED_REGISTRY_TABLE, size, 0);
 NVRM_OFF(PACKED_REGISTRY_TABLE, numEntries, 4);
