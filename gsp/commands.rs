@@ -60,8 +60,9 @@ impl StaticInfo {
 /// Why a `GET_GSP_STATIC_INFO` reply was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StaticInfoError {
-    /// The reply is shorter than this version's `GspStaticConfigInfo`.
-    TooShort(usize),
+    /// The reply's size is not this version's `GspStaticConfigInfo` size (a sign of a GSP
+    /// running another firmware version).
+    WrongSize(usize),
     /// The GPU name has no terminating NUL.
     NameNotTerminated,
     /// The GPU name holds bytes other than printable ASCII, or is empty.
@@ -164,8 +165,8 @@ pub(crate) mod versioned {
         payload: &Untrusted<[u8]>,
     ) -> Result<StaticInfo, StaticInfoError> {
         payload.validate_bytes(|raw| {
-            let (info, _) = fw::GspStaticConfigInfo::read_from_prefix(raw)
-                .map_err(|_| StaticInfoError::TooShort(raw.len()))?;
+            let info = fw::GspStaticConfigInfo::read_from_bytes(raw)
+                .map_err(|_| StaticInfoError::WrongSize(raw.len()))?;
             let name_len = info
                 .gpuNameString
                 .iter()
@@ -336,12 +337,18 @@ mod tests {
         let b = reply(1656, 1260, b"NVIDIA\0", 1224)?;
         assert_eq!(
             v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..1655])),
-            Err(StaticInfoError::TooShort(1655))
+            Err(StaticInfoError::WrongSize(1655))
         );
-        // A 570.144 reply is too short for 535.113.01: a version mismatch shows here.
+        // A 570.144 reply does not fit 535.113.01, nor the other way round: a version
+        // mismatch shows here.
         assert_eq!(
             v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
-            Err(StaticInfoError::TooShort(1656))
+            Err(StaticInfoError::WrongSize(1656))
+        );
+        let b535 = reply(2168, 1820, b"NVIDIA\0", 1752)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b535[..])),
+            Err(StaticInfoError::WrongSize(2168))
         );
         let b = reply(1656, 1260, &[b'A'; 64], 1224)?;
         assert_eq!(
