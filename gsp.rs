@@ -17,6 +17,7 @@ use crate::firmware::FwVersion;
 pub(crate) mod commands;
 pub(crate) mod fw;
 pub(crate) mod msgq;
+pub(crate) mod queues;
 
 use commands::SystemFacts;
 
@@ -33,6 +34,24 @@ pub(crate) trait Interface: Sync {
 
     /// Appends this version's `UNLOADING_GUEST_DRIVER` payload to `out`.
     fn encode_unloading(&self, out: &mut KVec<u8>) -> Result;
+
+    /// Largest payload of one queue message.
+    fn max_payload(&self) -> usize;
+
+    /// Function number of continuation records.
+    fn continuation(&self) -> u32;
+
+    /// Appends one framed queue message to `out`; returns its number of elements.
+    fn encode_message(&self, function: u32, seq: u32, payload: &[u8], out: &mut KVVec<u8>)
+        -> Result<u32>;
+
+    /// Validates a message read from the status queue (see [`msgq`]).
+    fn decode_message(
+        &self,
+        bytes: &crate::untrusted::Untrusted<[u8]>,
+        available: u32,
+        seq: u32,
+    ) -> Result<msgq::Message, msgq::MsgError>;
 }
 
 #[nova_versions::versions(r535_113_01, r570_144)]
@@ -61,6 +80,33 @@ mod versioned {
 
         fn encode_unloading(&self, out: &mut KVec<u8>) -> Result {
             super::commands::versioned::V::encode_unloading(out)
+        }
+
+        fn max_payload(&self) -> usize {
+            super::msgq::versioned::V::MAX_PAYLOAD
+        }
+
+        fn continuation(&self) -> u32 {
+            super::msgq::versioned::V::CONTINUATION
+        }
+
+        fn encode_message(
+            &self,
+            function: u32,
+            seq: u32,
+            payload: &[u8],
+            out: &mut KVVec<u8>,
+        ) -> Result<u32> {
+            super::msgq::versioned::V::encode(function, seq, payload, out)
+        }
+
+        fn decode_message(
+            &self,
+            bytes: &crate::untrusted::Untrusted<[u8]>,
+            available: u32,
+            seq: u32,
+        ) -> Result<super::msgq::Message, super::msgq::MsgError> {
+            super::msgq::versioned::V::decode(bytes, available, seq)
         }
     }
 }

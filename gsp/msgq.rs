@@ -215,7 +215,7 @@ pub(crate) mod versioned {
         function: u32,
         sequence: u32,
         payload: &[u8],
-        out: &mut KVec<u8>,
+        out: &mut KVVec<u8>,
     ) -> Result<u32> {
         if payload.len() > MAX_PAYLOAD {
             return Err(EINVAL);
@@ -359,11 +359,11 @@ mod tests {
         assert_eq!(checksum(&b), 0);
     }
 
-    fn roundtrip(
-        encode: fn(u32, u32, &[u8], &mut KVec<u8>) -> Result<u32>,
+    fn roundtrip_impl(
+        encode: fn(u32, u32, &[u8], &mut KVVec<u8>) -> Result<u32>,
         decode: fn(&Untrusted<[u8]>, u32, u32) -> Result<Message, MsgError>,
     ) -> Result {
-        let mut out = KVec::new();
+        let mut out = KVVec::new();
         let payload = [0x5au8; 5000];
         let elements = encode(SET_REGISTRY, 7, &payload, &mut out)?;
         assert_eq!(elements, 2);
@@ -377,16 +377,16 @@ mod tests {
 
     #[test]
     fn encode_decode_roundtrip_535() -> Result {
-        roundtrip(v535::encode, v535::decode)
+        roundtrip_impl(v535::encode, v535::decode)
     }
 
     #[test]
     fn encode_decode_roundtrip_570() -> Result {
-        roundtrip(v570::encode, v570::decode)
+        roundtrip_impl(v570::encode, v570::decode)
     }
 
-    fn message(function: u32, seq: u32) -> Result<KVec<u8>> {
-        let mut out = KVec::new();
+    fn message(function: u32, seq: u32) -> Result<KVVec<u8>> {
+        let mut out = KVVec::new();
         v570::encode(function, seq, &[1, 2, 3], &mut out)?;
         Ok(out)
     }
@@ -452,10 +452,10 @@ mod tests {
     #[test]
     fn rejects_unknown_function_per_version() -> Result {
         // 0x1020 (GSP_POST_NOCAT_RECORD) is an event of 570.144 only.
-        let mut out = KVec::new();
+        let mut out = KVVec::new();
         v570::encode(0x1020, 0, &[], &mut out)?;
         assert!(decode570(&out, 1, 0).is_ok());
-        let mut out = KVec::new();
+        let mut out = KVVec::new();
         v535::encode(0x1020, 0, &[], &mut out)?;
         assert_eq!(
             v535::decode(Untrusted::new_untrusted_ref(&out[..]), 1, 0),
@@ -477,7 +477,7 @@ mod tests {
         for i in 0..200_000u32 {
             payload.push(i as u8, GFP_KERNEL)?;
         }
-        let mut ring = KVec::new();
+        let mut ring = KVVec::new();
         let mut seq = 0;
         for (i, part) in split(&payload, v535::MAX_PAYLOAD).enumerate() {
             let function = if i == 0 { SET_REGISTRY } else { v535::CONTINUATION };
@@ -525,10 +525,10 @@ mod tests {
 
     #[test]
     fn encode_refuses_oversized_payload() -> Result {
-        let big = KVec::from_elem(0u8, v570::MAX_PAYLOAD + 1, GFP_KERNEL)?;
-        let mut out = KVec::new();
+        let big = KVVec::from_elem(0u8, v570::MAX_PAYLOAD + 1, GFP_KERNEL)?;
+        let mut out = KVVec::new();
         assert!(v570::encode(SET_REGISTRY, 0, &big, &mut out).is_err());
-        let fits = KVec::from_elem(0u8, v570::MAX_PAYLOAD, GFP_KERNEL)?;
+        let fits = KVVec::from_elem(0u8, v570::MAX_PAYLOAD, GFP_KERNEL)?;
         assert_eq!(v570::encode(SET_REGISTRY, 0, &fits, &mut out)?, 16);
         Ok(())
     }

@@ -63,7 +63,8 @@ PHASE_AFTER_RMMOD = 3
 
 # The module's KUnit suites; each must show up in the KTAP output.
 KUNIT_SUITES = ("nova_core_untrusted", "nova_core_regs", "nova_core_gpu", "nova_core_firmware",
-                "nova_core_gsp", "nova_core_gsp_commands", "nova_core_gsp_msgq")
+                "nova_core_gsp", "nova_core_gsp_commands", "nova_core_gsp_msgq",
+                "nova_core_gsp_queues")
 
 
 _LOG_LOCK = __import__("threading").Lock()

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The command and status queues in shared memory, as the driver drives them.
+//!
+//! Layout of the shared region (see `docs/gsp-reduced-boot.md`): the page table (one `u64` DMA
+//! address per 4 KiB page of the region), then the command queue and the status queue, each a
+//! header page (`msgqTxHeader` at 0, `msgqRxHeader` at `0x20`) followed by 63 elements. The
+//! driver writes the command queue's write pointer and the status queue's read pointer (kept
+//! in the command queue's header page); the GSP writes the other two. Everything the GSP writes
+//! is read as untrusted and validated before use.
+
+use kernel::prelude::*;
+
+use crate::{
+    gsp::{
+        msgq::{
+            split,
+            Message,
+            MsgError,
+            Ring,
+            ELEMENT_SIZE,
+            MAX_ELEMENTS, //
+        },
+        Interface, //
+    },
+    untrusted::Untrusted,
+};
+
+/// Size of one queue: a header page and its elements.
+pub(crate) const QUEUE_SIZE: usize = 0x40000;
+/// Elements per queue.
+const ENTRIES: u32 = 63;
+/// Offset of the `msgqRxHeader` in a queue's header page.
+const RX_HEADER: usize = 0x20;
+/// Offsets of `msgqTxHeader` fields (identical in every supported version).
+const TX_SIZE: usize = 4;
+const TX_MSG_SIZE: usize = 8;
+const TX_MSG_COUNT: usize = 12;
+const TX_WRITE_PTR: usize = 16;
+const TX_FLAGS: usize = 20;
+const TX_RX_HDR_OFF: usize = 24;
+const TX_ENTRY_OFF: usize = 28;
+/// Page size of the page table.
+const PAGE: usize = 0x1000;
+
+/// Memory holding the queues: DMA-coherent memory for the GPU, a plain buffer in tests.
+pub(crate) trait QueueMemory {
+    /// Size in bytes.
+    fn size(&self) -> usize;
+    /// Reads `buf.len()` bytes at `offset`.
+    fn read(&self, offset: usize, buf: &mut [u8]) -> Result;
+    /// Writes `data` at `offset`.
+    fn write(&mut self, offset: usize, data: &[u8]) -> Result;
+
+    /// Reads a little-endian `u32`; the value is untrusted.
+    fn read_u32(&self, offset: usize) -> Result<Untrusted<u32>> {
+        let mut b = [0u8; 4];
+        self.read(offset, &mut b)?;
+        Ok(Untrusted::new_untrusted(u32::from_le_bytes(b)))
+    }
+
+    /// Writes a little-endian `u32`.
+    fn write_u32(&mut self, offset: usize, value: u32) -> Result {
+        self.write(offset, &value.to_le_bytes())
+    }
+}
+
+/// Size of the page table: one page of `u64` entries is enough for itself and both queues.
+const PAGE_TABLE_SIZE: usize = PAGE;
+const _: () = assert!((PAGE_TABLE_SIZE + 2 * QUEUE_SIZE) / PAGE * 8 <= PAGE_TABLE_SIZE);
+
+/// Total size of the shared region.
+pub(crate) const fn region_size() -> usize {
+    PAGE_TABLE_SIZE + 2 * QUEUE_SIZE
+}
+
+/// The two queues and the driver's side of their state.
+pub(crate) struct Queues<M: QueueMemory> {
+    mem: M,
+    ring: Ring,
+    cmdq: usize,
+    statq: usize,
+    /// Next command queue element the driver writes.
+    cmd_write: u32,
+    /// Next status queue element the driver reads.
+    stat_read: u32,
+    cmd_seq: u32,
+    stat_seq: u32,
+}
+
+impl<M: QueueMemory> Queues<M> {
+    /// Lays the queues out in `mem`, whose DMA address is `dma_base`: fills the page table and
+    /// the command queue's header. The status queue's header is the GSP's to fill.
+    pub(crate) fn new(mut mem: M, dma_base: u64) -> Result<Self> {
+        if mem.size() < region_size() {
+            return Err(EINVAL);
+        }
+        let pages = region_size() / PAGE;
+        for i in 0..pages {
+            let addr = dma_base
+                .checked_add(u64::try_from(i * PAGE)?)
+                .ok_or(EINVAL)?;
+            mem.write(i * 8, &addr.to_le_bytes())?;
+        }
+        let cmdq = PAGE_TABLE_SIZE;
+        let statq = cmdq + QUEUE_SIZE;
+        mem.write_u32(cmdq, 0)?;
+        mem.write_u32(cmdq + TX_SIZE, u32::try_from(QUEUE_SIZE)?)?;
+        mem.write_u32(cmdq + TX_MSG_SIZE, u32::try_from(ELEMENT_SIZE)?)?;
+        mem.write_u32(cmdq + TX_MSG_COUNT, ENTRIES)?;
+        mem.write_u32(cmdq + TX_WRITE_PTR, 0)?;
+        mem.write_u32(cmdq + TX_FLAGS, 1)?;
+        mem.write_u32(cmdq + TX_RX_HDR_OFF, u32::try_from(RX_HEADER)?)?;
+        mem.write_u32(cmdq + TX_ENTRY_OFF, u32::try_from(PAGE)?)?;
+        mem.write_u32(cmdq + RX_HEADER, 0)?;
+        Ok(Queues {
+            mem,
+            ring: Ring::new(ENTRIES)?,
+            cmdq,
+            statq,
+            cmd_write: 0,
+            stat_read: 0,
+            cmd_seq: 0,
+            stat_seq: 0,
+        })
+    }
+
+    /// Number of pages of the region, as the page table lists them.
+    pub(crate) fn pages(&self) -> usize {
+        region_size() / PAGE
+    }
+
+    /// Offsets of the command and status queues in the region.
+    pub(crate) fn offsets(&self) -> (usize, usize) {
+        (self.cmdq, self.statq)
+    }
+
+    /// Offset of element `index` (a checked ring index) of the queue at `queue`.
+    fn element_offset(queue: usize, index: u32) -> usize {
+        // `index` < ENTRIES, so the product stays far below `QUEUE_SIZE`.
+        queue + PAGE + index as usize * ELEMENT_SIZE
+    }
+
+    /// Queues an RPC: one message, or several (continuation records) for large payloads.
+    /// Returns `EAGAIN` without writing anything if the queue has no room for all of it.
+    pub(crate) fn send(&mut self, iface: &dyn Interface, function: u32, payload: &[u8]) -> Result {
+        let mut frames = KVVec::new();
+        let mut elements = 0u32;
+        let mut messages = 0u32;
+        for part in split(payload, iface.max_payload()) {
+            let f = if messages == 0 { function } else { iface.continuation() };
+            let seq = self.cmd_seq.wrapping_add(messages);
+            elements += iface.encode_message(f, seq, part, &mut frames)?;
+            messages += 1;
+        }
+
+        // The GSP's read pointer of the command queue lives in the status queue's header page.
+        let gsp_read = self
+            .mem
+            .read_u32(self.statq + RX_HEADER)?
+            .validate_with(|&p| self.ring.check(p))
+            .map_err(MsgError::errno)?;
+        if self.ring.free(gsp_read, self.cmd_write) < elements {
+            return Err(EAGAIN);
+        }
+
+        let mut index = self.cmd_write;
+        for element in frames.chunks(ELEMENT_SIZE) {
+            self.mem.write(Self::element_offset(self.cmdq, index), element)?;
+            index = self.ring.advance(index, 1);
+        }
+        self.cmd_write = index;
+        self.cmd_seq = self.cmd_seq.wrapping_add(messages);
+        self.mem.write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)
+    }
+
+    /// Takes the next message from the status queue, if the GSP has written one.
+    ///
+    /// The message's elements are copied out of shared memory before they are validated, so
+    /// the GSP cannot change them between the check and the use.
+    pub(crate) fn receive(
+        &mut self,
+        iface: &dyn Interface,
+    ) -> Result<Option<(Message, KVec<u8>)>, MsgError> {
+        let gsp_write = self
+            .mem
+            .read_u32(self.statq + TX_WRITE_PTR)
+            .map_err(|_| MsgError::BadPointer(u32::MAX))?
+            .validate_with(|&p| self.ring.check(p))?;
+        let available = self.ring.used(self.stat_read, gsp_write);
+        if available == 0 {
+            return Ok(None);
+        }
+
+        // Gather up to a whole message's elements, in ring order.
+        let take = available.min(u32::try_from(MAX_ELEMENTS).unwrap_or(u32::MAX));
+        let mut bytes = KVec::new();
+        bytes
+            .resize(usize::try_from(take).unwrap_or(0) * ELEMENT_SIZE, 0, GFP_KERNEL)
+            .map_err(|_| MsgError::BadElementCount(take))?;
+        let mut index = self.stat_read;
+        for chunk in bytes.chunks_mut(ELEMENT_SIZE) {
+            self.mem
+                .read(Self::element_offset(self.statq, index), chunk)
+                .map_err(|_| MsgError::BadPointer(index))?;
+            index = self.ring.advance(index, 1);
+        }
+
+        let message =
+            iface.decode_message(Untrusted::new_untrusted_ref(&bytes[..]), available, self.stat_seq)?;
+        let (off, len) = message.payload;
+        let mut payload = KVec::new();
+        payload
+            .extend_from_slice(&bytes[off..off + len], GFP_KERNEL)
+            .map_err(|_| MsgError::BadLength(0))?;
+
+        self.stat_read = self.ring.advance(self.stat_read, message.elements);
+        self.stat_seq = self.stat_seq.wrapping_add(1);
+        self.mem
+            .write_u32(self.cmdq + RX_HEADER, self.stat_read)
+            .map_err(|_| MsgError::BadPointer(self.stat_read))?;
+        Ok(Some((message, payload)))
+    }
+
+    /// The memory, for tests and for the emulated GSP's side in tests.
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) fn memory(&mut self) -> &mut M {
+        &mut self.mem
+    }
+}
+
+/// Plain memory standing in for the shared region in tests.
+#[cfg(CONFIG_KUNIT)]
+pub(crate) struct TestMemory(pub(crate) KVVec<u8>);
+
+#[cfg(CONFIG_KUNIT)]
+impl QueueMemory for TestMemory {
+    fn size(&self) -> usize {
+        self.0.len()
+    }
+
+    fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
+        let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
+        buf.copy_from_slice(self.0.get(offset..end).ok_or(ERANGE)?);
+        Ok(())
+    }
+
+    fn write(&mut self, offset: usize, data: &[u8]) -> Result {
+        let end = offset.checked_add(data.len()).ok_or(ERANGE)?;
+        self.0.get_mut(offset..end).ok_or(ERANGE)?.copy_from_slice(data);
+        Ok(())
+    }
+}
+
+#[kunit_tests(nova_core_gsp_queues)]
+mod tests {
+    use super::*;
+    use crate::{
+        firmware::FwVersion,
+        gsp::interface, //
+    };
+
+    const BASE: u64 = 0x1_2340_0000;
+    const SET_REGISTRY: u32 = 73;
+    const INIT_DONE: u32 = 0x1001;
+
+    fn queues() -> Result<Queues<TestMemory>> {
+        let mem = TestMemory(KVVec::from_elem(0u8, region_size(), GFP_KERNEL)?);
+        Queues::new(mem, BASE)
+    }
+
+    fn rd(q: &mut Queues<TestMemory>, off: usize) -> u32 {
+        let b = &q.memory().0;
+        u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
+    }
+
+    fn wr(q: &mut Queues<TestMemory>, off: usize, v: u32) {
+        q.memory().0[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// Plays the GSP: writes a status message at its write pointer and advances it.
+    fn gsp_post(q: &mut Queues<TestMemory>, v: FwVersion, function: u32, seq: u32, payload: &[u8]) -> Result {
+        let statq = q.offsets().1;
+        let mut frames = KVVec::new();
+        let n = interface(v).encode_message(function, seq, payload, &mut frames)?;
+        let mut w = rd(q, statq + TX_WRITE_PTR);
+        for chunk in frames.chunks(ELEMENT_SIZE) {
+            let off = statq + PAGE + w as usize * ELEMENT_SIZE;
+            q.memory().0[off..off + ELEMENT_SIZE].copy_from_slice(chunk);
+            w = (w + 1) % ENTRIES;
+        }
+        let _ = n;
+        wr(q, statq + TX_WRITE_PTR, w);
+        Ok(())
+    }
+
+    #[test]
+    fn layout_page_table_and_command_queue_header() -> Result {
+        let mut q = queues()?;
+        assert_eq!(q.pages(), 129);
+        let b = &q.memory().0;
+        assert_eq!(u64::from_le_bytes(b[0..8].try_into().map_err(|_| EINVAL)?), BASE);
+        assert_eq!(
+            u64::from_le_bytes(b[128 * 8..129 * 8].try_into().map_err(|_| EINVAL)?),
+            BASE + 128 * 0x1000
+        );
+        let (cmdq, statq) = q.offsets();
+        assert_eq!((cmdq, statq), (0x1000, 0x41000));
+        assert_eq!(rd(&mut q, cmdq + TX_SIZE), 0x40000);
+        assert_eq!(rd(&mut q, cmdq + TX_MSG_COUNT), 63);
+        assert_eq!(rd(&mut q, cmdq + TX_ENTRY_OFF), 0x1000);
+        assert_eq!(rd(&mut q, cmdq + TX_RX_HDR_OFF), 0x20);
+        Ok(())
+    }
+
+    #[test]
+    fn send_writes_messages_the_gsp_can_decode() -> Result {
+        for &v in FwVersion::ALL {
+            let mut q = queues()?;
+            let iface = interface(v);
+            q.send(iface, SET_REGISTRY, &[7u8; 100])?;
+            q.send(iface, SET_REGISTRY, &[8u8; 5000])?;
+            let cmdq = q.offsets().0;
+            assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 3);
+            let bytes = &q.memory().0[cmdq + PAGE + ELEMENT_SIZE..cmdq + PAGE + 3 * ELEMENT_SIZE];
+            let m = iface
+                .decode_message(Untrusted::new_untrusted_ref(bytes), 2, 1)
+                .map_err(MsgError::errno)?;
+            assert_eq!((m.function, m.elements, m.payload.1), (SET_REGISTRY, 2, 5000));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn large_rpc_goes_out_as_continuations() -> Result {
+        let mut q = queues()?;
+        let iface = interface(FwVersion::R570_144);
+        let big = KVVec::from_elem(3u8, 100_000, GFP_KERNEL)?;
+        q.send(iface, SET_REGISTRY, &big)?;
+        let cmdq = q.offsets().0;
+        // 100000 bytes: one full 16-element message, then a continuation of 9 elements.
+        assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
+        let second = &q.memory().0[cmdq + PAGE + 16 * ELEMENT_SIZE..cmdq + PAGE + 25 * ELEMENT_SIZE];
+        let m = iface
+            .decode_message(Untrusted::new_untrusted_ref(second), 9, 1)
+            .map_err(MsgError::errno)?;
+        assert_eq!(m.function, iface.continuation());
+        Ok(())
+    }
+
+    #[test]
+    fn send_refuses_when_the_queue_is_full() -> Result {
+        let mut q = queues()?;
+        let iface = interface(FwVersion::R570_144);
+        // The GSP read nothing: 62 elements fit, one stays free.
+        for _ in 0..62 {
+            q.send(iface, SET_REGISTRY, &[0u8; 8])?;
+        }
+        assert_eq!(q.send(iface, SET_REGISTRY, &[0u8; 8]), Err(EAGAIN));
+        Ok(())
+    }
+
+    #[test]
+    fn send_rejects_a_read_pointer_outside_the_queue() -> Result {
+        let mut q = queues()?;
+        let statq = q.offsets().1;
+        wr(&mut q, statq + RX_HEADER, 63);
+        assert!(q.send(interface(FwVersion::R570_144), SET_REGISTRY, &[0u8; 8]).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn receive_takes_messages_in_order_and_moves_the_read_pointer() -> Result {
+        let v = FwVersion::R535_113_01;
+        let mut q = queues()?;
+        assert!(matches!(q.receive(interface(v)), Ok(None)));
+        gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
+        gsp_post(&mut q, v, SET_REGISTRY, 1, &[9u8; 6000])?;
+        let (m, p) = q.receive(interface(v)).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        assert_eq!((m.function, p.len()), (INIT_DONE, 0));
+        let (m, p) = q.receive(interface(v)).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        assert_eq!((m.function, p.len(), p[5999]), (SET_REGISTRY, 6000, 9));
+        let cmdq = q.offsets().0;
+        assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
+        assert!(matches!(q.receive(interface(v)), Ok(None)));
+        Ok(())
+    }
+
+    #[test]
+    fn receive_handles_a_message_across_the_ring_end() -> Result {
+        let v = FwVersion::R570_144;
+        let mut q = queues()?;
+        // Pretend 61 elements were consumed already.
+        let (cmdq, statq) = q.offsets();
+        wr(&mut q, statq + TX_WRITE_PTR, 61);
+        q.stat_read = 61;
+        wr(&mut q, cmdq + RX_HEADER, 61);
+        gsp_post(&mut q, v, SET_REGISTRY, 0, &[5u8; 10_000])?;
+        let (m, p) = q.receive(interface(v)).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        assert_eq!((m.elements, p.len(), p[9999]), (3, 10_000, 5));
+        assert_eq!(rd(&mut q, cmdq + RX_HEADER), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn receive_rejects_hostile_pointers_and_counts() -> Result {
+        let v = FwVersion::R570_144;
+        let mut q = queues()?;
+        let statq = q.offsets().1;
+        wr(&mut q, statq + TX_WRITE_PTR, 63);
+        assert_eq!(q.receive(interface(v)).map(|_| ()), Err(MsgError::BadPointer(63)));
+        wr(&mut q, statq + TX_WRITE_PTR, 0);
+        // A message claiming two elements when only one was written.
+        gsp_post(&mut q, v, SET_REGISTRY, 0, &[1u8; 5000])?;
+        wr(&mut q, statq + TX_WRITE_PTR, 1);
+        assert_eq!(
+            q.receive(interface(v)).map(|_| ()),
+            Err(MsgError::ElementsNotWritten {
+                count: 2,
+                available: 1
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn receive_rejects_the_other_versions_message() -> Result {
+        // 0x1020 is an event of 570.144 only.
+        let mut q = queues()?;
+        gsp_post(&mut q, FwVersion::R570_144, 0x1020, 0, &[])?;
+        assert_eq!(
+            q.receive(interface(FwVersion::R535_113_01)).map(|_| ()),
+            Err(MsgError::UnknownFunction(0x1020))
+        );
+        Ok(())
+    }
+}
