@@ -10,6 +10,7 @@
 use kernel::{
     device::Core,
     io::Io,
+    new_mutex,
     pci,
     pci::{
         Class,
@@ -17,7 +18,8 @@ use kernel::{
         Vendor, //
     },
     prelude::*,
-    sizes::SZ_16M, //
+    sizes::SZ_16M,
+    sync::Mutex, //
 };
 
 use crate::{
@@ -26,6 +28,14 @@ use crate::{
     gpu::{
         IdRegs,
         Spec, //
+    },
+    gsp::{
+        boot::{
+            is_emulated,
+            Gsp, //
+        },
+        commands::SystemFacts,
+        interface, //
     },
     regs,
     untrusted::Untrusted,
@@ -41,10 +51,14 @@ pub(crate) type Bar0<'bound> = pci::Bar<'bound, BAR0_SIZE>;
 pub(crate) struct NovaCore;
 
 /// Per-device data: lives exactly as long as the binding, and so does the BAR0 mapping.
+#[pin_data]
 pub(crate) struct NovaCoreData<'bound> {
-    _bar: Bar0<'bound>,
+    bar: Bar0<'bound>,
     _spec: Spec,
     _firmware: firmware::GspFirmware,
+    /// The running GSP (reduced boot of the emulated GPU only).
+    #[pin]
+    gsp: Mutex<Option<Gsp>>,
 }
 
 kernel::pci_device_table!(
@@ -129,23 +143,66 @@ impl pci::Driver for NovaCore {
         pdev: &'bound pci::Device<Core<'_>>,
         _info: Option<&'bound Self::IdInfo>,
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
-        pdev.enable_device_mem()?;
-        pdev.set_master();
+        pin_init::pin_init_scope(move || {
+            pdev.enable_device_mem()?;
+            pdev.set_master();
 
-        let bar = pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?;
-        let spec = identify(pdev, &bar)?;
-        dev_info!(pdev, "NVIDIA ({})\n", spec);
+            let bar = pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?;
+            let spec = identify(pdev, &bar)?;
+            dev_info!(pdev, "NVIDIA ({})\n", spec);
 
-        let forced = forced_version(pdev)?;
-        let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
-        dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
-        let gsp = crate::gsp::interface(fw.version);
-        dev_dbg!(pdev, "GSP interface {} selected\n", gsp.version());
+            let forced = forced_version(pdev)?;
+            let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
+            dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
 
-        Ok(NovaCoreData {
-            _bar: bar,
-            _spec: spec,
-            _firmware: fw,
+            let gsp = if is_emulated(pdev) {
+                let iface = interface(fw.version);
+                let facts = system_facts(pdev, &spec)?;
+                let mut gsp = Gsp::boot(pdev, &bar, iface, &fw.image_head, &facts)?;
+                let info = gsp.static_info(pdev, &bar)?;
+                dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name());
+                Some(gsp)
+            } else {
+                dev_info!(
+                    pdev,
+                    "GSP boot through FWSEC/booter or FSP not implemented: stopping after firmware validation\n"
+                );
+                None
+            };
+
+            Ok(try_pin_init!(NovaCoreData {
+                bar,
+                _spec: spec,
+                _firmware: fw,
+                gsp <- new_mutex!(gsp),
+            }))
         })
     }
+
+    fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
+        let mut gsp = this.gsp.lock();
+        if let Some(gsp) = &mut *gsp {
+            if let Err(e) = gsp.unload(pdev, &this.bar) {
+                dev_warn!(pdev, "GSP did not acknowledge the unload: {:?}\n", e);
+            }
+        }
+    }
+}
+
+/// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function.
+fn system_facts(pdev: &pci::Device<Core<'_>>, spec: &Spec) -> Result<SystemFacts> {
+    let (mirror_base, mirror_size) = spec.architecture().pci_config_mirror();
+    Ok(SystemFacts {
+        bar0: pdev.resource_start(0)?,
+        bar1: pdev.resource_start(1)?,
+        bar3: pdev.resource_start(3)?,
+        bus_device_function: u64::from(pdev.dev_id()),
+        vendor_id: pdev.vendor_id().as_raw(),
+        device_id: pdev.device_id(),
+        subsystem_vendor_id: pdev.subsystem_vendor_id(),
+        subsystem_device_id: pdev.subsystem_device_id(),
+        revision_id: pdev.revision_id(),
+        pci_config_mirror_base: mirror_base,
+        pci_config_mirror_size: mirror_size,
+    })
 }

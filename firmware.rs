@@ -286,22 +286,38 @@ pub(crate) fn path(chipset: Chipset, kind: FileKind, version: FwVersion) -> Resu
 /// The GSP firmware set chosen for a device: every file present and valid.
 pub(crate) struct GspFirmware {
     pub(crate) version: FwVersion,
+    /// The first bytes of the GSP image's `.fwimage` (what the reduced boot hands over).
+    pub(crate) image_head: KVVec<u8>,
 }
+
+/// How much of `.fwimage` the driver keeps for the reduced boot.
+pub(crate) const IMAGE_HEAD: usize = 0x10000;
 
 /// Requests and validates every file of `version` for `spec`; logs the first problem.
 fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result<GspFirmware> {
+    let mut image_head = KVVec::new();
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let fw = Firmware::request_nowarn(&name, dev).inspect_err(|e| {
             dev_err!(dev, "{}: cannot load (error {})\n", name.to_str().unwrap_or("?"), e.to_errno());
         })?;
         let data = Untrusted::new_untrusted_ref(fw.data());
-        validate_file(kind, data, version, spec.chipset).map_err(|e| {
+        let validated = validate_file(kind, data, version, spec.chipset).map_err(|e| {
             dev_err!(dev, "{}: invalid: {}\n", name.to_str().unwrap_or("?"), e);
             e.errno()
         })?;
+        if let Validated::Gsp(image) = validated {
+            let (offset, size) = image.image;
+            let head = data.subslice(offset, size.min(IMAGE_HEAD))?;
+            // `GspImage` checked that these bytes lie inside the file.
+            // UNTRUSTED: opaque firmware bytes for the GSP, not interpreted by the driver.
+            image_head.extend_from_slice(head.untrusted(), GFP_KERNEL)?;
+        }
     }
-    Ok(GspFirmware { version })
+    Ok(GspFirmware {
+        version,
+        image_head,
+    })
 }
 
 /// Loads the GSP firmware for `spec`: the forced version if `forced` is given, otherwise the

@@ -127,6 +127,16 @@ impl Architecture {
         }
     }
 
+    /// Where the chip mirrors its PCI configuration space in BAR0: `(base, size)`.
+    pub(crate) const fn pci_config_mirror(self) -> (u32, u32) {
+        match self {
+            Architecture::Turing | Architecture::Ampere | Architecture::Ada => (0x88000, 0x1000),
+            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
+                (0x92000, 0x1000)
+            }
+        }
+    }
+
     /// Whether `NV_PMC_BOOT_0` still names the chip (and so must agree with `NV_PMC_BOOT_42`).
     const fn boot0_names_chip(self) -> bool {
         matches!(

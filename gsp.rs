@@ -14,12 +14,24 @@ use kernel::prelude::*;
 
 use crate::firmware::FwVersion;
 
+pub(crate) mod boot;
 pub(crate) mod commands;
 pub(crate) mod fw;
 pub(crate) mod msgq;
 pub(crate) mod queues;
 
 use commands::SystemFacts;
+
+/// The RPC functions and events the driver uses; [`Interface::function`] gives their numbers
+/// in one firmware version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Function {
+    SetSystemInfo,
+    SetRegistry,
+    GetGspStaticInfo,
+    UnloadingGuestDriver,
+    InitDone,
+}
 
 /// The GSP firmware interface, as the rest of the driver sees it.
 pub(crate) trait Interface: Sync {
@@ -34,6 +46,23 @@ pub(crate) trait Interface: Sync {
 
     /// Appends this version's `UNLOADING_GUEST_DRIVER` payload to `out`.
     fn encode_unloading(&self, out: &mut KVec<u8>) -> Result;
+
+    /// The number of `function` in this version.
+    fn function(&self, function: Function) -> u32;
+
+    /// Appends this version's `GSP_ARGUMENTS_CACHED` for queues in a region at `shared`, of
+    /// `pages` pages, with the queues at the given offsets.
+    fn encode_rmargs(&self, shared: u64, pages: u32, cmdq: u64, statq: u64, out: &mut KVec<u8>)
+        -> Result;
+
+    /// Appends LIBOS memory region arguments `(id8, address, size)` to `out`.
+    fn encode_libos_args(&self, regions: &[(u64, u64, u64)], out: &mut KVec<u8>) -> Result;
+
+    /// Validates a `GET_GSP_STATIC_INFO` reply payload.
+    fn decode_static_info(
+        &self,
+        payload: &crate::untrusted::Untrusted<[u8]>,
+    ) -> Result<commands::StaticInfo, commands::StaticInfoError>;
 
     /// Largest payload of one queue message.
     fn max_payload(&self) -> usize;
@@ -54,7 +83,7 @@ pub(crate) trait Interface: Sync {
     ) -> Result<msgq::Message, msgq::MsgError>;
 }
 
-#[nova_versions::versions(r535_113_01, r570_144)]
+#[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
 mod versioned {
     use kernel::prelude::*;
 
@@ -80,6 +109,40 @@ mod versioned {
 
         fn encode_unloading(&self, out: &mut KVec<u8>) -> Result {
             super::commands::versioned::V::encode_unloading(out)
+        }
+
+        fn function(&self, function: super::Function) -> u32 {
+            match function {
+                super::Function::SetSystemInfo => fw::NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO,
+                super::Function::SetRegistry => fw::NV_VGPU_MSG_FUNCTION_SET_REGISTRY,
+                super::Function::GetGspStaticInfo => fw::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
+                super::Function::UnloadingGuestDriver => {
+                    fw::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER
+                }
+                super::Function::InitDone => fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+            }
+        }
+
+        fn encode_rmargs(
+            &self,
+            shared: u64,
+            pages: u32,
+            cmdq: u64,
+            statq: u64,
+            out: &mut KVec<u8>,
+        ) -> Result {
+            super::commands::versioned::V::encode_rmargs(shared, pages, cmdq, statq, out)
+        }
+
+        fn encode_libos_args(&self, regions: &[(u64, u64, u64)], out: &mut KVec<u8>) -> Result {
+            super::commands::versioned::V::encode_libos_args(regions, out)
+        }
+
+        fn decode_static_info(
+            &self,
+            payload: &crate::untrusted::Untrusted<[u8]>,
+        ) -> Result<super::commands::StaticInfo, super::commands::StaticInfoError> {
+            super::commands::versioned::V::decode_static_info(payload)
         }
 
         fn max_payload(&self) -> usize {

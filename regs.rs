@@ -5,6 +5,7 @@
 //! Glossary:
 //! - PMC: the GPU's master control block, where the identification registers live.
 //! - BOOT_0: the first identification register; architecture, implementation and revision.
+//! - PGSP: the GSP falcon's register block (mailboxes, CPU control, queue doorbell).
 //! - BOOT_42: the extended identification register (Fermi and later); it names the chip on every
 //!   generation, including those whose ids no longer fit BOOT_0's layout.
 
@@ -38,6 +39,30 @@ register! {
         19:16   major_revision;
         /// Minor revision of the chip.
         15:12   minor_revision;
+    }
+}
+
+register! {
+    /// GSP falcon mailbox 0: the reduced boot's LIBOS arguments address (low half) from the
+    /// driver; 0 or an error code from the GSP.
+    pub(crate) NV_PGSP_FALCON_MAILBOX0(u32) @ 0x00110040 {
+        31:0    value;
+    }
+
+    /// GSP falcon mailbox 1: the LIBOS arguments address (high half).
+    pub(crate) NV_PGSP_FALCON_MAILBOX1(u32) @ 0x00110044 {
+        31:0    value;
+    }
+
+    /// GSP falcon CPU control.
+    pub(crate) NV_PGSP_FALCON_CPUCTL(u32) @ 0x00110100 {
+        /// Starts the falcon's CPU.
+        1:1     startcpu;
+    }
+
+    /// Command queue doorbell: written after the command queue's write pointer moved.
+    pub(crate) NV_PGSP_QUEUE_HEAD(u32) @ 0x00110c00 {
+        31:0    address;
     }
 }
 

@@ -153,6 +153,45 @@ pub(crate) mod versioned {
         Ok(())
     }
 
+    /// Appends the `GSP_ARGUMENTS_CACHED` of this version to `out`: where the queues are.
+    pub(crate) fn encode_rmargs(
+        shared: u64,
+        pages: u32,
+        cmdq: u64,
+        statq: u64,
+        out: &mut KVec<u8>,
+    ) -> Result {
+        let args = fw::GSP_ARGUMENTS_CACHED {
+            messageQueueInitArguments: fw::MESSAGE_QUEUE_INIT_ARGUMENTS {
+                sharedMemPhysAddr: shared,
+                pageTableEntryCount: pages,
+                cmdQueueOffset: cmdq,
+                statQueueOffset: statq,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        out.extend_from_slice(args.as_bytes(), GFP_KERNEL)?;
+        Ok(())
+    }
+
+    /// Appends one LIBOS memory region argument per `(id8, address, size)` (contiguous system
+    /// memory) to `out`.
+    pub(crate) fn encode_libos_args(regions: &[(u64, u64, u64)], out: &mut KVec<u8>) -> Result {
+        for &(id8, pa, size) in regions {
+            let arg = fw::LibosMemoryRegionInitArgument {
+                id8,
+                pa,
+                size,
+                kind: u8::try_from(fw::LIBOS_MEMORY_REGION_CONTIGUOUS)?,
+                loc: u8::try_from(fw::LIBOS_MEMORY_REGION_LOC_SYSMEM)?,
+                ..Default::default()
+            };
+            out.extend_from_slice(arg.as_bytes(), GFP_KERNEL)?;
+        }
+        Ok(())
+    }
+
     /// Appends the `UNLOADING_GUEST_DRIVER` payload (a full unload, not a suspend) to `out`.
     pub(crate) fn encode_unloading(out: &mut KVec<u8>) -> Result {
         let unload = fw::rpc_unloading_guest_driver_v::default();

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The reduced GSP boot of the emulated GPU, and the RPCs the driver makes once the GSP is up.
+//!
+//! The contract with the emulated GSP is `docs/gsp-reduced-boot.md`. On silicon the GSP is
+//! started through FWSEC and the booter (Turing to Ada) or the FSP chain (Hopper and later),
+//! which this driver does not implement yet; [`is_emulated`] keeps the reduced boot off real
+//! GPUs.
+
+use kernel::{
+    device::Core,
+    dma::{
+        Coherent,
+        Device as _,
+        DmaMask, //
+    },
+    io::{
+        io_project,
+        Io, //
+    },
+    pci,
+    prelude::*,
+    time::{
+        delay::fsleep,
+        Delta,
+        Instant,
+        Monotonic, //
+    },
+};
+
+use crate::{
+    driver::Bar0,
+    gsp::{
+        commands::{
+            StaticInfo,
+            SystemFacts,
+            REGISTRY, //
+        },
+        msgq::MsgError,
+        queues::{
+            region_size,
+            QueueMemory,
+            Queues, //
+        },
+        Function,
+        Interface,
+    },
+    regs,
+};
+
+/// PCI subsystem vendor of the emulated GPU (Red Hat, Inc.: QEMU's virtual devices; never on an
+/// NVIDIA board).
+const EMU_SUBSYSTEM_VENDOR: u16 = 0x1af4;
+/// PCI subsystem device of the emulated GPU.
+const EMU_SUBSYSTEM_DEVICE: u16 = 0x4e56;
+/// How long the GSP may take to come up (TCG guests with KASAN are slow).
+const INIT_TIMEOUT: Delta = Delta::from_secs(10);
+/// How long one RPC may take.
+const RPC_TIMEOUT: Delta = Delta::from_secs(5);
+
+/// Whether `pdev` is the project's emulated GPU, the only one the reduced boot may run on.
+pub(crate) fn is_emulated(pdev: &pci::Device<Core<'_>>) -> bool {
+    pdev.subsystem_vendor_id() == EMU_SUBSYSTEM_VENDOR
+        && pdev.subsystem_device_id() == EMU_SUBSYSTEM_DEVICE
+}
+
+/// Coherent DMA memory holding the queues.
+struct CoherentMemory(Coherent<[u8]>);
+
+impl QueueMemory for CoherentMemory {
+    fn size(&self) -> usize {
+        self.0.len()
+    }
+
+    fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
+        let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
+        io_project!(&self.0, [try: offset..end]).copy_to_slice(buf);
+        Ok(())
+    }
+
+    fn write(&mut self, offset: usize, data: &[u8]) -> Result {
+        let end = offset.checked_add(data.len()).ok_or(ERANGE)?;
+        io_project!(&self.0, [try: offset..end]).copy_from_slice(data);
+        Ok(())
+    }
+}
+
+/// Packs a LIBOS region name the way the firmware reads it: first character most significant.
+pub(crate) fn libos_id8(name: &str) -> u64 {
+    name.bytes().take(8).fold(0u64, |id, c| (id << 8) | u64::from(c))
+}
+
+/// A running GSP: its queues and the memory it was given.
+pub(crate) struct Gsp {
+    iface: &'static dyn Interface,
+    queues: Queues<CoherentMemory>,
+    _rmargs: Coherent<[u8]>,
+    _libos: Coherent<[u8]>,
+    _fwimage: Coherent<[u8]>,
+}
+
+impl Gsp {
+    /// Runs the reduced boot: lays out the queues and the boot arguments, queues
+    /// `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`, starts the GSP and waits for `GSP_INIT_DONE`.
+    pub(crate) fn boot(
+        pdev: &pci::Device<Core<'_>>,
+        bar: &Bar0<'_>,
+        iface: &'static dyn Interface,
+        fwimage_head: &[u8],
+        facts: &SystemFacts,
+    ) -> Result<Gsp> {
+        // SAFETY: Called from probe, before this device's first DMA allocation.
+        unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<47>())? };
+        let dev = pdev.as_ref();
+
+        let region = Coherent::<u8>::zeroed_slice(dev, region_size(), GFP_KERNEL)?;
+        let base = region.dma_address();
+        let mut queues = Queues::new(CoherentMemory(region), base)?;
+        let (cmdq, statq) = queues.offsets();
+
+        let mut rmargs = KVec::new();
+        iface.encode_rmargs(
+            base,
+            u32::try_from(queues.pages())?,
+            u64::try_from(cmdq)?,
+            u64::try_from(statq)?,
+            &mut rmargs,
+        )?;
+        let rmargs = Coherent::from_slice(dev, &rmargs, GFP_KERNEL)?;
+        let fwimage = Coherent::from_slice(dev, fwimage_head, GFP_KERNEL)?;
+
+        let mut libos = KVec::new();
+        iface.encode_libos_args(
+            &[
+                (libos_id8("RMARGS"), rmargs.dma_address(), u64::try_from(rmargs.len())?),
+                (libos_id8("FWIMAGE"), fwimage.dma_address(), u64::try_from(fwimage.len())?),
+            ],
+            &mut libos,
+        )?;
+        libos.resize(0x1000, 0, GFP_KERNEL)?;
+        let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
+
+        let mut payload = KVec::new();
+        iface.encode_system_info(facts, &mut payload)?;
+        queues.send(iface, iface.function(Function::SetSystemInfo), &payload)?;
+        payload.clear();
+        iface.encode_registry(REGISTRY, &mut payload)?;
+        queues.send(iface, iface.function(Function::SetRegistry), &payload)?;
+
+        let args = libos.dma_address();
+        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(u32::try_from(args & 0xffff_ffff)?));
+        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(u32::try_from(args >> 32)?));
+        bar.write_reg(regs::NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>());
+
+        let mut gsp = Gsp {
+            iface,
+            queues,
+            _rmargs: rmargs,
+            _libos: libos,
+            _fwimage: fwimage,
+        };
+        gsp.wait_for(pdev, iface.function(Function::InitDone), INIT_TIMEOUT)
+            .inspect_err(|e| {
+                let mailbox = bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw();
+                dev_err!(
+                    pdev,
+                    "GSP did not come up ({:?}); NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
+                    e,
+                    mailbox
+                );
+            })?;
+        Ok(gsp)
+    }
+
+    /// Waits for a message of `function`, skipping (and logging) other events.
+    fn wait_for(
+        &mut self,
+        pdev: &pci::Device<Core<'_>>,
+        function: u32,
+        timeout: Delta,
+    ) -> Result<KVec<u8>> {
+        let start = Instant::<Monotonic>::now();
+        loop {
+            match self.queues.receive(self.iface) {
+                Ok(Some((m, payload))) if m.function == function => {
+                    if m.result != 0 {
+                        dev_err!(pdev, "GSP RPC {:#x} failed with status {:#x}\n", function, m.result);
+                        return Err(EIO);
+                    }
+                    return Ok(payload);
+                }
+                Ok(Some((m, _))) => {
+                    dev_dbg!(pdev, "GSP event {:#x} while waiting for {:#x}\n", m.function, function);
+                }
+                Ok(None) => {
+                    if start.elapsed() > timeout {
+                        dev_err!(pdev, "GSP: no reply to {:#x} within {} ms\n", function, timeout.as_millis());
+                        return Err(ETIMEDOUT);
+                    }
+                    fsleep(Delta::from_millis(1));
+                }
+                Err(e) => {
+                    dev_err!(pdev, "GSP status queue: {:?}\n", e);
+                    return Err(MsgError::errno(e));
+                }
+            }
+        }
+    }
+
+    /// Sends an RPC and waits for its reply.
+    fn rpc(
+        &mut self,
+        pdev: &pci::Device<Core<'_>>,
+        bar: &Bar0<'_>,
+        function: Function,
+        payload: &[u8],
+    ) -> Result<KVec<u8>> {
+        let f = self.iface.function(function);
+        self.queues.send(self.iface, f, payload)?;
+        bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed());
+        self.wait_for(pdev, f, RPC_TIMEOUT)
+    }
+
+    /// Asks the GSP for its static information (GPU name, framebuffer size).
+    pub(crate) fn static_info(
+        &mut self,
+        pdev: &pci::Device<Core<'_>>,
+        bar: &Bar0<'_>,
+    ) -> Result<StaticInfo> {
+        let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[])?;
+        self.iface
+            .decode_static_info(crate::untrusted::Untrusted::new_untrusted_ref(&reply[..]))
+            .map_err(|e| {
+                dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {:?}\n", e);
+                EIO
+            })
+    }
+
+    /// Tells the GSP the driver is going away; the GSP stops touching memory afterwards.
+    pub(crate) fn unload(&mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result {
+        let mut payload = KVec::new();
+        self.iface.encode_unloading(&mut payload)?;
+        self.rpc(pdev, bar, Function::UnloadingGuestDriver, &payload)
+            .map(|_| ())
+    }
+}
