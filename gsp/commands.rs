@@ -338,6 +338,39 @@ mod tests {
     }
 
     #[test]
+    fn rmargs_layout_differs_per_version() -> Result {
+        // 535.113.01 has two lockless queue offsets more in MESSAGE_QUEUE_INIT_ARGUMENTS.
+        for (v, size, queue_args) in [(FwVersion::R535_113_01, 80, 48), (FwVersion::R570_144, 72, 32)] {
+            let mut b = KVec::new();
+            interface(v).encode_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
+            assert_eq!(b.len(), size);
+            assert_eq!(u64_at(&b, 0), 0x1_0000_0000);
+            assert_eq!(u32_at(&b, 8), 129);
+            assert_eq!(u64_at(&b, 16), 0x1000);
+            assert_eq!(u64_at(&b, 24), 0x41000);
+            // Nothing else is set after the queue arguments.
+            assert!(b[queue_args..].iter().all(|&x| x == 0));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn libos_arguments_name_their_regions() -> Result {
+        use crate::gsp::boot::libos_id8;
+        assert_eq!(libos_id8("RMARGS"), 0x524d_4152_4753);
+        let mut b = KVec::new();
+        interface(FwVersion::R570_144)
+            .encode_libos_args(&[(libos_id8("RMARGS"), 0x2000, 72)], &mut b)?;
+        assert_eq!(b.len(), 32);
+        assert_eq!(u64_at(&b, 0), libos_id8("RMARGS"));
+        assert_eq!(u64_at(&b, 8), 0x2000);
+        assert_eq!(u64_at(&b, 16), 72);
+        // Contiguous, in system memory.
+        assert_eq!((b[24], b[25]), (1, 1));
+        Ok(())
+    }
+
+    #[test]
     fn unloading_payload_is_a_full_unload() -> Result {
         for &v in FwVersion::ALL {
             let mut b = KVec::new();
