@@ -182,13 +182,17 @@ impl Gsp {
         let start = Instant::<Monotonic>::now();
         loop {
             match self.queues.receive(self.iface) {
-                Ok(Some((m, payload))) if m.function == function => {
-                    if m.result != 0 {
-                        dev_err!(pdev, "GSP RPC {:#x} failed with status {:#x}\n", function, m.result);
-                        return Err(EIO);
-                    }
-                    return Ok(payload);
+                // A failed reply to any command (e.g. the boot's queued ones) ends the wait.
+                Ok(Some((m, _))) if m.result != 0 => {
+                    dev_err!(
+                        pdev,
+                        "GSP RPC {:#x} failed with status {:#x}\n",
+                        m.function,
+                        m.result
+                    );
+                    return Err(EIO);
                 }
+                Ok(Some((m, payload))) if m.function == function => return Ok(payload),
                 Ok(Some((m, _))) => {
                     dev_dbg!(pdev, "GSP event {:#x} while waiting for {:#x}\n", m.function, function);
                 }
