@@ -164,8 +164,8 @@ impl Gsp {
                 let mailbox = bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw();
                 dev_err!(
                     pdev,
-                    "GSP did not come up ({:?}); NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
-                    e,
+                    "GSP did not come up (error {}); NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
+                    e.to_errno(),
                     mailbox
                 );
             })?;

@@ -14,11 +14,14 @@ use crate::chipset::{
     Revision,
 };
 use crate::device::DeviceConfig;
+use crate::gsp::GspConfig;
 
 pub const USAGE: &str = "\
 usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--boot0 VALUE] [--boot42 VALUE] [--counts FILE] [--log FILE]
                 [--bar0-size BYTES] [--bar1-size BYTES]
+                [--gsp-version VERSION] [--fb-size BYTES]
+                [--firmware-root DIR] [--no-gsp]
        nova-emu --list-chipsets
        nova-emu --help
 
@@ -36,6 +39,13 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
                          (default 16 MiB; K, M and G suffixes allowed)
   --bar1-size BYTES      BAR1 size, a power of two from 4 KiB to 1 TiB
                          (default 256 MiB)
+  --gsp-version VERSION  make the emulated GSP speak 535.113.01 or 570.144
+                         whatever firmware the driver loaded (mismatch tests)
+  --fb-size BYTES        framebuffer size the GSP reports (default 24G)
+  --firmware-root DIR    where nvidia/<chip>/gsp/gsp-<version>.bin are
+                         looked for (default /usr/lib/firmware)
+  --no-gsp               stand in for a real GPU: NVIDIA subsystem ids
+                         (10de:0001) and no GSP registers
   --list-chipsets        print the chipset table and exit
   --help                 print this text and exit
 ";
@@ -93,6 +103,9 @@ const VALUE_OPTIONS: &[&str] = &[
     "--log",
     "--bar0-size",
     "--bar1-size",
+    "--gsp-version",
+    "--fb-size",
+    "--firmware-root",
 ];
 
 /// Parses the arguments (without the program name).
@@ -100,6 +113,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
     let mut values: HashMap<&'static str, String> = HashMap::new();
     let mut list = false;
     let mut help = false;
+    let mut no_gsp = false;
     let mut args = args.into_iter();
     while let Some(raw) = args.next() {
         let arg = raw
@@ -110,11 +124,15 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             _ => (arg.clone(), None),
         };
         match name.as_str() {
-            "--list-chipsets" | "--help" | "-h" if inline.is_some() => {
+            "--list-chipsets" | "--help" | "-h" | "--no-gsp" if inline.is_some() => {
                 return Err(ArgError(format!("option {name} takes no value")));
             }
             "--list-chipsets" => list = true,
             "--help" | "-h" => help = true,
+            "--no-gsp" if no_gsp => {
+                return Err(ArgError("option --no-gsp given more than once".to_string()));
+            }
+            "--no-gsp" => no_gsp = true,
             _ => {
                 let Some(&option) = VALUE_OPTIONS.iter().find(|&&o| o == name) else {
                     return Err(if name.starts_with('-') {
@@ -185,6 +203,41 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             None => Ok(None),
         }
     };
+    let gsp_version = values
+        .get("--gsp-version")
+        .map(|v| v.parse().map_err(|e| ArgError(format!("--gsp-version: {e}"))))
+        .transpose()?;
+    let fb_size = match values.get("--fb-size") {
+        Some(v) => parse_number(v, true).filter(|&n| n > 0).ok_or_else(|| {
+            ArgError(format!(
+                "--fb-size: '{v}' is not a positive size in bytes (decimal or 0x hex, optional \
+                 K/M/G)"
+            ))
+        })?,
+        None => crate::gsp::DEFAULT_FB_SIZE,
+    };
+    let firmware_root = path_of(&mut values, "--firmware-root")?;
+    let gsp = if no_gsp {
+        let given = [
+            ("--gsp-version", gsp_version.is_some()),
+            ("--fb-size", values.contains_key("--fb-size")),
+            ("--firmware-root", firmware_root.is_some()),
+        ];
+        if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
+            return Err(ArgError(format!("{option} makes no sense with --no-gsp")));
+        }
+        None
+    } else {
+        let mut g = GspConfig {
+            forced_version: gsp_version,
+            fb_size,
+            ..GspConfig::default()
+        };
+        if let Some(root) = firmware_root {
+            g.firmware_root = root;
+        }
+        Some(g)
+    };
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
     Ok(Command::Serve(Options {
@@ -196,6 +249,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             boot42,
             bar0_size,
             bar1_size,
+            gsp,
         },
         counts,
         log,
@@ -405,6 +459,33 @@ mod tests {
         assert!(error(&["--socket", "/s", "extra"]).contains("unexpected argument 'extra'"));
         assert!(error(&["--socket", "/s", "--socket", "/t"]).contains("more than once"));
         assert!(error(&["--list-chipsets=yes"]).contains("takes no value"));
+    }
+
+    #[test]
+    fn gsp_options() {
+        let o = serve(&["--socket", "/s"]);
+        assert_eq!(o.device.gsp, Some(GspConfig::default()));
+        assert_eq!(o.device.gsp.as_ref().map(|g| g.fb_size), Some(24 << 30));
+        let o = serve(&[
+            "--socket",
+            "/s",
+            "--gsp-version=570.144",
+            "--fb-size",
+            "8G",
+            "--firmware-root",
+            "/fw",
+        ]);
+        let g = o.device.gsp.expect("gsp");
+        assert_eq!(g.forced_version, Some(crate::gsp::wire::Version::R570_144));
+        assert_eq!(g.fb_size, 8 << 30);
+        assert_eq!(g.firmware_root, PathBuf::from("/fw"));
+        assert_eq!(serve(&["--socket", "/s", "--no-gsp"]).device.gsp, None);
+        assert!(error(&["--socket", "/s", "--gsp-version", "550.1"]).starts_with("--gsp-version:"));
+        assert!(error(&["--socket", "/s", "--fb-size", "0"]).starts_with("--fb-size:"));
+        assert!(error(&["--socket", "/s", "--no-gsp", "--fb-size", "1G"]).contains("--no-gsp"));
+        assert!(error(&["--socket", "/s", "--no-gsp", "--firmware-root=/x"]).contains("--no-gsp"));
+        assert!(error(&["--socket", "/s", "--no-gsp", "--no-gsp"]).contains("more than once"));
+        assert!(error(&["--socket", "/s", "--no-gsp=1"]).contains("takes no value"));
     }
 
     #[test]

@@ -223,4 +223,53 @@ mod tests {
         assert_eq!(dev.counts().config_totals(), (1, 0));
         assert!(text.contents().contains("phase 0 -> 7"));
     }
+
+    /// A DMA map with a memfd sent through the real server: the emulator
+    /// reads what the test wrote into the file, and the test sees what the
+    /// emulator wrote; after the unmap the memory is out of reach.
+    #[test]
+    fn dma_map_over_socket_gives_access_to_guest_memory() {
+        use crate::guest_mem::tests::memfd;
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::FileExt;
+
+        let path =
+            std::env::temp_dir().join(format!("nova-emu-dma-test-{}.sock", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let (log, _) = Logger::memory();
+        let device = Arc::new(Mutex::new(Device::new(ga102_config(), log)));
+        let srv = server(&path, &lock(&device)).expect("server listens");
+        let mut backend = Backend::new(device.clone());
+        let thread = std::thread::spawn(move || srv.run(&mut backend).map_err(|e| e.to_string()));
+
+        let ram = memfd("socket", 0x20000);
+        ram.write_all_at(b"GSP queue", 0x11000).expect("fill");
+        let mut client = Client::new(&path).expect("client connects");
+        client
+            .dma_map(0x10000, 0x8000_0000, 0x10000, ram.as_raw_fd())
+            .expect("DMA map");
+        {
+            let mut dev = lock(&device);
+            let mut got = [0u8; 9];
+            dev.sysmem().read(0x8000_1000, &mut got).expect("read");
+            assert_eq!(&got, b"GSP queue");
+            dev.sysmem()
+                .write_u64(0x8000_fff8, 0x0123_4567_89ab_cdef)
+                .expect("write");
+        }
+        let mut back = [0u8; 8];
+        ram.read_exact_at(&mut back, 0x1fff8).expect("read the memfd");
+        assert_eq!(u64::from_le_bytes(back), 0x0123_4567_89ab_cdef);
+
+        client.dma_unmap(0x8000_0000, 0x10000).expect("DMA unmap");
+        assert!(lock(&device).sysmem().read_u32(0x8000_1000).is_err());
+        client.shutdown().expect("shutdown");
+        drop(client);
+        assert_eq!(thread.join().expect("server thread"), Ok(()));
+
+        let dev = lock(&device);
+        assert_eq!(dev.dma_mappings(), 0);
+        assert_eq!(dev.counts().tally(0, Region::Sysmem, 0x8000_1000).reads, 1);
+        assert_eq!(dev.counts().tally(0, Region::Sysmem, 0x8000_fff8).writes, 1);
+    }
 }

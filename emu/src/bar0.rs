@@ -22,6 +22,22 @@ pub const NV_PMC_BOOT_0: u64 = 0x000000;
 /// NV_PMC_BOOT_42: chip identification on newer chips.
 pub const NV_PMC_BOOT_42: u64 = 0x000a00;
 
+/// NV_PGSP_FALCON_MAILBOX0: LIBOS arguments' address, low half (driver);
+/// 0 or an error code (GSP).
+pub const NV_PGSP_FALCON_MAILBOX0: u64 = 0x110040;
+
+/// NV_PGSP_FALCON_MAILBOX1: LIBOS arguments' address, high half.
+pub const NV_PGSP_FALCON_MAILBOX1: u64 = 0x110044;
+
+/// NV_PGSP_FALCON_CPUCTL: a write with STARTCPU set starts the GSP.
+pub const NV_PGSP_FALCON_CPUCTL: u64 = 0x110100;
+
+/// NV_PGSP_FALCON_CPUCTL_STARTCPU.
+pub const CPUCTL_STARTCPU: u32 = 1 << 1;
+
+/// NV_PGSP_QUEUE_HEAD(0): the command queue doorbell.
+pub const NV_PGSP_QUEUE_HEAD0: u64 = 0x110c00;
+
 /// Values a register's reset value may depend on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Identity {
@@ -52,7 +68,6 @@ impl Register {
     }
 
     /// A register whose `writable` bits keep what the guest writes.
-    #[allow(dead_code)]
     pub const fn read_write(
         offset: u64,
         name: &'static str,
@@ -74,6 +89,21 @@ pub static REGISTERS: &[Register] = &[
     Register::read_only(NV_PMC_BOOT_42, "NV_PMC_BOOT_42", |id| id.boot42),
 ];
 
+/// The GSP falcon's registers, modelled unless the GSP is disabled
+/// (`--no-gsp`). STARTCPU reads back 0 (it only triggers the start); the
+/// device acts on the writes of CPUCTL and QUEUE_HEAD(0).
+pub static GSP_REGISTERS: &[Register] = &[
+    Register::read_write(NV_PGSP_FALCON_MAILBOX0, "NV_PGSP_FALCON_MAILBOX0", |_| 0, !0),
+    Register::read_write(NV_PGSP_FALCON_MAILBOX1, "NV_PGSP_FALCON_MAILBOX1", |_| 0, !0),
+    Register::read_write(
+        NV_PGSP_FALCON_CPUCTL,
+        "NV_PGSP_FALCON_CPUCTL",
+        |_| 0,
+        !CPUCTL_STARTCPU,
+    ),
+    Register::read_write(NV_PGSP_QUEUE_HEAD0, "NV_PGSP_QUEUE_HEAD(0)", |_| 0, !0),
+];
+
 /// How many distinct unmodelled offsets are logged per direction before the
 /// log says that further ones are not.
 const LOG_LIMIT: usize = 4096;
@@ -86,6 +116,7 @@ struct State {
 /// The state of BAR0's modelled registers.
 pub struct Bar0 {
     identity: Identity,
+    gsp: bool,
     regs: HashMap<u64, State>,
     unmodelled_reads: LogOnce,
     unmodelled_writes: LogOnce,
@@ -94,9 +125,11 @@ pub struct Bar0 {
 }
 
 impl Bar0 {
-    pub fn new(identity: Identity, log: Logger) -> Self {
+    /// The registers of [`REGISTERS`], plus [`GSP_REGISTERS`] when `gsp`.
+    pub fn new(identity: Identity, gsp: bool, log: Logger) -> Self {
         let mut bar0 = Bar0 {
             identity,
+            gsp,
             regs: HashMap::new(),
             unmodelled_reads: LogOnce::new("unmodelled BAR0 read", LOG_LIMIT),
             unmodelled_writes: LogOnce::new("unmodelled BAR0 write", LOG_LIMIT),
@@ -109,8 +142,10 @@ impl Bar0 {
 
     /// Returns every register to its reset value.
     pub fn reset(&mut self) {
+        let gsp: &[Register] = if self.gsp { GSP_REGISTERS } else { &[] };
         self.regs = REGISTERS
             .iter()
+            .chain(gsp)
             .map(|def| {
                 let state = State {
                     def,
@@ -124,6 +159,13 @@ impl Bar0 {
     /// Value of the register at a 4-aligned offset, without side effects.
     pub fn peek(&self, offset: u64) -> u32 {
         self.regs.get(&offset).map_or(0, |s| s.value)
+    }
+
+    /// Sets a modelled register from the device side (all bits, no log).
+    pub fn set(&mut self, offset: u64, value: u32) {
+        if let Some(s) = self.regs.get_mut(&offset) {
+            s.value = value;
+        }
     }
 
     /// A guest read of the register at a 4-aligned offset.
@@ -181,7 +223,7 @@ mod tests {
     #[test]
     fn register_table_offsets_are_unique_and_aligned() {
         let mut seen = HashSet::new();
-        for r in REGISTERS {
+        for r in REGISTERS.iter().chain(GSP_REGISTERS) {
             assert_eq!(r.offset % 4, 0, "{}", r.name);
             assert!(seen.insert(r.offset), "{} duplicated", r.name);
         }
@@ -190,7 +232,7 @@ mod tests {
     #[test]
     fn boot_registers_read_their_identity_values() {
         let (log, _) = Logger::memory();
-        let mut bar0 = Bar0::new(identity(), log);
+        let mut bar0 = Bar0::new(identity(), true, log);
         assert_eq!(bar0.read(NV_PMC_BOOT_0), 0x172000a1);
         assert_eq!(bar0.read(NV_PMC_BOOT_42), 0x172a1000);
     }
@@ -198,7 +240,7 @@ mod tests {
     #[test]
     fn boot_registers_ignore_writes_and_log_once() {
         let (log, text) = Logger::memory();
-        let mut bar0 = Bar0::new(identity(), log);
+        let mut bar0 = Bar0::new(identity(), true, log);
         bar0.write(NV_PMC_BOOT_0, 0, 0xffff_ffff);
         bar0.write(NV_PMC_BOOT_0, 1, 0xffff_ffff);
         assert_eq!(bar0.read(NV_PMC_BOOT_0), 0x172000a1);
@@ -213,7 +255,7 @@ mod tests {
     #[test]
     fn unmodelled_reads_return_0_and_are_logged_once_per_offset() {
         let (log, text) = Logger::memory();
-        let mut bar0 = Bar0::new(identity(), log);
+        let mut bar0 = Bar0::new(identity(), true, log);
         assert_eq!(bar0.read(0x100), 0);
         assert_eq!(bar0.read(0x100), 0);
         assert_eq!(bar0.read(0x104), 0);
@@ -233,7 +275,7 @@ mod tests {
     #[test]
     fn unmodelled_writes_are_ignored_and_logged_once_per_offset() {
         let (log, text) = Logger::memory();
-        let mut bar0 = Bar0::new(identity(), log);
+        let mut bar0 = Bar0::new(identity(), true, log);
         bar0.write(0x200, 0xdead_beef, 0xffff_ffff);
         bar0.write(0x200, 0x1, 0xffff_ffff);
         assert_eq!(bar0.read(0x200), 0);
@@ -247,10 +289,28 @@ mod tests {
     }
 
     #[test]
+    fn gsp_registers_exist_only_with_the_gsp() {
+        let (log, _) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), true, log.clone());
+        bar0.write(NV_PGSP_FALCON_MAILBOX1, 0x12, 0xffff_ffff);
+        bar0.write(NV_PGSP_FALCON_CPUCTL, 0x12, 0xffff_ffff);
+        assert_eq!(bar0.read(NV_PGSP_FALCON_MAILBOX1), 0x12);
+        assert_eq!(bar0.read(NV_PGSP_FALCON_CPUCTL), 0x10, "STARTCPU reads 0");
+        bar0.set(NV_PGSP_FALCON_MAILBOX0, 0xbad0_0001);
+        assert_eq!(bar0.read(NV_PGSP_FALCON_MAILBOX0), 0xbad0_0001);
+        let (log2, text) = Logger::memory();
+        drop(log);
+        let mut plain = Bar0::new(identity(), false, log2);
+        plain.write(NV_PGSP_FALCON_MAILBOX1, 0x12, 0xffff_ffff);
+        assert_eq!(plain.read(NV_PGSP_FALCON_MAILBOX1), 0);
+        assert!(text.contents().contains("unmodelled write of 0x00000012 to BAR0+0x110044"));
+    }
+
+    #[test]
     fn read_write_register_keeps_only_writable_bits() {
         static DEF: Register = Register::read_write(0x40, "TEST", |_| 0x8000_0000, 0x0000_ffff);
         let (log, _) = Logger::memory();
-        let mut bar0 = Bar0::new(identity(), log);
+        let mut bar0 = Bar0::new(identity(), true, log);
         bar0.regs.insert(
             0x40,
             State {

@@ -23,8 +23,26 @@ pub const CONFIG_SIZE: u64 = 256;
 /// NVIDIA's PCI vendor id.
 pub const NVIDIA_VENDOR_ID: u16 = 0x10de;
 
-/// Subsystem id announced for every chipset.
+/// Subsystem id of a "real" GPU (`--no-gsp`), with NVIDIA's vendor id.
 pub const SUBSYSTEM_ID: u16 = 0x0001;
+
+/// Subsystem vendor of the emulated GPU: Red Hat, Inc. (QEMU's virtual
+/// devices), never an NVIDIA board.
+pub const EMULATED_SUBSYSTEM_VENDOR: u16 = 0x1af4;
+
+/// Subsystem id of the emulated GPU, by which the driver allows the reduced
+/// GSP boot.
+pub const EMULATED_SUBSYSTEM_ID: u16 = 0x4e56;
+
+/// The subsystem (vendor, device) ids announced: the emulated GPU's, or
+/// those of a stand-in for a real GPU.
+pub fn subsystem(emulated: bool) -> (u16, u16) {
+    if emulated {
+        (EMULATED_SUBSYSTEM_VENDOR, EMULATED_SUBSYSTEM_ID)
+    } else {
+        (NVIDIA_VENDOR_ID, SUBSYSTEM_ID)
+    }
+}
 
 /// PCI revision id announced for every chipset.
 pub const REVISION_ID: u8 = 0xa1;
@@ -66,6 +84,8 @@ const BAR_IO: u32 = 0x1;
 pub struct ConfigSpace {
     device_id: u16,
     class: u32,
+    /// Subsystem (vendor, device) ids.
+    subsystem: (u16, u16),
     bar0_size: u64,
     bar1_size: u64,
     command: u16,
@@ -76,11 +96,13 @@ pub struct ConfigSpace {
 
 impl ConfigSpace {
     /// A configuration space in its power-on state. `bar0_size` must be a
-    /// power of two of at most 2 GiB, `bar1_size` a power of two.
-    pub fn new(chipset: &Chipset, bar0_size: u64, bar1_size: u64) -> Self {
+    /// power of two of at most 2 GiB, `bar1_size` a power of two;
+    /// `subsystem` is the subsystem (vendor, device) ids.
+    pub fn new(chipset: &Chipset, subsystem: (u16, u16), bar0_size: u64, bar1_size: u64) -> Self {
         ConfigSpace {
             device_id: chipset.device_id,
             class: chipset.class,
+            subsystem,
             bar0_size,
             bar1_size,
             command: 0,
@@ -157,7 +179,7 @@ impl DwordSpace for ConfigSpace {
             // Status reads 0: no capability list, no error bits.
             OFF_COMMAND => u32::from(self.command),
             OFF_CLASS => u32::from(REVISION_ID) | (self.class << 8),
-            OFF_SUBSYSTEM => u32::from(NVIDIA_VENDOR_ID) | (u32::from(SUBSYSTEM_ID) << 16),
+            OFF_SUBSYSTEM => u32::from(self.subsystem.0) | (u32::from(self.subsystem.1) << 16),
             OFF_INTERRUPT => u32::from(self.interrupt_line) | (INTERRUPT_PIN_INTA << 8),
             // Cache line size, latency timer, header type 0, BIST, CardBus
             // CIS, expansion ROM (none), capabilities pointer (none) and the
@@ -206,7 +228,7 @@ mod tests {
     const MIB: u64 = 1 << 20;
 
     fn ga102() -> ConfigSpace {
-        ConfigSpace::new(find("ga102").expect("ga102"), 16 * MIB, 256 * MIB)
+        ConfigSpace::new(find("ga102").expect("ga102"), subsystem(true), 16 * MIB, 256 * MIB)
     }
 
     fn r32(c: &mut ConfigSpace, offset: u64) -> u32 {
@@ -222,7 +244,7 @@ mod tests {
     #[test]
     fn every_chipset_announces_nvidia_vendor_its_device_id_and_class() {
         for chip in CHIPSETS {
-            let mut c = ConfigSpace::new(chip, 16 * MIB, 256 * MIB);
+            let mut c = ConfigSpace::new(chip, subsystem(false), 16 * MIB, 256 * MIB);
             assert_eq!(
                 r32(&mut c, 0x00),
                 0x10de | (u32::from(chip.device_id) << 16),
@@ -233,6 +255,14 @@ mod tests {
             assert!(chip.class == CLASS_VGA || chip.class == CLASS_3D);
             assert_eq!(r32(&mut c, 0x2c), 0x0001_10de, "{}", chip.name);
         }
+    }
+
+    #[test]
+    fn the_emulated_gpu_announces_the_red_hat_subsystem() {
+        let mut c = ga102();
+        assert_eq!(r32(&mut c, 0x2c), 0x4e56_1af4);
+        w32(&mut c, 0x2c, 0);
+        assert_eq!(r32(&mut c, 0x2c), 0x4e56_1af4, "read-only");
     }
 
     #[test]
@@ -283,7 +313,8 @@ mod tests {
 
     #[test]
     fn bar_sizing_follows_configured_sizes_including_above_4_gib() {
-        let mut c = ConfigSpace::new(find("gh100").expect("gh100"), 4096, 64 << 30);
+        let gh100 = find("gh100").expect("gh100");
+        let mut c = ConfigSpace::new(gh100, subsystem(true), 4096, 64 << 30);
         w32(&mut c, 0x10, 0xffff_ffff);
         assert_eq!(r32(&mut c, 0x10), 0xffff_f000);
         w32(&mut c, 0x14, 0xffff_ffff);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Counting of the guest's BAR accesses, per phase, and the JSON counts file.
+//! Counting of the guest's BAR accesses and of the emulator's accesses to
+//! guest memory, per phase, and the JSON counts file.
 //!
 //! The test harness writes phase numbers through NV_EMU_PHASE; every BAR
 //! access is counted under the phase current at that time, keyed by region
-//! and the offset the access starts at. Config space accesses are only
-//! totalled. The counts file is written atomically (temporary file, then
+//! and the offset the access starts at. Guest memory accesses are counted the
+//! same way as region `sysmem`, keyed by guest physical address. Config space
+//! accesses are only totalled. The counts file is written atomically (temporary file, then
 //! rename) so that a reader never sees half of it.
 
 use std::collections::BTreeMap;
@@ -29,6 +31,9 @@ pub enum Region {
     Bar1,
     Bar3,
     Bar5,
+    /// Guest memory, accessed by the emulator (offsets are guest physical
+    /// addresses).
+    Sysmem,
 }
 
 impl Region {
@@ -38,6 +43,7 @@ impl Region {
             Region::Bar1 => "bar1",
             Region::Bar3 => "bar3",
             Region::Bar5 => "bar5",
+            Region::Sysmem => "sysmem",
         }
     }
 }
@@ -105,7 +111,7 @@ impl Counts {
         self.phases.entry(phase).or_default();
     }
 
-    /// Counts one BAR access in the current phase.
+    /// Counts one access (BAR or guest memory) in the current phase.
     pub fn record(&mut self, region: Region, offset: u64, direction: Direction) {
         self.phases
             .entry(self.phase)
@@ -270,6 +276,7 @@ mod tests {
         c.record(Region::Bar0, 0xa00, Direction::Read);
         c.record(Region::Bar0, 0x0, Direction::Read);
         c.record(Region::Bar5, 0x0, Direction::Read);
+        c.record(Region::Sysmem, 0x1_2345_6000, Direction::Write);
         c.record_config(Direction::Read);
         c.record_config(Direction::Read);
         c.record_config(Direction::Write);
@@ -306,6 +313,7 @@ mod tests {
             ("bar0", "0x000a00", 1, 0),
             ("bar1", "0x000010", 0, 1),
             ("bar5", "0x000000", 1, 0),
+            ("sysmem", "0x123456000", 0, 1),
         ];
         let want: Vec<(String, String, u64, u64)> = want
             .iter()

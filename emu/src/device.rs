@@ -2,8 +2,9 @@
 
 //! The emulated GPU as a whole: routes region accesses to config space, the
 //! BAR0 register model and the unbacked BARs, counts them, implements the
-//! NV_EMU_PHASE marker, and keeps what the client set up (interrupt eventfds,
-//! DMA mappings) for later use.
+//! NV_EMU_PHASE marker, keeps the interrupt eventfds the client set up for
+//! later use, and maintains the guest memory mappings ([`GuestMem`]) through
+//! which the emulator reads and writes guest RAM, counted as `sysmem`.
 
 use std::fs::File;
 use std::io::{
@@ -47,6 +48,11 @@ use crate::access::{
 use crate::bar0::{
     Bar0,
     Identity,
+    CPUCTL_STARTCPU,
+    NV_PGSP_FALCON_CPUCTL,
+    NV_PGSP_FALCON_MAILBOX0,
+    NV_PGSP_FALCON_MAILBOX1,
+    NV_PGSP_QUEUE_HEAD0,
 };
 use crate::chipset::{
     self,
@@ -54,6 +60,7 @@ use crate::chipset::{
     Revision,
 };
 use crate::config::{
+    self as config_space,
     ConfigSpace,
     BAR3_SIZE,
     BAR5_SIZE,
@@ -64,6 +71,14 @@ use crate::counts::{
     Counts,
     Direction,
     Region,
+};
+use crate::gsp::{
+    Gsp,
+    GspConfig,
+};
+use crate::guest_mem::{
+    GuestMem,
+    Sysmem,
 };
 use crate::logger::{
     LogOnce,
@@ -89,6 +104,9 @@ pub struct DeviceConfig {
     pub bar0_size: u64,
     /// A power of two of at least 4 KiB.
     pub bar1_size: u64,
+    /// The emulated GSP, or None (`--no-gsp`) for a stand-in of a real GPU:
+    /// NVIDIA subsystem ids and no GSP registers.
+    pub gsp: Option<GspConfig>,
 }
 
 impl DeviceConfig {
@@ -112,16 +130,6 @@ enum Target {
     Bar0,
     /// A BAR that is not backed by anything: reads 0, writes ignored.
     Unbacked(Region, u64),
-}
-
-/// One DMA mapping the client announced.
-#[allow(dead_code)] // Kept for the shared-memory model of a later task.
-pub struct DmaMapping {
-    pub flags: DmaMapFlags,
-    pub offset: u64,
-    pub address: u64,
-    pub size: u64,
-    pub fd: Option<File>,
 }
 
 /// The interrupts of one vfio IRQ index.
@@ -168,7 +176,8 @@ pub struct Device {
     bar0: Bar0,
     counts: Counts,
     irqs: Vec<IrqLine>,
-    dma: Vec<DmaMapping>,
+    guest_mem: GuestMem,
+    gsp: Option<Gsp>,
     unbacked_reads: LogOnce,
     unbacked_writes: LogOnce,
     log: Logger,
@@ -187,11 +196,20 @@ impl Device {
             })
             .collect();
         Device {
-            config: ConfigSpace::new(choice.chipset, choice.bar0_size, choice.bar1_size),
-            bar0: Bar0::new(identity, log.clone()),
+            config: ConfigSpace::new(
+                choice.chipset,
+                config_space::subsystem(choice.gsp.is_some()),
+                choice.bar0_size,
+                choice.bar1_size,
+            ),
+            bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
+            gsp: choice
+                .gsp
+                .clone()
+                .map(|g| Gsp::new(choice.chipset, g, log.clone())),
             counts: Counts::new(),
             irqs,
-            dma: Vec::new(),
+            guest_mem: GuestMem::new(),
             unbacked_reads: LogOnce::new("unbacked BAR read", UNBACKED_LOG_LIMIT),
             unbacked_writes: LogOnce::new("unbacked BAR write", UNBACKED_LOG_LIMIT),
             identity,
@@ -274,6 +292,8 @@ impl Device {
                 }
                 let mut view = Bar0View {
                     phase_offset: self.phase_offset(),
+                    gsp: self.gsp.is_some(),
+                    event: None,
                     bar0: &mut self.bar0,
                     counts: &mut self.counts,
                     log: &self.log,
@@ -314,11 +334,16 @@ impl Device {
                 }
                 let mut view = Bar0View {
                     phase_offset: self.phase_offset(),
+                    gsp: self.gsp.is_some(),
+                    event: None,
                     bar0: &mut self.bar0,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
                 write_bytes(&mut view, offset, data);
+                if let Some(event) = view.event {
+                    self.gsp_event(event);
+                }
             }
             Target::Unbacked(region, _) => {
                 self.counts.record(region, offset, Direction::Write);
@@ -346,6 +371,33 @@ impl Device {
         self.counts.set_phase(0);
         self.config.reset();
         self.bar0.reset();
+        if let Some(gsp) = &mut self.gsp {
+            gsp.stop();
+        }
+    }
+
+    /// Runs the GSP's response to a register write: the only place where
+    /// the GSP reaches guest memory.
+    fn gsp_event(&mut self, event: GspEvent) {
+        let Some(mut gsp) = self.gsp.take() else {
+            return;
+        };
+        match event {
+            GspEvent::Start => {
+                let args = u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX1)) << 32
+                    | u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX0));
+                let code = gsp.start(&mut self.sysmem(), args);
+                self.bar0.set(NV_PGSP_FALCON_MAILBOX0, code);
+            }
+            GspEvent::Doorbell => gsp.doorbell(&mut self.sysmem()),
+        }
+        self.gsp = Some(gsp);
+    }
+
+    /// The GSP model, if enabled.
+    #[cfg(test)]
+    pub fn gsp(&self) -> Option<&Gsp> {
+        self.gsp.as_ref()
     }
 
     /// The client's VFIO_USER_DEVICE_SET_IRQS.
@@ -444,7 +496,8 @@ impl Device {
         }
     }
 
-    /// The client's VFIO_USER_DMA_MAP.
+    /// The client's VFIO_USER_DMA_MAP: guest memory at `address` is backed
+    /// by `fd` at file `offset`. Replaces what the range overlaps.
     pub fn dma_map(
         &mut self,
         flags: DmaMapFlags,
@@ -453,42 +506,64 @@ impl Device {
         size: u64,
         fd: Option<File>,
     ) -> io::Result<()> {
-        self.log.line(&format!(
+        let has_fd = fd.is_some();
+        let what = format!(
             "DMA map: guest {address:#x}+{size:#x}, {}, file offset {offset:#x}, flags {:#x}",
-            if fd.is_some() { "with fd" } else { "no fd" },
+            if has_fd { "with fd" } else { "no fd" },
             flags.bits()
-        ));
-        self.dma.push(DmaMapping {
-            flags,
-            offset,
-            address,
-            size,
-            fd,
-        });
-        Ok(())
+        );
+        match self.guest_mem.map(flags, offset, address, size, fd) {
+            Ok(changed) => {
+                let reach = if has_fd {
+                    "mapped"
+                } else {
+                    "not accessible to the emulator"
+                };
+                self.log
+                    .line(&format!("{what}: {reach}; earlier: {changed}"));
+                Ok(())
+            }
+            Err(e) => {
+                self.log.line(&format!("{what}: refused: {e}"));
+                Err(e)
+            }
+        }
     }
 
-    /// The client's VFIO_USER_DMA_UNMAP.
+    /// The client's VFIO_USER_DMA_UNMAP: guest memory in the range is no
+    /// longer accessible (and no longer mapped in this process).
     pub fn dma_unmap(&mut self, flags: DmaUnmapFlags, address: u64, size: u64) -> io::Result<()> {
-        let before = self.dma.len();
-        if flags.contains(DmaUnmapFlags::UNMAP_ALL) {
-            self.dma.clear();
+        let what = format!(
+            "DMA unmap: guest {address:#x}+{size:#x}, flags {:#x}",
+            flags.bits()
+        );
+        let result = if flags.contains(DmaUnmapFlags::UNMAP_ALL) {
+            Ok(self.guest_mem.unmap_all())
         } else {
-            self.dma
-                .retain(|m| !(m.address == address && m.size == size));
+            self.guest_mem.unmap(address, size)
+        };
+        match result {
+            Ok(changed) => {
+                self.log.line(&format!("{what}: {changed}"));
+                Ok(())
+            }
+            Err(e) => {
+                self.log.line(&format!("{what}: refused: {e}"));
+                Err(e)
+            }
         }
-        self.log.line(&format!(
-            "DMA unmap: guest {address:#x}+{size:#x}, flags {:#x}: {} mapping(s) removed",
-            flags.bits(),
-            before - self.dma.len()
-        ));
-        Ok(())
+    }
+
+    /// The emulator's counted view of guest memory: each access is counted
+    /// as region `sysmem` in the current phase.
+    pub fn sysmem(&mut self) -> Sysmem<'_> {
+        Sysmem::new(&self.guest_mem, &mut self.counts)
     }
 
     /// Number of DMA mappings in force.
     #[cfg(test)]
     pub fn dma_mappings(&self) -> usize {
-        self.dma.len()
+        self.guest_mem.len()
     }
 
     #[cfg(test)]
@@ -559,9 +634,21 @@ impl DwordSpace for ConfigView<'_> {
     }
 }
 
-/// BAR0 with NV_EMU_PHASE at `phase_offset`.
+/// A register write the GSP reacts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GspEvent {
+    /// NV_PGSP_FALCON_CPUCTL written with STARTCPU.
+    Start,
+    /// NV_PGSP_QUEUE_HEAD(0) written.
+    Doorbell,
+}
+
+/// BAR0 with NV_EMU_PHASE at `phase_offset`; notes the GSP event a write
+/// causes (when `gsp`).
 struct Bar0View<'a> {
     phase_offset: u64,
+    gsp: bool,
+    event: Option<GspEvent>,
     bar0: &'a mut Bar0,
     counts: &'a mut Counts,
     log: &'a Logger,
@@ -589,6 +676,13 @@ impl DwordSpace for Bar0View<'_> {
             set_phase(self.counts, self.log, value, "BAR0");
         } else {
             self.bar0.write(offset, value, mask);
+            if self.gsp {
+                if offset == NV_PGSP_FALCON_CPUCTL && value & mask & CPUCTL_STARTCPU != 0 {
+                    self.event = Some(GspEvent::Start);
+                } else if offset == NV_PGSP_QUEUE_HEAD0 {
+                    self.event = Some(GspEvent::Doorbell);
+                }
+            }
         }
     }
 }
@@ -617,6 +711,7 @@ pub mod tests {
             boot42: None,
             bar0_size: 16 * MIB,
             bar1_size: 256 * MIB,
+            gsp: Some(GspConfig::default()),
         }
     }
 
@@ -949,5 +1044,52 @@ pub mod tests {
             .expect("unmap all");
         assert_eq!(dev.dma_mappings(), 0);
         assert!(text.contents().contains("DMA map: guest 0x1000+0x2000"));
+    }
+
+    #[test]
+    fn mapped_guest_memory_is_reachable_and_counted_as_sysmem() {
+        use crate::guest_mem::tests::memfd;
+        use std::os::unix::fs::FileExt;
+        let (mut dev, text) = device();
+        let file = memfd("device", 0x4000);
+        file.write_all_at(&0x1234_5678u32.to_le_bytes(), 0x1000)
+            .expect("fill");
+        let fd = file.try_clone().expect("dup");
+        dev.dma_map(DmaMapFlags::READ_WRITE, 0, 0x10_0000, 0x4000, Some(fd))
+            .expect("map");
+        // A device reset does not touch the mappings.
+        dev.reset();
+        assert_eq!(dev.sysmem().read_u32(0x10_1000).expect("read"), 0x1234_5678);
+        let phase = dev.phase_offset();
+        write32(&mut dev, BAR0, phase, 2);
+        dev.sysmem().write_u32(0x10_2000, 9).expect("write");
+        let mut back = [0u8; 4];
+        file.read_exact_at(&mut back, 0x2000).expect("read the memfd");
+        assert_eq!(u32::from_le_bytes(back), 9);
+        assert_eq!(dev.counts().tally(0, Region::Sysmem, 0x10_1000).reads, 1);
+        assert_eq!(dev.counts().tally(2, Region::Sysmem, 0x10_2000).writes, 1);
+        assert_eq!(dev.counts().total_in_phase(2), 1);
+
+        dev.dma_unmap(DmaUnmapFlags::empty(), 0x10_0000, 0x4000)
+            .expect("unmap");
+        assert!(dev.sysmem().read_u32(0x10_1000).is_err());
+        assert!(dev
+            .dma_map(DmaMapFlags::READ_WRITE, 0x4000, 0, 0x1000, Some(file))
+            .is_err());
+        let text = text.contents();
+        assert!(
+            text.contains(
+                "DMA map: guest 0x100000+0x4000, with fd, file offset 0x0, flags 0x3: mapped; \
+                 earlier: 0 mapping(s) removed, 0 trimmed"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("DMA unmap: guest 0x100000+0x4000, flags 0x0: 1 mapping(s) removed"),
+            "{text}"
+        );
+        assert!(text.contains("with fd, file offset 0x4000, flags 0x3: refused"), "{text}");
+        let json = dev.counts_json().expect("json");
+        assert!(json.contains("\"sysmem\""), "{json}");
     }
 }

@@ -19,6 +19,8 @@ mod chipset;
 mod config;
 mod counts;
 mod device;
+mod gsp;
+mod guest_mem;
 mod logger;
 
 use std::ffi::OsString;
@@ -215,6 +217,17 @@ fn serve(options: Options) -> Result<(), String> {
         options.device.bar0_size,
         options.device.bar1_size,
     ));
+    log.line(&match &options.device.gsp {
+        Some(g) => format!(
+            "emulated GSP: subsystem 1af4:4e56, firmware version {}, framebuffer {:#x} bytes, \
+             firmware root {}",
+            g.forced_version
+                .map_or("identified from FWIMAGE".to_string(), |v| format!("forced to {v}")),
+            g.fb_size,
+            g.firmware_root.display()
+        ),
+        None => "no GSP (--no-gsp): subsystem 10de:0001, no GSP registers".to_string(),
+    });
     log.line(&format!(
         "listening on {}; waiting for the connection",
         options.socket.display()

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Identifying the firmware version the driver loaded: the first 64 KiB of
+//! the `.fwimage` section of each `nvidia/<chip>/gsp/gsp-<version>.bin`
+//! under the firmware root, compared with what the driver put in FWIMAGE.
+//!
+//! The ELF64 section table is parsed here by hand, defensively: every
+//! offset and size is checked against the file before it is used.
+
+use std::fs::File;
+use std::io::{
+    Read,
+    Seek,
+    SeekFrom,
+};
+use std::path::{
+    Path,
+    PathBuf,
+};
+
+use super::wire::Version;
+
+/// How much of `.fwimage` the driver hands over (and is compared).
+pub const FWIMAGE_HEAD: usize = 64 << 10;
+
+/// Default firmware root.
+pub const DEFAULT_FIRMWARE_ROOT: &str = "/usr/lib/firmware";
+
+/// The firmware file of `version` for `chip` under `root`.
+pub fn firmware_path(root: &Path, chip: &str, version: Version) -> PathBuf {
+    root.join("nvidia")
+        .join(chip)
+        .join("gsp")
+        .join(format!("gsp-{}.bin", version.name()))
+}
+
+fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+    file.seek(SeekFrom::Start(offset))
+        .and_then(|_| file.read_exact(buf))
+        .map_err(|e| format!("cannot read {} bytes at {offset:#x}: {e}", buf.len()))
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    super::wire::get_u32(b, at)
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    super::wire::get_u64(b, at)
+}
+
+/// The first `FWIMAGE_HEAD` bytes (fewer if the section is shorter) of the
+/// `.fwimage` section of the ELF64 little-endian file at `path`.
+pub fn fwimage_head(path: &Path) -> Result<Vec<u8>, String> {
+    let mut file = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    let file_len = file
+        .metadata()
+        .map_err(|e| format!("cannot examine: {e}"))?
+        .len();
+    let mut ehdr = [0u8; 64];
+    read_at(&mut file, 0, &mut ehdr).map_err(|e| format!("ELF header: {e}"))?;
+    if &ehdr[..4] != b"\x7fELF" {
+        return Err("not an ELF file".to_string());
+    }
+    if ehdr[4] != 2 || ehdr[5] != 1 {
+        return Err("not a little-endian ELF64 file".to_string());
+    }
+    let shoff = u64_at(&ehdr, 0x28);
+    let shentsize = u64::from(u16_at(&ehdr, 0x3a));
+    let shnum = u64::from(u16_at(&ehdr, 0x3c));
+    let shstrndx = u64::from(u16_at(&ehdr, 0x3e));
+    if shentsize < 64 || shnum == 0 || shstrndx >= shnum {
+        return Err(format!(
+            "bad section table (entry size {shentsize}, {shnum} entries, names in {shstrndx})"
+        ));
+    }
+    let table_len = shentsize * shnum;
+    if shoff.checked_add(table_len).is_none_or(|end| end > file_len) {
+        return Err(format!("section table at {shoff:#x} lies outside the file"));
+    }
+    let mut table = vec![0u8; table_len as usize];
+    read_at(&mut file, shoff, &mut table).map_err(|e| format!("section table: {e}"))?;
+    let section = |i: u64| -> (u32, u64, u64) {
+        let s = &table[(i * shentsize) as usize..];
+        // sh_name, sh_offset, sh_size
+        (u32_at(s, 0), u64_at(s, 0x18), u64_at(s, 0x20))
+    };
+    let in_file = |offset: u64, size: u64| offset.checked_add(size).is_some_and(|e| e <= file_len);
+    let (_, str_off, str_size) = section(shstrndx);
+    if !in_file(str_off, str_size) || str_size > 16 << 20 {
+        return Err("section name table lies outside the file".to_string());
+    }
+    let mut names = vec![0u8; str_size as usize];
+    read_at(&mut file, str_off, &mut names).map_err(|e| format!("section names: {e}"))?;
+    for i in 0..shnum {
+        let (name, offset, size) = section(i);
+        let name = name as usize;
+        let Some(rest) = names.get(name..) else {
+            continue;
+        };
+        let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+        if &rest[..end] != b".fwimage" {
+            continue;
+        }
+        if !in_file(offset, size) {
+            return Err(format!(
+                ".fwimage ({size:#x} bytes at {offset:#x}) lies outside the file"
+            ));
+        }
+        if size == 0 {
+            return Err(".fwimage is empty".to_string());
+        }
+        let mut head = vec![0u8; (size as usize).min(FWIMAGE_HEAD)];
+        read_at(&mut file, offset, &mut head).map_err(|e| format!(".fwimage: {e}"))?;
+        return Ok(head);
+    }
+    Err("no .fwimage section".to_string())
+}
+
+/// The `.fwimage` heads of every version present for one chip, loaded once.
+pub struct Firmware {
+    root: PathBuf,
+    chip: &'static str,
+    heads: Option<Vec<(Version, Vec<u8>)>>,
+}
+
+impl Firmware {
+    pub fn new(root: PathBuf, chip: &'static str) -> Self {
+        Firmware {
+            root,
+            chip,
+            heads: None,
+        }
+    }
+
+    /// The heads, loading them on first use; `log` gets one line per file
+    /// that is missing or unusable.
+    pub fn heads(&mut self, log: &mut dyn FnMut(String)) -> &[(Version, Vec<u8>)] {
+        let (root, chip) = (&self.root, self.chip);
+        self.heads.get_or_insert_with(|| {
+            let mut heads = Vec::new();
+            for v in Version::ALL {
+                let path = firmware_path(root, chip, v);
+                match fwimage_head(&path) {
+                    Ok(head) => heads.push((v, head)),
+                    Err(e) => log(format!("GSP: firmware {} not usable: {e}", path.display())),
+                }
+            }
+            heads
+        })
+    }
+
+    /// The version whose `.fwimage` head `fwimage` starts with.
+    pub fn identify(&mut self, fwimage: &[u8], log: &mut dyn FnMut(String)) -> Option<Version> {
+        self.heads(log)
+            .iter()
+            .find(|(_, head)| fwimage.len() >= head.len() && fwimage[..head.len()] == head[..])
+            .map(|&(v, _)| v)
+    }
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// A minimal ELF64 file: a null section, `.fwimage` holding `image`,
+    /// and the section name table.
+    pub fn fake_elf(image: &[u8]) -> Vec<u8> {
+        let names = b"\0.fwimage\0.shstrtab\0";
+        let image_off = 64usize;
+        let names_off = image_off + image.len();
+        let shoff = (names_off + names.len()).next_multiple_of(8);
+        let mut f = vec![0u8; shoff + 3 * 64];
+        f[..4].copy_from_slice(b"\x7fELF");
+        f[4] = 2;
+        f[5] = 1;
+        f[6] = 1;
+        f[0x28..0x30].copy_from_slice(&(shoff as u64).to_le_bytes());
+        f[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
+        f[0x3c..0x3e].copy_from_slice(&3u16.to_le_bytes());
+        f[0x3e..0x40].copy_from_slice(&2u16.to_le_bytes());
+        f[image_off..names_off].copy_from_slice(image);
+        f[names_off..names_off + names.len()].copy_from_slice(names);
+        let mut sh = |i: usize, name: u32, offset: usize, size: usize| {
+            let s = shoff + i * 64;
+            f[s..s + 4].copy_from_slice(&name.to_le_bytes());
+            f[s + 4..s + 8].copy_from_slice(&1u32.to_le_bytes());
+            f[s + 0x18..s + 0x20].copy_from_slice(&(offset as u64).to_le_bytes());
+            f[s + 0x20..s + 0x28].copy_from_slice(&(size as u64).to_le_bytes());
+        };
+        sh(1, 1, image_off, image.len());
+        sh(2, 10, names_off, names.len());
+        f
+    }
+
+    /// A fresh, empty folder under the system's temporary folder.
+    pub fn temp_dir(tag: &str) -> PathBuf {
+        use std::sync::atomic::{
+            AtomicU32,
+            Ordering,
+        };
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "nova-emu-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    /// Installs a fake `gsp-<version>.bin` for `chip` under `root`.
+    pub fn install(root: &Path, chip: &str, version: Version, image: &[u8]) {
+        let path = firmware_path(root, chip, version);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, fake_elf(image)).expect("write firmware");
+    }
+
+    /// A distinctive image: a byte pattern seeded by `seed`.
+    pub fn image(seed: u8, len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect()
+    }
+
+    #[test]
+    fn fwimage_head_is_the_first_64_kib_of_the_section() {
+        let dir = temp_dir("fw-head");
+        let big = image(1, FWIMAGE_HEAD + 100);
+        install(&dir, "ga102", Version::R570_144, &big);
+        let head = fwimage_head(&firmware_path(&dir, "ga102", Version::R570_144)).expect("head");
+        assert_eq!(head, big[..FWIMAGE_HEAD]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn broken_files_are_errors_not_panics() {
+        let dir = temp_dir("fw-broken");
+        let path = dir.join("f.bin");
+        let good = fake_elf(&image(2, 100));
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (b"not an elf".to_vec(), "ELF header"),
+            (good[..good.len() - 10].to_vec(), "section table"),
+            (
+                {
+                    let mut f = good.clone();
+                    f[0x3e] = 9; // names in a section that does not exist
+                    f
+                },
+                "bad section table",
+            ),
+            (
+                {
+                    let mut f = good.clone();
+                    let shoff = u64_at(&f, 0x28) as usize;
+                    // .fwimage size far past the end of the file
+                    f[shoff + 64 + 0x20..shoff + 64 + 0x28]
+                        .copy_from_slice(&u64::MAX.to_le_bytes());
+                    f
+                },
+                "outside the file",
+            ),
+            (
+                {
+                    let mut f = good.clone();
+                    let shoff = u64_at(&f, 0x28) as usize;
+                    f[shoff + 64..shoff + 68].copy_from_slice(&10u32.to_le_bytes());
+                    f
+                },
+                "no .fwimage",
+            ),
+        ];
+        for (bytes, want) in cases {
+            std::fs::write(&path, &bytes).expect("write");
+            let err = fwimage_head(&path).expect_err(want);
+            assert!(err.contains(want), "{want}: {err}");
+        }
+        assert!(fwimage_head(&dir.join("missing")).is_err());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn identify_picks_the_version_whose_head_matches() {
+        let dir = temp_dir("fw-identify");
+        let a = image(3, 5000);
+        let b = image(4, 5000);
+        install(&dir, "ga102", Version::R535_113_01, &a);
+        install(&dir, "ga102", Version::R570_144, &b);
+        let mut lines = Vec::new();
+        let mut log = |l: String| lines.push(l);
+        let mut fw = Firmware::new(dir.clone(), "ga102");
+        let mut region = b.clone();
+        region.resize(FWIMAGE_HEAD, 0);
+        assert_eq!(fw.identify(&region, &mut log), Some(Version::R570_144));
+        region[..a.len()].copy_from_slice(&a);
+        assert_eq!(fw.identify(&region, &mut log), Some(Version::R535_113_01));
+        region[10] ^= 0xff;
+        assert_eq!(fw.identify(&region, &mut log), None);
+        // Another chip has no firmware at all.
+        let mut other = Firmware::new(dir.clone(), "tu102");
+        assert_eq!(other.identify(&region, &mut log), None);
+        drop(log);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].contains("tu102/gsp/gsp-535.113.01.bin"), "{lines:?}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The emulated GSP of the reduced boot (docs/gsp-reduced-boot.md): started
+//! by a write of STARTCPU to NV_PGSP_FALCON_CPUCTL, it finds its arguments
+//! through MAILBOX1:MAILBOX0, identifies the firmware version the driver
+//! loaded, then serves the driver's commands over the message queues in
+//! guest memory, on start and on every doorbell.
+//!
+//! Every guest memory access goes through the device's counted [`Sysmem`]
+//! and happens only inside [`Gsp::start`] and [`Gsp::doorbell`], that is in
+//! response to a register write; after UNLOADING_GUEST_DRIVER (or a refused
+//! start, or a fault) the GSP is stopped and touches nothing until the next
+//! start.
+
+pub mod firmware;
+pub mod wire;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+use crate::chipset::Chipset;
+use crate::guest_mem::{
+    GuestMemError,
+    Sysmem,
+};
+use crate::logger::Logger;
+
+use self::firmware::Firmware;
+use self::wire::{
+    elem,
+    function,
+    get_u32,
+    get_u64,
+    libos,
+    mq_args,
+    put_u32,
+    put_u64,
+    queue,
+    registry,
+    rx_header,
+    tx_header,
+    Version,
+    GPU_NAME_LEN,
+    MAX_ELEMS,
+    MAX_RPC_PAYLOAD,
+    NV_ERR_INVALID_ARGUMENT,
+    PAGE,
+};
+
+/// MAILBOX0 after a start refused because no firmware matched FWIMAGE (or
+/// none is installed for the chip).
+pub const ERR_NO_FIRMWARE_MATCH: u32 = 0xbad0_0001;
+/// MAILBOX0 after a start refused because the LIBOS arguments, RMARGS or
+/// FWIMAGE are missing, malformed or unreadable.
+pub const ERR_BAD_ARGUMENTS: u32 = 0xbad0_0002;
+/// MAILBOX0 after a start refused because the shared memory's page table
+/// or queue offsets are not what the contract says.
+pub const ERR_BAD_SHARED_MEMORY: u32 = 0xbad0_0003;
+/// MAILBOX0 after a guest memory fault during the start.
+pub const ERR_FAULT: u32 = 0xbad0_0004;
+
+/// NV_ERR_NOT_SUPPORTED, the reply to functions the GSP does not know.
+const NV_ERR_NOT_SUPPORTED: u32 = 0x56;
+
+/// Default framebuffer size reported in GspStaticConfigInfo.fb_length.
+pub const DEFAULT_FB_SIZE: u64 = 24 << 30;
+
+/// Largest page table accepted (entries): 4 GiB of shared memory.
+const MAX_PAGE_TABLE_ENTRIES: u64 = 1 << 20;
+
+/// The GSP's configuration (command-line choices).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GspConfig {
+    /// `--gsp-version`: use this version's structures without looking at
+    /// FWIMAGE.
+    pub forced_version: Option<Version>,
+    /// `--fb-size`: fb_length in GspStaticConfigInfo.
+    pub fb_size: u64,
+    /// Where `nvidia/<chip>/gsp/gsp-<version>.bin` are looked for.
+    pub firmware_root: PathBuf,
+}
+
+impl Default for GspConfig {
+    fn default() -> Self {
+        GspConfig {
+            forced_version: None,
+            fb_size: DEFAULT_FB_SIZE,
+            firmware_root: PathBuf::from(firmware::DEFAULT_FIRMWARE_ROOT),
+        }
+    }
+}
+
+/// A command whose continuation records are still arriving.
+struct Pending {
+    function: u32,
+    rpc_seq: u32,
+    payload: Vec<u8>,
+}
+
+impl Pending {
+    /// Whether the payload is complete after a chunk of `chunk` bytes: a
+    /// chunk shorter than the maximum ends the message; SET_REGISTRY also
+    /// ends when the table's own size is reached.
+    fn complete_after(&self, chunk: usize) -> bool {
+        if chunk < MAX_RPC_PAYLOAD {
+            return true;
+        }
+        self.function == function::SET_REGISTRY
+            && self.payload.len() >= registry::TABLE_HEADER_SIZE
+            && self.payload.len() >= get_u32(&self.payload, registry::TABLE_SIZE) as usize
+    }
+}
+
+/// One reply or event to post.
+struct Reply {
+    function: u32,
+    rpc_result: u32,
+    rpc_seq: u32,
+    payload: Vec<u8>,
+}
+
+/// The state of a started GSP.
+struct Running {
+    version: Version,
+    /// Guest address of the command queue's header page.
+    cmdq: u64,
+    /// Guest address of the status queue's header page.
+    statq: u64,
+    /// The GSP's read pointer in the command queue.
+    cmd_rptr: u32,
+    /// The GSP's write pointer in the status queue.
+    stat_wptr: u32,
+    /// Sequence number the next command must carry.
+    cmd_seq: u32,
+    /// Sequence number of the next status message.
+    stat_seq: u32,
+    pending: Option<Pending>,
+}
+
+/// What stopped command processing.
+enum Halt {
+    /// Nothing more to do until the next doorbell.
+    Wait,
+    /// The GSP stopped (UNLOADING_GUEST_DRIVER).
+    Stopped,
+    /// A guest memory fault: the GSP stops.
+    Fault(GuestMemError),
+}
+
+impl From<GuestMemError> for Halt {
+    fn from(e: GuestMemError) -> Self {
+        Halt::Fault(e)
+    }
+}
+
+/// The emulated GSP.
+pub struct Gsp {
+    chip: &'static Chipset,
+    config: GspConfig,
+    firmware: Firmware,
+    state: Option<Running>,
+    log: Logger,
+}
+
+impl Gsp {
+    pub fn new(chip: &'static Chipset, config: GspConfig, log: Logger) -> Self {
+        Gsp {
+            chip,
+            firmware: Firmware::new(config.firmware_root.clone(), chip.name),
+            config,
+            state: None,
+            log,
+        }
+    }
+
+    fn line(&self, msg: &str) {
+        self.log.line(&format!("GSP: {msg}"));
+    }
+
+    /// The version of the running GSP, if it runs.
+    #[cfg(test)]
+    pub fn running_version(&self) -> Option<Version> {
+        self.state.as_ref().map(|s| s.version)
+    }
+
+    /// Stops the GSP (device reset) without touching memory.
+    pub fn stop(&mut self) {
+        if self.state.take().is_some() {
+            self.line("stopped by a device reset");
+        }
+    }
+
+    /// STARTCPU with the LIBOS arguments at `libos_args`. Returns the value
+    /// for MAILBOX0: 0 once up, an error code when the start is refused.
+    pub fn start(&mut self, mem: &mut Sysmem<'_>, libos_args: u64) -> u32 {
+        if self.state.take().is_some() {
+            self.line("STARTCPU while running: restarting");
+        }
+        self.line(&format!("STARTCPU, LIBOS arguments at {libos_args:#x}"));
+        let running = match self.boot(mem, libos_args) {
+            Ok(r) => r,
+            Err((code, msg)) => {
+                self.line(&format!("start refused ({code:#010x}): {msg}"));
+                return code;
+            }
+        };
+        let version = running.version;
+        self.state = Some(running);
+        match self.process(mem) {
+            Halt::Wait => {}
+            Halt::Stopped => {
+                // Unloaded before it was up: no GSP_INIT_DONE.
+                self.finish(Halt::Stopped);
+                return 0;
+            }
+            fault => {
+                self.finish(fault);
+                return ERR_FAULT;
+            }
+        }
+        let init_done = Reply {
+            function: function::GSP_INIT_DONE,
+            rpc_result: 0,
+            rpc_seq: 0,
+            payload: Vec::new(),
+        };
+        match self.post(mem, &[init_done]) {
+            Ok(true) => {}
+            Ok(false) => self.line("status queue full: GSP_INIT_DONE not posted"),
+            Err(e) => {
+                self.line(&format!("stopped: {e}"));
+                self.state = None;
+                return ERR_FAULT;
+            }
+        }
+        self.line(&format!("{version} up"));
+        0
+    }
+
+    /// The doorbell (NV_PGSP_QUEUE_HEAD(0) written).
+    pub fn doorbell(&mut self, mem: &mut Sysmem<'_>) {
+        if self.state.is_none() {
+            self.line("doorbell while stopped (ignored)");
+            return;
+        }
+        let halt = self.process(mem);
+        self.finish(halt);
+    }
+
+    /// Logs why processing ended; returns whether the GSP still runs.
+    fn finish(&mut self, halt: Halt) -> bool {
+        match halt {
+            Halt::Wait => true,
+            Halt::Stopped => {
+                self.state = None;
+                self.line("stopped after UNLOADING_GUEST_DRIVER; no memory access until STARTCPU");
+                false
+            }
+            Halt::Fault(e) => {
+                self.state = None;
+                self.line(&format!("stopped: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Reads the arguments and sets the queues up; the error is the MAILBOX0
+    /// code and the reason.
+    fn boot(&mut self, mem: &mut Sysmem<'_>, libos_args: u64) -> Result<Running, (u32, String)> {
+        let bad = |msg: String| (ERR_BAD_ARGUMENTS, msg);
+        let fault = |e: GuestMemError| (ERR_BAD_ARGUMENTS, e.to_string());
+        let mut page = vec![0u8; PAGE as usize];
+        mem.read(libos_args, &mut page).map_err(fault)?;
+        let mut rmargs = None;
+        let mut fwimage = None;
+        for entry in page.chunks_exact(libos::SIZE_OF) {
+            let id8 = get_u64(entry, libos::ID8);
+            if id8 == 0 {
+                break;
+            }
+            let region = (
+                get_u64(entry, libos::PA),
+                get_u64(entry, libos::SIZE),
+                entry[libos::KIND],
+                entry[libos::LOC],
+            );
+            match id8 {
+                libos::RMARGS if rmargs.is_none() => rmargs = Some(region),
+                libos::FWIMAGE if fwimage.is_none() => fwimage = Some(region),
+                _ => {}
+            }
+        }
+        let check = |name: &str, region: Option<(u64, u64, u8, u8)>| match region {
+            None => Err(bad(format!("no {name} in the LIBOS arguments"))),
+            Some((pa, size, kind, loc))
+                if kind != libos::KIND_CONTIGUOUS || loc != libos::LOC_SYSMEM =>
+            {
+                Err(bad(format!(
+                    "{name} at {pa:#x}+{size:#x} has kind {kind} and loc {loc}, not contiguous \
+                     system memory"
+                )))
+            }
+            Some((pa, size, _, _)) => Ok((pa, size)),
+        };
+        let (rm_pa, rm_size) = check("RMARGS", rmargs)?;
+
+        let version = match self.config.forced_version {
+            Some(v) => {
+                self.line(&format!("firmware version forced to {v}"));
+                v
+            }
+            None => {
+                let (fw_pa, fw_size) = check("FWIMAGE", fwimage)?;
+                let log = self.log.clone();
+                let mut say = |m: String| log.line(&m);
+                let want = self
+                    .firmware
+                    .heads(&mut say)
+                    .iter()
+                    .map(|(_, h)| h.len())
+                    .max();
+                let Some(want) = want else {
+                    return Err((
+                        ERR_NO_FIRMWARE_MATCH,
+                        format!(
+                            "no GSP firmware for {} under {}",
+                            self.chip.name,
+                            self.config.firmware_root.display()
+                        ),
+                    ));
+                };
+                let len = want.min(usize::try_from(fw_size).unwrap_or(usize::MAX));
+                let mut image = vec![0u8; len];
+                mem.read(fw_pa, &mut image).map_err(fault)?;
+                match self.firmware.identify(&image, &mut say) {
+                    Some(v) => {
+                        self.line(&format!("FWIMAGE is {} {v}", self.chip.name));
+                        v
+                    }
+                    None => {
+                        return Err((
+                            ERR_NO_FIRMWARE_MATCH,
+                            format!(
+                                "FWIMAGE ({fw_size:#x} bytes) matches no GSP firmware of {}",
+                                self.chip.name
+                            ),
+                        ))
+                    }
+                }
+            }
+        };
+
+        let args_size = version.mq_init_args_size();
+        if rm_size < args_size as u64 {
+            return Err(bad(format!(
+                "RMARGS holds {rm_size:#x} bytes, less than the {args_size} of {version}'s \
+                 MESSAGE_QUEUE_INIT_ARGUMENTS"
+            )));
+        }
+        let mut args = vec![0u8; args_size];
+        mem.read(rm_pa, &mut args).map_err(fault)?;
+        let shm = get_u64(&args, mq_args::SHARED_MEM_PHYS_ADDR);
+        let entries = u64::from(get_u32(&args, mq_args::PAGE_TABLE_ENTRY_COUNT));
+        let cmd_off = get_u64(&args, mq_args::CMD_QUEUE_OFFSET);
+        let stat_off = get_u64(&args, mq_args::STAT_QUEUE_OFFSET);
+        if version == Version::R535_113_01 {
+            let lockless = (
+                get_u64(&args, mq_args::LOCKLESS_CMD_QUEUE_OFFSET),
+                get_u64(&args, mq_args::LOCKLESS_STAT_QUEUE_OFFSET),
+            );
+            if lockless != (0, 0) {
+                self.line(&format!("lockless queue offsets {lockless:x?} are not 0 (ignored)"));
+            }
+        }
+        self.line(&format!(
+            "shared memory at {shm:#x}, {entries} pages, command queue at +{cmd_off:#x}, \
+             status queue at +{stat_off:#x}"
+        ));
+        let layout = |msg: String| (ERR_BAD_SHARED_MEMORY, msg);
+        let qsize = u64::from(queue::SIZE);
+        let table_bytes = (entries * 8).next_multiple_of(PAGE);
+        if entries == 0 || entries > MAX_PAGE_TABLE_ENTRIES || shm % PAGE != 0 {
+            return Err(layout(format!(
+                "shared memory at {shm:#x} with {entries} pages is not page-aligned or has a \
+                 page count outside 1..={MAX_PAGE_TABLE_ENTRIES}"
+            )));
+        }
+        if cmd_off % PAGE != 0
+            || stat_off % PAGE != 0
+            || cmd_off < table_bytes
+            || stat_off < cmd_off + qsize
+            || stat_off + qsize > entries * PAGE
+        {
+            return Err(layout(format!(
+                "queue offsets {cmd_off:#x} and {stat_off:#x} do not fit after a page table of \
+                 {table_bytes:#x} bytes in {:#x} bytes of shared memory",
+                entries * PAGE
+            )));
+        }
+        if shm.checked_add(entries * PAGE).is_none() {
+            return Err(layout(format!("shared memory at {shm:#x} overflows")));
+        }
+        let mut table = vec![0u8; (entries * 8) as usize];
+        mem.read(shm, &mut table)
+            .map_err(|e| (ERR_BAD_SHARED_MEMORY, e.to_string()))?;
+        for i in 0..entries {
+            let got = get_u64(&table, (i * 8) as usize);
+            let want = shm + i * PAGE;
+            if got != want {
+                return Err(layout(format!(
+                    "page table entry {i} is {got:#x}, not {want:#x}: the shared memory must be \
+                     the contiguous pages of the region"
+                )));
+            }
+        }
+
+        let cmdq = shm + cmd_off;
+        let statq = shm + stat_off;
+        let mut header = [0u8; tx_header::SIZE_OF];
+        put_u32(&mut header, tx_header::VERSION as usize, 0);
+        put_u32(&mut header, tx_header::SIZE as usize, queue::SIZE);
+        put_u32(&mut header, tx_header::MSG_SIZE as usize, queue::MSG_SIZE);
+        put_u32(&mut header, tx_header::MSG_COUNT as usize, queue::MSG_COUNT);
+        put_u32(&mut header, tx_header::WRITE_PTR as usize, 0);
+        put_u32(&mut header, tx_header::FLAGS as usize, queue::FLAGS);
+        put_u32(&mut header, tx_header::RX_HDR_OFF as usize, queue::RX_HDR_OFF);
+        put_u32(&mut header, tx_header::ENTRY_OFF as usize, queue::ENTRY_OFF);
+        let fault = |e: GuestMemError| (ERR_FAULT, e.to_string());
+        mem.write(statq, &header).map_err(fault)?;
+        mem.write_u32(rx_read_ptr(statq), 0).map_err(fault)?;
+        Ok(Running {
+            version,
+            cmdq,
+            statq,
+            cmd_rptr: 0,
+            stat_wptr: 0,
+            cmd_seq: 0,
+            stat_seq: 0,
+            pending: None,
+        })
+    }
+
+    /// Processes commands until the command queue is empty, the status
+    /// queue is full, the GSP stops or memory faults.
+    fn process(&mut self, mem: &mut Sysmem<'_>) -> Halt {
+        loop {
+            match self.step(mem) {
+                Ok(true) => continue,
+                Ok(false) => return Halt::Wait,
+                Err(h) => return h,
+            }
+        }
+    }
+
+    /// Handles one command message; Ok(false) when there is nothing (more)
+    /// to do now.
+    fn step(&mut self, mem: &mut Sysmem<'_>) -> Result<bool, Halt> {
+        let Some(s) = self.state.as_ref() else {
+            return Ok(false);
+        };
+        let (cmdq, rptr, expected_seq) = (s.cmdq, s.cmd_rptr, s.cmd_seq);
+        let wptr = mem.read_u32(cmdq + tx_header::WRITE_PTR)?;
+        if wptr >= queue::MSG_COUNT {
+            self.line(&format!(
+                "command queue writePtr {wptr} is out of range (0..{}); waiting",
+                queue::MSG_COUNT
+            ));
+            return Ok(false);
+        }
+        if wptr == rptr {
+            return Ok(false);
+        }
+        let available = (wptr + queue::MSG_COUNT - rptr) % queue::MSG_COUNT;
+        let mut first = vec![0u8; queue::MSG_SIZE as usize];
+        mem.read(element_addr(cmdq, rptr), &mut first)?;
+        let count = get_u32(&first, elem::ELEM_COUNT);
+        if count == 0 || count > MAX_ELEMS || count > available {
+            self.line(&format!(
+                "command at element {rptr} rejected: elemCount {count} is not in 1..={} or \
+                 exceeds the {available} element(s) queued; skipping to writePtr {wptr}",
+                MAX_ELEMS.min(available)
+            ));
+            self.consume(mem, available)?;
+            return Ok(true);
+        }
+        let mut msg = first;
+        msg.resize(count as usize * queue::MSG_SIZE as usize, 0);
+        read_ring(mem, cmdq, (rptr + 1) % queue::MSG_COUNT, &mut msg[queue::MSG_SIZE as usize..])?;
+        let decoded = match wire::decode(&msg) {
+            Ok(d) => d,
+            Err(e) => {
+                self.line(&format!("command at element {rptr} rejected: {e}"));
+                self.consume(mem, count)?;
+                return Ok(true);
+            }
+        };
+        if decoded.seq != expected_seq {
+            self.line(&format!(
+                "command {} at element {rptr} rejected: sequence {} (expected {expected_seq})",
+                function::name(decoded.function),
+                decoded.seq
+            ));
+            self.consume(mem, count)?;
+            return Ok(true);
+        }
+
+        if decoded.function == function::CONTINUATION_RECORD {
+            let chunk = decoded.payload.len();
+            let s = self.state.as_mut().expect("running");
+            let Some(mut p) = s.pending.take() else {
+                self.line(&format!(
+                    "continuation record (sequence {}) with nothing to continue: ignored",
+                    decoded.seq
+                ));
+                self.consume(mem, count)?;
+                return Ok(true);
+            };
+            p.payload.extend_from_slice(&decoded.payload);
+            if !p.complete_after(chunk) {
+                self.state.as_mut().expect("running").pending = Some(p);
+                self.consume(mem, count)?;
+                return Ok(true);
+            }
+            let done = self.act(mem, p)?;
+            if !done.posted {
+                // Keep the record unconsumed; it is read again next time.
+                let mut p = done.pending;
+                p.payload.truncate(p.payload.len() - chunk);
+                self.state.as_mut().expect("running").pending = Some(p);
+                return Ok(false);
+            }
+            self.consume(mem, count)?;
+            return if done.stop { Err(Halt::Stopped) } else { Ok(true) };
+        }
+
+        // A new command ends a message still waiting for continuations.
+        let s = self.state.as_mut().expect("running");
+        if let Some(p) = s.pending.take() {
+            let done = self.act(mem, p)?;
+            if !done.posted {
+                self.state.as_mut().expect("running").pending = Some(done.pending);
+                return Ok(false);
+            }
+            if done.stop {
+                return Err(Halt::Stopped);
+            }
+        }
+        let p = Pending {
+            function: decoded.function,
+            rpc_seq: decoded.rpc_seq,
+            payload: decoded.payload,
+        };
+        let chunk = p.payload.len();
+        if !p.complete_after(chunk) {
+            self.state.as_mut().expect("running").pending = Some(p);
+            self.consume(mem, count)?;
+            return Ok(true);
+        }
+        let done = self.act(mem, p)?;
+        if !done.posted {
+            return Ok(false);
+        }
+        self.consume(mem, count)?;
+        if done.stop {
+            Err(Halt::Stopped)
+        } else {
+            Ok(true)
+        }
+    }
+
+    /// Advances the GSP's command read pointer (and the expected sequence
+    /// number) past a message of `count` elements.
+    fn consume(&mut self, mem: &mut Sysmem<'_>, count: u32) -> Result<(), GuestMemError> {
+        let s = self.state.as_mut().expect("running");
+        s.cmd_rptr = (s.cmd_rptr + count) % queue::MSG_COUNT;
+        s.cmd_seq = s.cmd_seq.wrapping_add(1);
+        mem.write_u32(rx_read_ptr(s.statq), s.cmd_rptr)
+    }
+
+    /// Executes a complete command and posts its reply.
+    fn act(&mut self, mem: &mut Sysmem<'_>, p: Pending) -> Result<Acted, Halt> {
+        let version = self.state.as_ref().expect("running").version;
+        let name = function::name(p.function);
+        let mut stop = false;
+        let (rpc_result, payload) = match p.function {
+            function::GSP_SET_SYSTEM_INFO => {
+                let want = version.system_info_size();
+                if p.payload.len() == want {
+                    self.line(&format!("GSP_SET_SYSTEM_INFO: {want} bytes"));
+                    (0, Vec::new())
+                } else {
+                    self.line(&format!(
+                        "GSP_SET_SYSTEM_INFO rejected: {} bytes, but GspSystemInfo of {version} \
+                         has {want}",
+                        p.payload.len()
+                    ));
+                    (NV_ERR_INVALID_ARGUMENT, Vec::new())
+                }
+            }
+            function::SET_REGISTRY => match parse_registry(&p.payload) {
+                Ok(keys) => {
+                    self.line(&format!("SET_REGISTRY: {} entries", keys.len()));
+                    for k in keys {
+                        self.line(&format!("  registry {k}"));
+                    }
+                    (0, Vec::new())
+                }
+                Err(e) => {
+                    self.line(&format!("SET_REGISTRY rejected: {e}"));
+                    (NV_ERR_INVALID_ARGUMENT, Vec::new())
+                }
+            },
+            function::GET_GSP_STATIC_INFO => {
+                self.line("GET_GSP_STATIC_INFO");
+                (0, self.static_info(version))
+            }
+            function::UNLOADING_GUEST_DRIVER => {
+                self.line("UNLOADING_GUEST_DRIVER");
+                stop = true;
+                (0, Vec::new())
+            }
+            other => {
+                self.line(&format!(
+                    "function {other} ({} bytes) is not supported",
+                    p.payload.len()
+                ));
+                (NV_ERR_NOT_SUPPORTED, Vec::new())
+            }
+        };
+        let reply = Reply {
+            function: p.function,
+            rpc_result,
+            rpc_seq: p.rpc_seq,
+            payload,
+        };
+        let posted = self.post(mem, &[reply])?;
+        if !posted {
+            self.line(&format!(
+                "status queue full: the reply to {name} waits for the next doorbell"
+            ));
+        }
+        Ok(Acted {
+            posted,
+            stop,
+            pending: p,
+        })
+    }
+
+    /// GspStaticConfigInfo of `version`: zero but for the name and the
+    /// framebuffer size.
+    fn static_info(&self, version: Version) -> Vec<u8> {
+        let mut info = vec![0u8; version.static_info_size()];
+        let name = format!("NVIDIA {}", self.chip.product);
+        let bytes = name.as_bytes();
+        let n = bytes.len().min(GPU_NAME_LEN - 1);
+        let at = version.static_info_name_offset();
+        info[at..at + n].copy_from_slice(&bytes[..n]);
+        put_u64(&mut info, version.static_info_fb_length_offset(), self.config.fb_size);
+        info
+    }
+
+    /// Writes `replies` (split into continuation records where needed) at
+    /// the status queue's write pointer. Returns false, writing nothing,
+    /// when the driver has not freed enough elements.
+    fn post(&mut self, mem: &mut Sysmem<'_>, replies: &[Reply]) -> Result<bool, GuestMemError> {
+        let s = self.state.as_ref().expect("running");
+        let (cmdq, statq, wptr, mut seq) = (s.cmdq, s.statq, s.stat_wptr, s.stat_seq);
+        let mut messages = Vec::new();
+        for r in replies {
+            let mut chunks = r.payload.chunks(MAX_RPC_PAYLOAD);
+            let first = chunks.next().unwrap_or(&[]);
+            messages.push(wire::encode(seq, r.function, r.rpc_result, r.rpc_seq, first));
+            seq = seq.wrapping_add(1);
+            for chunk in chunks {
+                messages.push(wire::encode(
+                    seq,
+                    function::CONTINUATION_RECORD,
+                    0,
+                    r.rpc_seq,
+                    chunk,
+                ));
+                seq = seq.wrapping_add(1);
+            }
+        }
+        let needed: u32 = messages
+            .iter()
+            .map(|m| (m.len() / queue::MSG_SIZE as usize) as u32)
+            .sum();
+        let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
+        if driver_rptr >= queue::MSG_COUNT {
+            self.line(&format!(
+                "status queue read pointer {driver_rptr} is out of range; nothing posted"
+            ));
+            return Ok(false);
+        }
+        let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
+        if needed > free {
+            self.line(&format!(
+                "status queue full: {needed} element(s) needed, {free} free (writePtr {wptr}, \
+                 driver's readPtr {driver_rptr})"
+            ));
+            return Ok(false);
+        }
+        let mut pos = wptr;
+        for m in &messages {
+            write_ring(mem, statq, pos, m)?;
+            pos = (pos + (m.len() / queue::MSG_SIZE as usize) as u32) % queue::MSG_COUNT;
+        }
+        mem.write_u32(statq + tx_header::WRITE_PTR, pos)?;
+        let s = self.state.as_mut().expect("running");
+        s.stat_wptr = pos;
+        s.stat_seq = seq;
+        Ok(true)
+    }
+}
+
+/// What [`Gsp::act`] did.
+struct Acted {
+    /// The reply was written (else nothing was, and the command must be
+    /// done again).
+    posted: bool,
+    /// The GSP stops after this command.
+    stop: bool,
+    /// The command, handed back for a retry.
+    pending: Pending,
+}
+
+/// Address of the msgqRxHeader read pointer in a queue's header page.
+fn rx_read_ptr(header_page: u64) -> u64 {
+    header_page + u64::from(queue::RX_HDR_OFF) + rx_header::READ_PTR
+}
+
+/// Address of element `index` of the queue whose header page is at `q`.
+fn element_addr(q: u64, index: u32) -> u64 {
+    q + u64::from(queue::ENTRY_OFF) + u64::from(index) * u64::from(queue::MSG_SIZE)
+}
+
+/// Reads whole elements from `index` on, wrapping at the ring's end.
+fn read_ring(
+    mem: &mut Sysmem<'_>,
+    q: u64,
+    index: u32,
+    buf: &mut [u8],
+) -> Result<(), GuestMemError> {
+    if buf.is_empty() {
+        return Ok(());
+    }
+    let to_end = (queue::MSG_COUNT - index) as usize * queue::MSG_SIZE as usize;
+    let n = to_end.min(buf.len());
+    mem.read(element_addr(q, index), &mut buf[..n])?;
+    if n < buf.len() {
+        mem.read(element_addr(q, 0), &mut buf[n..])?;
+    }
+    Ok(())
+}
+
+/// Writes whole elements from `index` on, wrapping at the ring's end.
+fn write_ring(mem: &mut Sysmem<'_>, q: u64, index: u32, data: &[u8]) -> Result<(), GuestMemError> {
+    let to_end = (queue::MSG_COUNT - index) as usize * queue::MSG_SIZE as usize;
+    let n = to_end.min(data.len());
+    mem.write(element_addr(q, index), &data[..n])?;
+    if n < data.len() {
+        mem.write(element_addr(q, 0), &data[n..])?;
+    }
+    Ok(())
+}
+
+/// The DWORD entries of a PACKED_REGISTRY_TABLE, as "name = value" lines
+/// (other entry types are named by their type).
+fn parse_registry(table: &[u8]) -> Result<Vec<String>, String> {
+    use registry::*;
+    if table.len() < TABLE_HEADER_SIZE {
+        return Err(format!("{} bytes cannot hold the table header", table.len()));
+    }
+    let size = get_u32(table, TABLE_SIZE) as usize;
+    let count = get_u32(table, TABLE_NUM_ENTRIES) as usize;
+    if size > table.len() {
+        return Err(format!("table size {size} exceeds the {} bytes sent", table.len()));
+    }
+    let table = &table[..size.max(TABLE_HEADER_SIZE)];
+    let entries_end = count
+        .checked_mul(ENTRY_SIZE)
+        .and_then(|n| n.checked_add(TABLE_HEADER_SIZE))
+        .filter(|&end| end <= table.len())
+        .ok_or_else(|| format!("{count} entries do not fit in {} bytes", table.len()))?;
+    let mut keys = Vec::new();
+    for e in table[TABLE_HEADER_SIZE..entries_end].chunks_exact(ENTRY_SIZE) {
+        let name_off = get_u32(e, ENTRY_NAME_OFFSET) as usize;
+        let name = table
+            .get(name_off..)
+            .and_then(|rest| rest.iter().position(|&b| b == 0).map(|end| &rest[..end]))
+            .ok_or_else(|| {
+                format!("entry name at {name_off} is outside the table or unterminated")
+            })?;
+        let name = String::from_utf8_lossy(name);
+        let kind = e[ENTRY_TYPE];
+        if kind == TYPE_DWORD {
+            let data = get_u32(e, ENTRY_DATA);
+            keys.push(format!("{name} = {data:#x}"));
+        } else {
+            keys.push(format!("{name} (type {kind}, {} bytes)", get_u32(e, ENTRY_LENGTH)));
+        }
+    }
+    Ok(keys)
+}

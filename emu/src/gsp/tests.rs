@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! End-to-end tests: a test "driver" prepares the reduced boot's memory in
+//! a memfd mapped as guest RAM, talks to the GSP through BAR0 writes on the
+//! [`Device`], and reads the status queue back from the memfd.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+use vfio_bindings::bindings::vfio::VFIO_PCI_BAR0_REGION_INDEX;
+use vfio_user::DmaMapFlags;
+
+use super::firmware::tests::{
+    image,
+    install,
+    temp_dir,
+};
+use super::firmware::FWIMAGE_HEAD;
+use super::wire::*;
+use super::*;
+use crate::bar0::{
+    NV_PGSP_FALCON_CPUCTL,
+    NV_PGSP_FALCON_MAILBOX0,
+    NV_PGSP_FALCON_MAILBOX1,
+    NV_PGSP_QUEUE_HEAD0,
+};
+use crate::device::tests::ga102_config;
+use crate::device::Device;
+use crate::guest_mem::tests::memfd;
+use crate::logger::MemoryLog;
+
+const BAR0: u32 = VFIO_PCI_BAR0_REGION_INDEX;
+
+/// Guest physical base of the test RAM.
+const BASE: u64 = 0x10_0000;
+const RAM: u64 = 0x20_0000;
+const LIBOS_OFF: u64 = 0;
+const RMARGS_OFF: u64 = 0x1000;
+const FWIMAGE_OFF: u64 = 0x10000;
+const SHM_OFF: u64 = 0x40000;
+/// Page table (1 page) plus two 256 KiB queues.
+const SHM_PAGES: u64 = 1 + 64 + 64;
+const CMDQ_OFF: u64 = SHM_OFF + 0x1000;
+const STATQ_OFF: u64 = CMDQ_OFF + 0x40000;
+
+fn image_of(v: Version) -> Vec<u8> {
+    image(if v == Version::R535_113_01 { 0x35 } else { 0x70 }, 70000)
+}
+
+/// A firmware root with fake firmware of both versions for ga102.
+fn firmware_root() -> PathBuf {
+    let dir = temp_dir("gsp-e2e");
+    for v in Version::ALL {
+        install(&dir, "ga102", v, &image_of(v));
+    }
+    dir
+}
+
+struct Driver {
+    dev: Device,
+    ram: File,
+    text: MemoryLog,
+    version: Version,
+    cmd_wptr: u32,
+    cmd_seq: u32,
+    stat_rptr: u32,
+    root: PathBuf,
+}
+
+/// A received status message.
+#[derive(Debug)]
+struct Msg {
+    seq: u32,
+    function: u32,
+    result: u32,
+    payload: Vec<u8>,
+}
+
+impl Driver {
+    /// Prepares the memory for `version` (FWIMAGE from its firmware); the
+    /// GSP is configured with `forced`.
+    fn new(version: Version, forced: Option<Version>) -> Driver {
+        Driver::with_fb_size(version, forced, DEFAULT_FB_SIZE)
+    }
+
+    fn with_fb_size(version: Version, forced: Option<Version>, fb_size: u64) -> Driver {
+        let root = firmware_root();
+        let mut choice = ga102_config();
+        choice.gsp = Some(GspConfig {
+            forced_version: forced,
+            fb_size,
+            firmware_root: root.clone(),
+        });
+        let (log, text) = Logger::memory();
+        let mut dev = Device::new(choice, log);
+        let ram = memfd("gsp-ram", RAM);
+        dev.dma_map(
+            DmaMapFlags::READ_WRITE,
+            0,
+            BASE,
+            RAM,
+            Some(ram.try_clone().expect("dup")),
+        )
+        .expect("map");
+        let d = Driver {
+            dev,
+            ram,
+            text,
+            version,
+            cmd_wptr: 0,
+            cmd_seq: 0,
+            stat_rptr: 0,
+            root,
+        };
+        // LIBOS arguments: RMARGS, FWIMAGE, end.
+        let mut libos = vec![0u8; 4096];
+        for (i, (id, off, size)) in [
+            (libos::RMARGS, RMARGS_OFF, 0x1000u64),
+            (libos::FWIMAGE, FWIMAGE_OFF, FWIMAGE_HEAD as u64),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let e = &mut libos[i * 32..];
+            put_u64(e, libos::ID8, id);
+            put_u64(e, libos::PA, BASE + off);
+            put_u64(e, libos::SIZE, size);
+            e[libos::KIND] = libos::KIND_CONTIGUOUS;
+            e[libos::LOC] = libos::LOC_SYSMEM;
+        }
+        d.put(LIBOS_OFF, &libos);
+        // RMARGS.
+        let mut args = vec![0u8; 4096];
+        put_u64(&mut args, mq_args::SHARED_MEM_PHYS_ADDR, BASE + SHM_OFF);
+        put_u32(&mut args, mq_args::PAGE_TABLE_ENTRY_COUNT, SHM_PAGES as u32);
+        put_u64(&mut args, mq_args::CMD_QUEUE_OFFSET, CMDQ_OFF - SHM_OFF);
+        put_u64(&mut args, mq_args::STAT_QUEUE_OFFSET, STATQ_OFF - SHM_OFF);
+        d.put(RMARGS_OFF, &args);
+        d.put(FWIMAGE_OFF, &image_of(version)[..FWIMAGE_HEAD]);
+        // Page table.
+        let table: Vec<u8> = (0..SHM_PAGES)
+            .flat_map(|i| (BASE + SHM_OFF + i * 4096).to_le_bytes())
+            .collect();
+        d.put(SHM_OFF, &table);
+        // Command queue header.
+        let mut h = vec![0u8; 32];
+        for (at, v) in [
+            (4, queue::SIZE),
+            (8, queue::MSG_SIZE),
+            (12, queue::MSG_COUNT),
+            (20, 1),
+            (24, 0x20),
+            (28, 0x1000),
+        ] {
+            put_u32(&mut h, at, v);
+        }
+        d.put(CMDQ_OFF, &h);
+        d
+    }
+
+    fn put(&self, off: u64, data: &[u8]) {
+        self.ram.write_all_at(data, off).expect("write ram");
+    }
+
+    fn get(&self, off: u64, len: usize) -> Vec<u8> {
+        let mut b = vec![0u8; len];
+        self.ram.read_exact_at(&mut b, off).expect("read ram");
+        b
+    }
+
+    fn get_u32(&self, off: u64) -> u32 {
+        get_u32(&self.get(off, 4), 0)
+    }
+
+    fn reg_write(&mut self, offset: u64, value: u32) {
+        self.dev
+            .region_write(BAR0, offset, &value.to_le_bytes())
+            .expect("BAR0 write");
+    }
+
+    fn reg_read(&mut self, offset: u64) -> u32 {
+        let mut b = [0u8; 4];
+        self.dev.region_read(BAR0, offset, &mut b).expect("BAR0 read");
+        u32::from_le_bytes(b)
+    }
+
+    fn start(&mut self) -> u32 {
+        self.reg_write(NV_PGSP_FALCON_MAILBOX0, (BASE + LIBOS_OFF) as u32);
+        self.reg_write(NV_PGSP_FALCON_MAILBOX1, ((BASE + LIBOS_OFF) >> 32) as u32);
+        self.reg_write(NV_PGSP_FALCON_CPUCTL, 2);
+        self.reg_read(NV_PGSP_FALCON_MAILBOX0)
+    }
+
+    fn set_phase(&mut self, phase: u32) {
+        let at = self.dev.phase_offset();
+        self.reg_write(at, phase);
+    }
+
+    /// Queues a raw message (already encoded), wrapping at the ring end;
+    /// no doorbell.
+    fn queue_raw(&mut self, msg: &[u8]) {
+        for chunk in msg.chunks(4096) {
+            self.put(CMDQ_OFF + 0x1000 + u64::from(self.cmd_wptr) * 4096, chunk);
+            self.cmd_wptr = (self.cmd_wptr + 1) % 63;
+        }
+        self.put(CMDQ_OFF + 16, &self.cmd_wptr.to_le_bytes());
+    }
+
+    /// Queues a command with the next sequence number; no doorbell.
+    fn queue(&mut self, function: u32, payload: &[u8]) {
+        let msg = encode(self.cmd_seq, function, 0, self.cmd_seq, payload);
+        self.cmd_seq += 1;
+        self.queue_raw(&msg);
+    }
+
+    fn doorbell(&mut self) {
+        self.reg_write(NV_PGSP_QUEUE_HEAD0, 0);
+    }
+
+    fn send(&mut self, function: u32, payload: &[u8]) {
+        self.queue(function, payload);
+        self.doorbell();
+    }
+
+    /// Every status message posted since the last call.
+    fn receive(&mut self) -> Vec<Msg> {
+        let wptr = self.get_u32(STATQ_OFF + 16);
+        let mut out = Vec::new();
+        while self.stat_rptr != wptr {
+            let first = self.get(STATQ_OFF + 0x1000 + u64::from(self.stat_rptr) * 4096, 4096);
+            let count = get_u32(&first, elem::ELEM_COUNT);
+            let mut msg = Vec::new();
+            for i in 0..count {
+                let idx = (self.stat_rptr + i) % 63;
+                msg.extend(self.get(STATQ_OFF + 0x1000 + u64::from(idx) * 4096, 4096));
+            }
+            let d = decode(&msg).expect("the GSP's messages are valid");
+            out.push(Msg {
+                seq: d.seq,
+                function: d.function,
+                result: d.rpc_result,
+                payload: d.payload,
+            });
+            self.stat_rptr = (self.stat_rptr + count) % 63;
+        }
+        self.put(CMDQ_OFF + 0x20, &self.stat_rptr.to_le_bytes());
+        out
+    }
+
+    fn log(&self) -> String {
+        self.text.contents()
+    }
+
+    /// (reads, writes) of guest memory the emulator made in `phase`.
+    fn sysmem(&self, phase: u32) -> (u64, u64) {
+        let json: serde_json::Value =
+            serde_json::from_str(&self.dev.counts_json().expect("json")).expect("parse");
+        let mut total = (0, 0);
+        for p in json["phases"].as_array().expect("phases") {
+            if p["phase"].as_u64() != Some(u64::from(phase)) {
+                continue;
+            }
+            for a in p["accesses"].as_array().expect("accesses") {
+                if a["region"] == "sysmem" {
+                    total.0 += a["reads"].as_u64().expect("reads");
+                    total.1 += a["writes"].as_u64().expect("writes");
+                }
+            }
+        }
+        total
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// A PACKED_REGISTRY_TABLE of DWORD entries, padded to `min_len` bytes.
+fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
+    let names_at = registry::TABLE_HEADER_SIZE + keys.len() * registry::ENTRY_SIZE;
+    let mut t = vec![0u8; names_at];
+    for (i, (name, value)) in keys.iter().enumerate() {
+        let e = registry::TABLE_HEADER_SIZE + i * registry::ENTRY_SIZE;
+        let name_at = t.len() as u32;
+        put_u32(&mut t, e + registry::ENTRY_NAME_OFFSET, name_at);
+        t[e + registry::ENTRY_TYPE] = registry::TYPE_DWORD;
+        put_u32(&mut t, e + registry::ENTRY_DATA, *value);
+        put_u32(&mut t, e + registry::ENTRY_LENGTH, 4);
+        t.extend_from_slice(name.as_bytes());
+        t.push(0);
+    }
+    t.resize(t.len().max(min_len), 0);
+    let len = t.len() as u32;
+    put_u32(&mut t, registry::TABLE_SIZE, len);
+    put_u32(&mut t, registry::TABLE_NUM_ENTRIES, keys.len() as u32);
+    t
+}
+
+/// Boots with SET_SYSTEM_INFO and SET_REGISTRY queued; checks the replies
+/// and GSP_INIT_DONE.
+fn boot(d: &mut Driver) {
+    let v = d.version;
+    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; v.system_info_size()]);
+    d.queue(
+        function::SET_REGISTRY,
+        &registry_table(&[("RMSecBusResetEnable", 1), ("RMForcePcieConfigSave", 0)], 0),
+    );
+    assert_eq!(d.start(), 0, "{}", d.log());
+    let header = d.get(STATQ_OFF, 32);
+    let fields: Vec<u32> = (0..8).map(|i| get_u32(&header, i * 4)).collect();
+    assert_eq!(fields, [0, 0x40000, 0x1000, 63, 3, 1, 0x20, 0x1000]);
+    assert_eq!(d.get_u32(STATQ_OFF + 0x20), 2, "the GSP's command read pointer");
+    let msgs = d.receive();
+    let got: Vec<(u32, u32, u32, usize)> = msgs
+        .iter()
+        .map(|m| (m.seq, m.function, m.result, m.payload.len()))
+        .collect();
+    assert_eq!(got, [(0, 72, 0, 0), (1, 73, 0, 0), (2, 0x1001, 0, 0)], "{}", d.log());
+    let log = d.log();
+    assert!(log.contains(&format!("FWIMAGE is ga102 {v}")), "{log}");
+    assert!(log.contains("registry RMSecBusResetEnable = 0x1"), "{log}");
+    assert!(log.contains("registry RMForcePcieConfigSave = 0x0"), "{log}");
+}
+
+#[test]
+fn boot_static_info_and_unload_for_each_version() {
+    for v in Version::ALL {
+        let mut d = Driver::new(v, None);
+        boot(&mut d);
+        assert_eq!(d.dev.gsp().and_then(Gsp::running_version), Some(v));
+
+        d.send(function::GET_GSP_STATIC_INFO, &[]);
+        let msgs = d.receive();
+        assert_eq!(msgs.len(), 1);
+        let m = &msgs[0];
+        assert_eq!((m.seq, m.function, m.result), (3, 65, 0));
+        assert_eq!(m.payload.len(), v.static_info_size(), "{v}");
+        let at = v.static_info_name_offset();
+        let name = &m.payload[at..at + GPU_NAME_LEN];
+        let end = name.iter().position(|&b| b == 0).expect("NUL");
+        assert_eq!(&name[..end], b"NVIDIA GeForce RTX 3090", "{v}");
+        let fb = get_u64(&m.payload, v.static_info_fb_length_offset());
+        assert_eq!(fb, 24 << 30);
+        let nonzero = m.payload.iter().filter(|&&b| b != 0).count();
+        assert_eq!(nonzero, end + 1, "zero but name and fb_length (24 GiB = one 0x06 byte)");
+
+        d.set_phase(5);
+        d.send(function::UNLOADING_GUEST_DRIVER, &[]);
+        let msgs = d.receive();
+        assert_eq!(msgs.len(), 1);
+        assert_eq!((msgs[0].seq, msgs[0].function, msgs[0].result), (4, 47, 0));
+        assert!(msgs[0].payload.is_empty());
+        assert!(d.dev.gsp().and_then(Gsp::running_version).is_none());
+        assert_ne!(d.sysmem(5), (0, 0));
+
+        // Stopped: doorbells touch nothing.
+        d.set_phase(6);
+        d.send(function::GET_GSP_STATIC_INFO, &[]);
+        d.doorbell();
+        assert_eq!(d.sysmem(6), (0, 0));
+        assert!(d.receive().is_empty());
+        assert!(d.log().contains("doorbell while stopped"));
+    }
+}
+
+#[test]
+fn fb_size_option_and_messages_that_wrap_around_the_ring() {
+    let mut d = Driver::with_fb_size(Version::R570_144, None, 8 << 30);
+    boot(&mut d);
+    // Three-element SET_REGISTRY messages: starting at element 2, they
+    // straddle the end of both rings.
+    for i in 0..30 {
+        let table = registry_table(&[("Key", i)], 9000);
+        d.send(function::SET_REGISTRY, &table);
+        let msgs = d.receive();
+        assert_eq!(msgs.len(), 1, "{i}: {}", d.log());
+        assert_eq!((msgs[0].function, msgs[0].result), (73, 0));
+    }
+    assert!(d.cmd_wptr < 30, "the command queue wrapped");
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    let m = d.receive().pop().expect("reply");
+    assert_eq!(get_u64(&m.payload, 1224), 8 << 30);
+}
+
+#[test]
+fn continuation_records_are_reassembled() {
+    let mut d = Driver::new(Version::R535_113_01, None);
+    boot(&mut d);
+    let table = registry_table(&[("Big", 7)], MAX_RPC_PAYLOAD + 5000);
+    d.send(function::SET_REGISTRY, &table[..MAX_RPC_PAYLOAD]);
+    assert!(d.receive().is_empty(), "waits for the continuation");
+    d.send(function::CONTINUATION_RECORD, &table[MAX_RPC_PAYLOAD..]);
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 1, "{}", d.log());
+    assert_eq!((msgs[0].function, msgs[0].result), (73, 0));
+    assert!(d.log().contains("registry Big = 0x7"));
+    // Exactly a multiple of the maximum: the table's size ends it.
+    let table = registry_table(&[("Exact", 8)], 2 * MAX_RPC_PAYLOAD);
+    d.send(function::SET_REGISTRY, &table[..MAX_RPC_PAYLOAD]);
+    d.send(function::CONTINUATION_RECORD, &table[MAX_RPC_PAYLOAD..]);
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 1, "{}", d.log());
+    assert!(d.log().contains("registry Exact = 0x8"));
+}
+
+#[test]
+fn damaged_commands_are_rejected_and_later_ones_served() {
+    let mut d = Driver::new(Version::R570_144, None);
+    boot(&mut d);
+    // Bad checksum (sequence 2).
+    let mut bad = encode(d.cmd_seq, function::GET_GSP_STATIC_INFO, 0, 0, &[]);
+    d.cmd_seq += 1;
+    bad[100] ^= 0x40;
+    d.queue_raw(&bad);
+    d.doorbell();
+    assert!(d.receive().is_empty());
+    assert!(d.log().contains("rejected: checksum"), "{}", d.log());
+    // Wrong sequence number.
+    let wrong = encode(40, function::GET_GSP_STATIC_INFO, 0, 0, &[]);
+    d.cmd_seq += 1;
+    d.queue_raw(&wrong);
+    d.doorbell();
+    assert!(d.receive().is_empty());
+    assert!(d.log().contains("sequence 40 (expected 3)"), "{}", d.log());
+    // Wrong signature.
+    let mut sig = encode(d.cmd_seq, 65, 0, 0, &[]);
+    d.cmd_seq += 1;
+    put_u32(&mut sig, elem::SIZE_OF + rpc::SIGNATURE, 0);
+    put_u32(&mut sig, elem::CHECKSUM, 0);
+    let sum = checksum(&sig);
+    put_u32(&mut sig, elem::CHECKSUM, sum);
+    d.queue_raw(&sig);
+    d.doorbell();
+    assert!(d.receive().is_empty());
+    assert!(d.log().contains("signature"), "{}", d.log());
+    // The next good command is served.
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 1, "{}", d.log());
+    assert_eq!((msgs[0].seq, msgs[0].function), (3, 65));
+}
+
+#[test]
+fn system_info_of_the_other_version_gets_invalid_argument() {
+    // The driver speaks 535.113.01; the GSP is forced to 570.144.
+    let mut d = Driver::new(Version::R535_113_01, Some(Version::R570_144));
+    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 664]);
+    assert_eq!(d.start(), 0, "{}", d.log());
+    let msgs = d.receive();
+    let got: Vec<(u32, u32)> = msgs.iter().map(|m| (m.function, m.result)).collect();
+    assert_eq!(got, [(72, NV_ERR_INVALID_ARGUMENT), (0x1001, 0)]);
+    assert!(d.log().contains("664 bytes, but GspSystemInfo of 570.144 has 928"));
+    // It keeps serving, with 570.144's structures.
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert_eq!(d.receive()[0].payload.len(), 1656);
+}
+
+#[test]
+fn no_firmware_match_is_an_error_in_mailbox0_and_writes_nothing() {
+    let mut d = Driver::new(Version::R570_144, None);
+    d.put(FWIMAGE_OFF + 123, &[0xee]);
+    d.queue(function::GSP_SET_SYSTEM_INFO, &[0u8; 928]);
+    assert_eq!(d.start(), ERR_NO_FIRMWARE_MATCH);
+    assert_eq!(d.sysmem(0).1, 0, "no write");
+    assert_eq!(d.get_u32(STATQ_OFF + 16), 0);
+    assert!(d.log().contains("matches no GSP firmware of ga102"), "{}", d.log());
+    d.doorbell();
+    assert!(d.log().contains("doorbell while stopped"));
+
+    // No firmware installed at all: FWIMAGE is not even read.
+    let mut d = Driver::new(Version::R570_144, None);
+    std::fs::remove_dir_all(d.root.join("nvidia")).expect("remove firmware");
+    assert_eq!(d.start(), ERR_NO_FIRMWARE_MATCH);
+    assert_eq!(d.sysmem(0), (1, 0), "only the LIBOS arguments were read");
+}
+
+#[test]
+fn a_non_contiguous_page_table_is_refused() {
+    let mut d = Driver::new(Version::R535_113_01, None);
+    d.put(SHM_OFF + 8 * 7, &0x1234_5000u64.to_le_bytes());
+    assert_eq!(d.start(), ERR_BAD_SHARED_MEMORY);
+    assert!(d.log().contains("page table entry 7 is 0x12345000"), "{}", d.log());
+    assert_eq!(d.sysmem(0).1, 0);
+}
+
+#[test]
+fn a_full_status_queue_holds_replies_until_the_driver_reads() {
+    let mut d = Driver::new(Version::R570_144, None);
+    boot(&mut d);
+    // The driver read the 3 boot messages: the status queue has 62 free
+    // elements (one always stays empty). 62 one-element replies fit.
+    for _ in 0..40 {
+        d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    }
+    d.doorbell();
+    for _ in 0..22 {
+        d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    }
+    d.doorbell();
+    assert_eq!(d.receive().len(), 62);
+    // Again without reading: 62 more fit, the 63rd waits.
+    for _ in 0..40 {
+        d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    }
+    d.doorbell();
+    for _ in 0..22 {
+        d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    }
+    d.doorbell();
+    // The command queue has room (the GSP consumed the others), but the
+    // reply to this one has none.
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert!(d.log().contains("status queue full"), "{}", d.log());
+    let first = d.receive();
+    assert_eq!(first.len(), 62);
+    d.doorbell();
+    let rest = d.receive();
+    assert_eq!(rest.len(), 1);
+    assert_eq!(rest[0].seq, first[61].seq + 1);
+}
