@@ -571,6 +571,12 @@ def check_scenarios(console, scenarios, emus, results):
             rx = re.compile(exp)
             results.check(f"{sc.name}: log has /{exp}/", any(rx.search(l) for l in lines),
                           f"{emu.bdf} logged: {lines[:6]}")
+        ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
+        if ups:
+            emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+            unloads = emu_log.count("GSP: UNLOADING_GUEST_DRIVER")
+            results.check(f"{sc.name}: every GSP that came up got UNLOADING_GUEST_DRIVER",
+                          unloads == ups, f"{ups} boots, {unloads} unloads (see {emu.log})")
         counts = emu.read_counts()
         if counts is None:
             results.check(f"{sc.name}: emulator wrote access counts", False, str(emu.counts))
