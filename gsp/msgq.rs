@@ -176,6 +176,85 @@ pub(crate) struct Message {
     pub(crate) payload: (usize, usize),
 }
 
+/// The header fields the checks need, as one firmware version's code read them.
+pub(crate) struct Headers {
+    pub(crate) elem_count: u32,
+    pub(crate) seq: u32,
+    pub(crate) rpc_len: u32,
+    pub(crate) header_version: u32,
+    pub(crate) signature: u32,
+    pub(crate) function: u32,
+    pub(crate) result: u32,
+}
+
+/// One firmware version's framing constants.
+pub(crate) struct Layout {
+    /// Size of the element header with the RPC header in it.
+    pub(crate) headers: usize,
+    /// Size of the RPC header.
+    pub(crate) rpc_header: usize,
+    pub(crate) header_version: u32,
+    pub(crate) signature: u32,
+    /// Whether a function or event number exists in this version.
+    pub(crate) known_function: fn(u32) -> bool,
+}
+
+/// The checks of a status message, common to all versions: element count, length, checksum,
+/// sequence, header, function. `raw` is the gathered elements, `headers` what the version's
+/// code read from their start.
+pub(crate) fn check_message(
+    raw: &[u8],
+    headers: &Headers,
+    layout: &Layout,
+    available: u32,
+    sequence: u32,
+) -> Result<Message, MsgError> {
+    let count = headers.elem_count;
+    let count_usize = usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))?;
+    if count == 0 || count_usize > MAX_ELEMENTS {
+        return Err(MsgError::BadElementCount(count));
+    }
+    if count > available {
+        return Err(MsgError::ElementsNotWritten { count, available });
+    }
+    let size = count_usize * ELEMENT_SIZE;
+    let message = raw
+        .get(..size)
+        .ok_or(MsgError::ElementsNotWritten { count, available })?;
+
+    let rpc_len = headers.rpc_len;
+    let rpc_len_usize = usize::try_from(rpc_len).map_err(|_| MsgError::BadLength(rpc_len))?;
+    if rpc_len_usize < layout.rpc_header
+        || layout.headers - layout.rpc_header + rpc_len_usize > size
+    {
+        return Err(MsgError::BadLength(rpc_len));
+    }
+
+    // The stored checksum is the fold of the message with the field at zero; the XOR of the
+    // message as stored is therefore zero once folded.
+    if checksum(message) != 0 {
+        return Err(MsgError::BadChecksum);
+    }
+    if headers.seq != sequence {
+        return Err(MsgError::BadSequence {
+            expected: sequence,
+            found: headers.seq,
+        });
+    }
+    if headers.header_version != layout.header_version || headers.signature != layout.signature {
+        return Err(MsgError::BadHeader);
+    }
+    if !(layout.known_function)(headers.function) {
+        return Err(MsgError::UnknownFunction(headers.function));
+    }
+    Ok(Message {
+        function: headers.function,
+        result: headers.result,
+        elements: count,
+        payload: (layout.headers, rpc_len_usize - layout.rpc_header),
+    })
+}
+
 #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
 pub(crate) mod versioned {
     use core::mem::size_of;
@@ -187,7 +266,10 @@ pub(crate) mod versioned {
     };
 
     use super::{
+        check_message,
         checksum,
+        Headers,
+        Layout,
         Message,
         MsgError,
         ELEMENT_SIZE,
@@ -249,7 +331,8 @@ pub(crate) mod versioned {
     ///
     /// `bytes` holds the message's elements in order (already gathered across the ring's end),
     /// at least one element; `available` is how many elements the GSP has written;
-    /// `sequence` is the sequence number the next message must carry.
+    /// `sequence` is the sequence number the next message must carry. Only the reading of the
+    /// headers is per version; the checks are [`check_message`].
     pub(crate) fn decode(
         bytes: &Untrusted<[u8]>,
         available: u32,
@@ -258,54 +341,27 @@ pub(crate) mod versioned {
         bytes.validate_bytes(|raw| {
             let (element, _) = fw::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(raw)
                 .map_err(|_| MsgError::BadElementCount(0))?;
-
-            let count = element.elemCount;
-            let count_usize = usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))?;
-            if count == 0 || count_usize > MAX_ELEMENTS {
-                return Err(MsgError::BadElementCount(count));
-            }
-            if count > available {
-                return Err(MsgError::ElementsNotWritten { count, available });
-            }
-            let size = count_usize * ELEMENT_SIZE;
-            let message = raw.get(..size).ok_or(MsgError::ElementsNotWritten {
-                count,
-                available,
-            })?;
-
-            let rpc_len = element.rpc.length;
-            let rpc_len_usize = usize::try_from(rpc_len).map_err(|_| MsgError::BadLength(rpc_len))?;
-            if rpc_len_usize < RPC_HEADER || HEADERS - RPC_HEADER + rpc_len_usize > size {
-                return Err(MsgError::BadLength(rpc_len));
-            }
-
-            // The stored checksum is the fold of the message with the field at zero; the
-            // XOR of the message as stored is therefore zero once folded.
-            if checksum(message) != 0 {
-                return Err(MsgError::BadChecksum);
-            }
-            if element.seqNum != sequence {
-                return Err(MsgError::BadSequence {
-                    expected: sequence,
-                    found: element.seqNum,
-                });
-            }
-            if element.rpc.header_version != fw::NV_VGPU_MSG_HEADER_VERSION
-                || element.rpc.signature != fw::NV_VGPU_MSG_SIGNATURE_VALID
-            {
-                return Err(MsgError::BadHeader);
-            }
-            if !is_known_function(element.rpc.function) {
-                return Err(MsgError::UnknownFunction(element.rpc.function));
-            }
-            Ok(Message {
+            let headers = Headers {
+                elem_count: element.elemCount,
+                seq: element.seqNum,
+                rpc_len: element.rpc.length,
+                header_version: element.rpc.header_version,
+                signature: element.rpc.signature,
                 function: element.rpc.function,
                 result: element.rpc.rpc_result,
-                elements: count,
-                payload: (HEADERS, rpc_len_usize - RPC_HEADER),
-            })
+            };
+            check_message(raw, &headers, &LAYOUT, available, sequence)
         })
     }
+
+    /// This version's framing constants.
+    const LAYOUT: Layout = Layout {
+        headers: HEADERS,
+        rpc_header: RPC_HEADER,
+        header_version: fw::NV_VGPU_MSG_HEADER_VERSION,
+        signature: fw::NV_VGPU_MSG_SIGNATURE_VALID,
+        known_function: is_known_function,
+    };
 
     /// Function number of continuation records.
     pub(crate) const CONTINUATION: u32 = fw::NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;

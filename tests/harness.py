@@ -564,6 +564,18 @@ def check_modinfo(results):
                   info)
 
 
+def check_code_size(results):
+    """The second firmware version's generated code costs at most 25% of the first's."""
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gsp-code-size.py"),
+                           str(ROOT / "nova_core.o")], capture_output=True, text=True)
+    m = re.search(r"the second adds (\d+) bytes = ([\d.]+)%", proc.stdout)
+    results.check("code size: a second GSP version adds at most 25% to the GSP code",
+                  m is not None and float(m.group(2)) <= 25.0,
+                  (proc.stdout + proc.stderr).strip().replace("\n", "; "))
+    if m:
+        print(f"     {proc.stdout.strip().splitlines()[-1]}")
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -645,6 +657,7 @@ def cmd_test(_args):
     cargo_tests(run_dir, results)
     audit_untrusted(results)
     check_modinfo(results)
+    check_code_size(results)
 
     scenarios = read_table()
     boots = plan_boots(scenarios)
