@@ -12,7 +12,7 @@ CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer setup emu run test audit-untrusted
+.PHONY: all modules modules_install clean rust-analyzer setup emu run test bench audit-untrusted
 
 all: modules
 
@@ -41,6 +41,11 @@ run: modules emu
 
 test: modules emu
 	scripts/harness.sh test
+
+# GSP message-path benchmarks, one boot per firmware version.
+BENCH_ITERATIONS ?= 300
+bench: modules emu
+	scripts/harness.sh bench --iterations $(BENCH_ITERATIONS)
 
 # Every use of an Untrusted escape hatch outside a Validator impl, and
 # whether it is explained; fails on unexplained ones.

@@ -161,6 +161,10 @@ impl pci::Driver for NovaCore {
                 let mut gsp = Gsp::boot(pdev, &bar, iface, &fw.image_head, &facts)?;
                 let info = gsp.static_info(pdev, &bar)?;
                 dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name());
+                let iterations = crate::module_parameters::bench.value();
+                if iterations > 0 {
+                    crate::gsp::bench::run(pdev, &bar, &mut gsp, fw.version, iterations)?;
+                }
                 Some(gsp)
             } else {
                 dev_info!(

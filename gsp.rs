@@ -14,6 +14,7 @@ use kernel::prelude::*;
 
 use crate::firmware::FwVersion;
 
+pub(crate) mod bench;
 pub(crate) mod boot;
 pub(crate) mod commands;
 pub(crate) mod fw;
@@ -84,7 +85,7 @@ pub(crate) trait Interface: Sync {
 }
 
 #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
-mod versioned {
+pub(crate) mod versioned {
     use kernel::prelude::*;
 
     /// The implementation of [`Interface`](super::Interface) for one firmware version.

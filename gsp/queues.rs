@@ -143,7 +143,15 @@ impl<M: QueueMemory> Queues<M> {
 
     /// Queues an RPC: one message, or several (continuation records) for large payloads.
     /// Returns `EAGAIN` without writing anything if the queue has no room for all of it.
-    pub(crate) fn send(&mut self, iface: &dyn Interface, function: u32, payload: &[u8]) -> Result {
+    ///
+    /// Generic over the interface so that a caller holding a concrete version's implementation
+    /// gets static dispatch (the benchmark's baseline); the driver passes `&dyn Interface`.
+    pub(crate) fn send<I: Interface + ?Sized>(
+        &mut self,
+        iface: &I,
+        function: u32,
+        payload: &[u8],
+    ) -> Result {
         let mut frames = KVVec::new();
         let mut elements = 0u32;
         let mut messages = 0u32;
@@ -222,19 +230,30 @@ impl<M: QueueMemory> Queues<M> {
         Ok(Some((message, payload)))
     }
 
-    /// The memory, for tests and for the emulated GSP's side in tests.
-    #[cfg(CONFIG_KUNIT)]
+    /// The memory, for tests, the benchmark and the simulated GSP side.
     pub(crate) fn memory(&mut self) -> &mut M {
         &mut self.mem
     }
+
+    /// Plays a GSP that consumed everything queued so far (for the benchmark).
+    pub(crate) fn consume_all(&mut self) -> Result {
+        let statq = self.statq;
+        let write = self.cmd_write;
+        self.mem.write_u32(statq + RX_HEADER, write)
+    }
 }
 
-/// Plain memory standing in for the shared region in tests.
-#[cfg(CONFIG_KUNIT)]
-pub(crate) struct TestMemory(pub(crate) KVVec<u8>);
+/// Plain kernel memory standing in for the shared region (tests, benchmark).
+pub(crate) struct RamMemory(pub(crate) KVVec<u8>);
 
-#[cfg(CONFIG_KUNIT)]
-impl QueueMemory for TestMemory {
+impl RamMemory {
+    /// A zeroed region of the queues' size.
+    pub(crate) fn new() -> Result<RamMemory> {
+        Ok(RamMemory(KVVec::from_elem(0u8, region_size(), GFP_KERNEL)?))
+    }
+}
+
+impl QueueMemory for RamMemory {
     fn size(&self) -> usize {
         self.0.len()
     }
@@ -264,22 +283,21 @@ mod tests {
     const SET_REGISTRY: u32 = 73;
     const INIT_DONE: u32 = 0x1001;
 
-    fn queues() -> Result<Queues<TestMemory>> {
-        let mem = TestMemory(KVVec::from_elem(0u8, region_size(), GFP_KERNEL)?);
-        Queues::new(mem, BASE)
+    fn queues() -> Result<Queues<RamMemory>> {
+        Queues::new(RamMemory::new()?, BASE)
     }
 
-    fn rd(q: &mut Queues<TestMemory>, off: usize) -> u32 {
+    fn rd(q: &mut Queues<RamMemory>, off: usize) -> u32 {
         let b = &q.memory().0;
         u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
     }
 
-    fn wr(q: &mut Queues<TestMemory>, off: usize, v: u32) {
+    fn wr(q: &mut Queues<RamMemory>, off: usize, v: u32) {
         q.memory().0[off..off + 4].copy_from_slice(&v.to_le_bytes());
     }
 
     /// Plays the GSP: writes a status message at its write pointer and advances it.
-    fn gsp_post(q: &mut Queues<TestMemory>, v: FwVersion, function: u32, seq: u32, payload: &[u8]) -> Result {
+    fn gsp_post(q: &mut Queues<RamMemory>, v: FwVersion, function: u32, seq: u32, payload: &[u8]) -> Result {
         let statq = q.offsets().1;
         let mut frames = KVVec::new();
         let n = interface(v).encode_message(function, seq, payload, &mut frames)?;

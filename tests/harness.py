@@ -679,6 +679,32 @@ def cmd_test(_args):
     return 1 if results.failed else 0
 
 
+def cmd_bench(args):
+    """Runs the GSP benchmarks (module parameter `bench`) once per firmware version."""
+    run_dir = new_run_dir("bench")
+    log(f"artefacts: {run_dir}")
+    setups = [("570.144", f"bench={args.iterations}"),
+              ("535.113.01", f"bench={args.iterations} gsp_version=535")]
+
+    def one(n, params):
+        d = run_dir / f"boot{n}"
+        d.mkdir()
+        return boot(d, [["--chipset", "ga102"]], "load,settle", params, {"ga102": "-"})
+
+    # One boot at a time: a second guest on the other core adds noise.
+    outcomes = [one(n, p) for n, (_, p) in enumerate(setups)]
+    ok = True
+    for (version, _), (console, _emus, elapsed, timed_out) in zip(setups, outcomes):
+        lines = [l.split("bench: ", 1)[1] for l in console.splitlines() if "nova_core" in l and "bench: " in l]
+        print(f"--- GSP {version} loaded ({elapsed:.0f}s) ---")
+        for l in lines:
+            print(l)
+        if timed_out or len(lines) != 3:
+            ok = False
+            print(f"benchmark incomplete, see {run_dir}")
+    return 0 if ok else 1
+
+
 def cmd_run(args):
     run_dir = new_run_dir("run")
     emu_args = ["--chipset", args.chipset]
@@ -708,10 +734,12 @@ def main():
     r.add_argument("--chipset", default="ga102")
     r.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
     sub.add_parser("test")
+    b = sub.add_parser("bench")
+    b.add_argument("--iterations", type=int, default=1000)
     args = p.parse_args()
     if not EMU.exists():
         raise SystemExit(f"{EMU} is missing: build it with `make emu`")
-    return {"run": cmd_run, "test": cmd_test}[args.cmd](args)
+    return {"run": cmd_run, "test": cmd_test, "bench": cmd_bench}[args.cmd](args)
 
 
 if __name__ == "__main__":
