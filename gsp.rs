@@ -14,6 +14,17 @@ use kernel::prelude::*;
 
 use crate::firmware::FwVersion;
 
+/// Expands a module into one copy per supported GSP firmware version (see `gsp/macros`), with
+/// `fw` bound to that version's bindings. This is the one list of versions the versioned code
+/// is generated for.
+macro_rules! gsp_versioned {
+    ($(#[$attr:meta])* $vis:vis mod $name:ident { $($body:tt)* }) => {
+        $(#[$attr])*
+        #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
+        $vis mod $name { $($body)* }
+    };
+}
+
 pub(crate) mod bench;
 pub(crate) mod boot;
 pub(crate) mod commands;
@@ -84,7 +95,7 @@ pub(crate) trait Interface: Sync {
     ) -> Result<msgq::Message, msgq::MsgError>;
 }
 
-#[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
+gsp_versioned! {
 pub(crate) mod versioned {
     use kernel::prelude::*;
 
@@ -173,6 +184,7 @@ pub(crate) mod versioned {
             super::msgq::versioned::V::decode(bytes, available, seq)
         }
     }
+}
 }
 
 /// The interface implementation for firmware `version`.

@@ -72,7 +72,7 @@ pub(crate) enum StaticInfoError {
 /// Highest user virtual address the GSP may hand out (47-bit address space, last page kept).
 const MAX_USER_VA: u64 = (1 << 47) - 4096;
 
-#[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
+gsp_versioned! {
 pub(crate) mod versioned {
     use core::mem::size_of;
 
@@ -224,6 +224,7 @@ pub(crate) mod versioned {
             })
         })
     }
+}
 }
 
 #[kunit_tests(nova_core_gsp_commands)]

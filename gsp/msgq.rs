@@ -255,7 +255,7 @@ pub(crate) fn check_message(
     })
 }
 
-#[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
+gsp_versioned! {
 pub(crate) mod versioned {
     use core::mem::size_of;
 
@@ -365,6 +365,7 @@ pub(crate) mod versioned {
 
     /// Function number of continuation records.
     pub(crate) const CONTINUATION: u32 = fw::NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;
+}
 }
 
 #[kunit_tests(nova_core_gsp_msgq)]

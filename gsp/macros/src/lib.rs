@@ -50,10 +50,19 @@
 //!
 //! # Adding a firmware version
 //!
-//! 1. Add its header set and bindings module (e.g. `gsp/fw/r580_65.rs`).
-//! 2. Add its name to the version list of every `#[versions(...)]` (kept in one place, the
-//!    `gsp_versions!` list of the driver), newest last.
-//! 3. Add `#[ver(...)]` conditions where its interface differs.
+//! In nova_core, for a version `r580_65` (580.65):
+//! 1. Its header set: `gsp/fw/r580_65/nvrm.h`, with the same C names as the others and static
+//!    asserts pinning every layout; `r580_65` in `nova-fw-versions` (`Kbuild`) and a
+//!    `fw_version!(r580_65);` line in `gsp/fw.rs`.
+//! 2. One line in the version list: `r580_65` appended to the `gsp_versioned!` macro in
+//!    `gsp.rs`, which every versioned module goes through.
+//! 3. `#[ver(...)]` conditions where its interface differs, and the KUnit layout tests of the
+//!    structures that changed.
+//! 4. The firmware side: a `FwVersion` variant in `firmware.rs` (its file-name version and the
+//!    chips it exists for) and its arm in `gsp::interface()`.
+//! 5. The emulated GSP's own wire definitions for it (`emu/src/gsp/wire.rs`).
+//!
+//! The macro itself needs no change.
 
 extern crate proc_macro;
 
