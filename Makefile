@@ -42,10 +42,11 @@ run: modules emu
 test: modules emu
 	scripts/harness.sh test
 
-# GSP message-path benchmarks, one boot per firmware version.
-BENCH_ITERATIONS ?= 300
+# GSP message-path benchmarks, one boot per firmware version, with QEMU
+# counting instructions (-icount) so that the figures repeat.
+BENCH_ITERATIONS ?= 100
 bench: modules emu
-	scripts/harness.sh bench --iterations $(BENCH_ITERATIONS)
+	scripts/harness.sh bench --icount --iterations $(BENCH_ITERATIONS)
 
 # Every use of an Untrusted escape hatch outside a Validator impl, and
 # whether it is explained; fails on unexplained ones.

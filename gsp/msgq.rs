@@ -22,6 +22,9 @@ pub(crate) const ELEMENT_SIZE: usize = 0x1000;
 /// Most elements one message may span (64 KiB).
 pub(crate) const MAX_ELEMENTS: usize = 16;
 
+/// Zeros to pad messages to whole elements.
+static ZERO_PAGE: [u8; ELEMENT_SIZE] = [0; ELEMENT_SIZE];
+
 /// Why a message read from the status queue was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MsgError {
@@ -151,13 +154,22 @@ impl Reassembly {
     }
 }
 
-/// The XOR checksum of a message, folded to 32 bits; `bytes` is whole elements.
+/// The XOR checksum of a message, folded to 32 bits; `bytes` is whole elements (a tail that is
+/// not a whole word counts as if padded with zeros).
+#[inline]
 pub(crate) fn checksum(bytes: &[u8]) -> u32 {
+    let mut words = bytes.chunks_exact(8);
     let mut acc = 0u64;
-    for chunk in bytes.chunks(8) {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        acc ^= u64::from_le_bytes(word);
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        acc ^= u64::from_le_bytes(w);
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        let mut w = [0u8; 8];
+        w[..tail.len()].copy_from_slice(tail);
+        acc ^= u64::from_le_bytes(w);
     }
     // Truncation is the fold: high and low halves are combined.
     ((acc >> 32) as u32) ^ (acc as u32)
@@ -273,7 +285,8 @@ pub(crate) mod versioned {
         Message,
         MsgError,
         ELEMENT_SIZE,
-        MAX_ELEMENTS, //
+        MAX_ELEMENTS,
+        ZERO_PAGE, //
     };
     use crate::untrusted::Untrusted;
 
@@ -317,9 +330,12 @@ pub(crate) mod versioned {
         element.rpc.sequence = sequence;
 
         let start = out.len();
+        out.reserve(elements * ELEMENT_SIZE, GFP_KERNEL)?;
         out.extend_from_slice(element.as_bytes(), GFP_KERNEL)?;
         out.extend_from_slice(payload, GFP_KERNEL)?;
-        out.resize(start + elements * ELEMENT_SIZE, 0, GFP_KERNEL)?;
+        // Pad with a copy of a zero page rather than element by element.
+        let pad = start + elements * ELEMENT_SIZE - out.len();
+        out.extend_from_slice(&ZERO_PAGE[..pad], GFP_KERNEL)?;
 
         let sum = checksum(&out[start..]);
         let at = start + core::mem::offset_of!(fw::GSP_MSG_QUEUE_ELEMENT, checkSum);

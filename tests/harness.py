@@ -357,7 +357,8 @@ class Emulator:
         return json.loads(self.counts.read_text())
 
 
-def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False):
+def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False,
+         qemu_extra=()):
     """Boots the test kernel with one emulator per entry.
 
     The module's KUnit suites run at insmod only when `kunit` is set (they need
@@ -388,6 +389,7 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
             "-chardev", f"file,id=con,path={console}",
             "-serial", "chardev:con",
         ]
+        qemu += list(qemu_extra)
         for e in emus:
             qemu += ["-device", e.qemu_device()]
         (run_dir / "qemu.cmd").write_text(" ".join(qemu) + "\n")
@@ -689,7 +691,11 @@ def cmd_bench(args):
     def one(n, params):
         d = run_dir / f"boot{n}"
         d.mkdir()
-        return boot(d, [["--chipset", "ga102"]], "load,settle", params, {"ga102": "-"})
+        # Deterministic instruction counting: the guest clock advances one nanosecond per
+        # instruction, so CPU-bound figures are repeatable instruction counts.
+        extra = ["-icount", "shift=0,sleep=off"] if args.icount else []
+        return boot(d, [["--chipset", "ga102"]], "load,settle", params, {"ga102": "-"},
+                    qemu_extra=extra)
 
     # One boot at a time: a second guest on the other core adds noise.
     outcomes = [one(n, p) for n, (_, p) in enumerate(setups)]
@@ -736,6 +742,8 @@ def main():
     sub.add_parser("test")
     b = sub.add_parser("bench")
     b.add_argument("--iterations", type=int, default=1000)
+    b.add_argument("--icount", action="store_true",
+                   help="count instructions (-icount) instead of wall-clock time")
     args = p.parse_args()
     if not EMU.exists():
         raise SystemExit(f"{EMU} is missing: build it with `make emu`")
