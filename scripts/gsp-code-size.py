@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Code size of the GSP interface per firmware version.
 
-Sums the sizes of the text symbols of nova_core.o (KUnit test code left out):
-the per-version copies the versioning macro generated (symbols inside an
-`r535_113_01` or `r570_144` module), and the version-independent GSP code.
+Sums the sizes of the text symbols of nova_core.o (KUnit tests and the
+benchmark left out): the per-version copies the versioning macro generated
+(symbols inside an `r535_113_01` or `r570_144` module), and the
+version-independent GSP code.
 Prints what the first and the second version cost, and the ratio the issue
 sets a target for (second version <= 25% of the first).
 
@@ -28,7 +29,7 @@ def main():
         if len(parts) != 4 or parts[2] not in ("t", "T"):
             continue
         size, name = int(parts[1]), parts[3]
-        if "5tests" in name or "kunit" in name:
+        if "5tests" in name or "kunit" in name or "5bench" in name:
             continue
         hits = [v for v in VERSIONS if f"{len(v)}{v}" in name]
         if len(hits) == 1:
