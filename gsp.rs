@@ -82,6 +82,9 @@ pub(crate) trait Interface: Sync {
     /// Function number of continuation records.
     fn continuation(&self) -> u32;
 
+    /// Frames the headers of one queue message for `payload` (see [`msgq`]).
+    fn encode_header(&self, function: u32, seq: u32, payload: &[u8]) -> Result<msgq::FramedHeader>;
+
     /// Appends one framed queue message to `out`; returns its number of elements.
     fn encode_message(&self, function: u32, seq: u32, payload: &[u8], out: &mut KVVec<u8>)
         -> Result<u32>;
@@ -163,6 +166,15 @@ pub(crate) mod versioned {
 
         fn continuation(&self) -> u32 {
             super::msgq::versioned::V::CONTINUATION
+        }
+
+        fn encode_header(
+            &self,
+            function: u32,
+            seq: u32,
+            payload: &[u8],
+        ) -> Result<super::msgq::FramedHeader> {
+            super::msgq::versioned::V::encode_header(function, seq, payload)
         }
 
         fn encode_message(

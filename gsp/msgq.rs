@@ -23,7 +23,7 @@ pub(crate) const ELEMENT_SIZE: usize = 0x1000;
 pub(crate) const MAX_ELEMENTS: usize = 16;
 
 /// Zeros to pad messages to whole elements.
-static ZERO_PAGE: [u8; ELEMENT_SIZE] = [0; ELEMENT_SIZE];
+pub(crate) static ZERO_PAGE: [u8; ELEMENT_SIZE] = [0; ELEMENT_SIZE];
 
 /// Why a message read from the status queue was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,6 +175,31 @@ pub(crate) fn checksum(bytes: &[u8]) -> u32 {
     ((acc >> 32) as u32) ^ (acc as u32)
 }
 
+/// The checksum of a message made of `parts` laid end to end and padded with zeros; every part
+/// but the last must be a whole number of 8-byte words (zeros do not change the XOR).
+pub(crate) fn checksum_parts(parts: &[&[u8]]) -> u32 {
+    parts.iter().fold(0u32, |acc, part| acc ^ checksum(part))
+}
+
+/// Most bytes a version's element and RPC headers take.
+pub(crate) const HEADER_MAX: usize = 128;
+
+/// The framed headers of one message, ready to be written before its payload.
+#[derive(Clone, Copy)]
+pub(crate) struct FramedHeader {
+    pub(crate) bytes: [u8; HEADER_MAX],
+    pub(crate) len: usize,
+    /// Elements the whole message (headers, payload, padding) occupies.
+    pub(crate) elements: u32,
+}
+
+impl FramedHeader {
+    /// The header bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// A message the validator accepted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Message {
@@ -280,6 +305,9 @@ pub(crate) mod versioned {
     use super::{
         check_message,
         checksum,
+        checksum_parts,
+        FramedHeader,
+        HEADER_MAX,
         Headers,
         Layout,
         Message,
@@ -296,6 +324,7 @@ pub(crate) mod versioned {
     const RPC_HEADER: usize = size_of::<fw::rpc_message_header_v>();
     /// Largest payload one message carries.
     pub(crate) const MAX_PAYLOAD: usize = MAX_ELEMENTS * ELEMENT_SIZE - HEADERS;
+    const _: () = assert!(HEADERS <= HEADER_MAX && HEADERS % 8 == 0);
 
     /// Whether `function` is a function or event number of this firmware version.
     pub(crate) fn is_known_function(function: u32) -> bool {
@@ -341,6 +370,36 @@ pub(crate) mod versioned {
         let at = start + core::mem::offset_of!(fw::GSP_MSG_QUEUE_ELEMENT, checkSum);
         out[at..at + 4].copy_from_slice(&sum.to_le_bytes());
         Ok(elements_u32)
+    }
+
+    /// Frames the headers of one message (checksum over headers and payload included),
+    /// without copying the payload: the queue writes headers, payload and padding in place.
+    pub(crate) fn encode_header(
+        function: u32,
+        sequence: u32,
+        payload: &[u8],
+    ) -> Result<FramedHeader> {
+        if payload.len() > MAX_PAYLOAD {
+            return Err(EINVAL);
+        }
+        let elements = u32::try_from((HEADERS + payload.len()).div_ceil(ELEMENT_SIZE))?;
+        let mut element = fw::GSP_MSG_QUEUE_ELEMENT::default();
+        element.seqNum = sequence;
+        element.elemCount = elements;
+        element.rpc.header_version = fw::NV_VGPU_MSG_HEADER_VERSION;
+        element.rpc.signature = fw::NV_VGPU_MSG_SIGNATURE_VALID;
+        element.rpc.length = u32::try_from(RPC_HEADER + payload.len())?;
+        element.rpc.function = function;
+        element.rpc.sequence = sequence;
+        element.checkSum = checksum_parts(&[element.as_bytes(), payload]);
+
+        let mut header = FramedHeader {
+            bytes: [0; HEADER_MAX],
+            len: HEADERS,
+            elements,
+        };
+        header.bytes[..HEADERS].copy_from_slice(element.as_bytes());
+        Ok(header)
     }
 
     /// Validates a message read from the status queue.

@@ -19,7 +19,8 @@ use crate::{
             MsgError,
             Ring,
             ELEMENT_SIZE,
-            MAX_ELEMENTS, //
+            MAX_ELEMENTS,
+            ZERO_PAGE, //
         },
         Interface, //
     },
@@ -152,13 +153,16 @@ impl<M: QueueMemory> Queues<M> {
         function: u32,
         payload: &[u8],
     ) -> Result {
-        let mut frames = KVVec::new();
+        // Frame every part first, so that nothing is written unless all of it fits.
+        let mut headers = KVec::new();
         let mut elements = 0u32;
         let mut messages = 0u32;
         for part in split(payload, iface.max_payload()) {
             let f = if messages == 0 { function } else { iface.continuation() };
             let seq = self.cmd_seq.wrapping_add(messages);
-            elements += iface.encode_message(f, seq, part, &mut frames)?;
+            let header = iface.encode_header(f, seq, part)?;
+            elements += header.elements;
+            headers.push((header, part), GFP_KERNEL)?;
             messages += 1;
         }
 
@@ -172,10 +176,35 @@ impl<M: QueueMemory> Queues<M> {
             return Err(EAGAIN);
         }
 
+        // Write each message in place: headers, payload, zero padding, element by element
+        // (a message may wrap around the ring's end).
         let mut index = self.cmd_write;
-        for element in frames.chunks(ELEMENT_SIZE) {
-            self.mem.write(Self::element_offset(self.cmdq, index), element)?;
-            index = self.ring.advance(index, 1);
+        for (header, part) in headers.iter() {
+            let pieces: [&[u8]; 2] = [header.bytes(), part];
+            let mut piece = 0;
+            let mut within = 0;
+            for _ in 0..header.elements {
+                let base = Self::element_offset(self.cmdq, index);
+                let mut filled = 0;
+                while filled < ELEMENT_SIZE {
+                    let room = ELEMENT_SIZE - filled;
+                    if piece < pieces.len() {
+                        let src = &pieces[piece][within..];
+                        let n = src.len().min(room);
+                        self.mem.write(base + filled, &src[..n])?;
+                        filled += n;
+                        within += n;
+                        if within == pieces[piece].len() {
+                            piece += 1;
+                            within = 0;
+                        }
+                    } else {
+                        self.mem.write(base + filled, &ZERO_PAGE[..room])?;
+                        filled = ELEMENT_SIZE;
+                    }
+                }
+                index = self.ring.advance(index, 1);
+            }
         }
         self.cmd_write = index;
         self.cmd_seq = self.cmd_seq.wrapping_add(messages);
@@ -345,6 +374,27 @@ mod tests {
                 .decode_message(Untrusted::new_untrusted_ref(bytes), 2, 1)
                 .map_err(MsgError::errno)?;
             assert_eq!((m.function, m.elements, m.payload.1), (SET_REGISTRY, 2, 5000));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn in_place_writing_matches_the_framing() -> Result {
+        // The queue writes headers, payload and padding in place; the bytes must be those of a
+        // message framed in one buffer.
+        for &v in FwVersion::ALL {
+            let iface = interface(v);
+            let mut q = queues()?;
+            let mut payload = KVec::new();
+            for i in 0..5000u32 {
+                payload.push((i % 251) as u8, GFP_KERNEL)?;
+            }
+            q.send(iface, SET_REGISTRY, &payload)?;
+            let mut framed = KVVec::new();
+            iface.encode_message(SET_REGISTRY, 0, &payload, &mut framed)?;
+            let cmdq = q.offsets().0;
+            let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
+            assert!(written == &framed[..]);
         }
         Ok(())
     }
