@@ -62,6 +62,34 @@ fn time_sends<I: Interface + ?Sized>(
     Ok(ns / u64::from(iterations.max(1)))
 }
 
+/// Nanoseconds per call of `encode_header` alone through `iface`.
+fn time_headers<I: Interface + ?Sized>(iface: &I, iterations: u32) -> Result<u64> {
+    let payload = [0x5au8; PAYLOAD];
+    let function = iface.function(Function::SetRegistry);
+    let start = Instant::<Monotonic>::now();
+    for i in 0..iterations {
+        let payload = core::hint::black_box(&payload[..]);
+        core::hint::black_box(iface.encode_header(function, i, payload)?);
+    }
+    let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(ns / u64::from(iterations.max(1)))
+}
+
+/// Best of `ROUNDS` rounds of `encode_header` alone: (through the trait object, direct).
+fn header_cost(version: FwVersion, iterations: u32) -> Result<(u64, u64)> {
+    let dynamic: &dyn Interface = interface(version);
+    let (mut best_dyn, mut best_direct) = (u64::MAX, u64::MAX);
+    for _ in 0..ROUNDS {
+        best_dyn = best_dyn.min(time_headers(dynamic, iterations)?);
+        let direct = match version {
+            FwVersion::R535_113_01 => time_headers(&versioned::r535_113_01::Impl, iterations)?,
+            FwVersion::R570_144 => time_headers(&versioned::r570_144::Impl, iterations)?,
+        };
+        best_direct = best_direct.min(direct);
+    }
+    Ok((best_dyn, best_direct))
+}
+
 /// Best of `ROUNDS` alternating rounds: (through the trait object, direct).
 fn enqueue_cost(version: FwVersion, iterations: u32) -> Result<(u64, u64)> {
     let dynamic: &dyn Interface = interface(version);
@@ -111,6 +139,17 @@ pub(crate) fn run(
             if diff < 0 { "-" } else { "+" },
             diff.abs() / 100,
             diff.abs() % 100
+        );
+    }
+
+    for &v in FwVersion::ALL {
+        let (dynamic, direct) = header_cost(v, iterations)?;
+        dev_info!(
+            pdev,
+            "bench: {} framing of the headers alone: {} ns/message via the trait, {} ns direct\n",
+            v,
+            dynamic,
+            direct
         );
     }
 

@@ -147,6 +147,8 @@ impl<M: QueueMemory> Queues<M> {
     ///
     /// Generic over the interface so that a caller holding a concrete version's implementation
     /// gets static dispatch (the benchmark's baseline); the driver passes `&dyn Interface`.
+    /// Never inlined, so that both copies are compiled alike and differ only in dispatch.
+    #[inline(never)]
     pub(crate) fn send<I: Interface + ?Sized>(
         &mut self,
         iface: &I,

@@ -705,7 +705,7 @@ def cmd_bench(args):
         print(f"--- GSP {version} loaded ({elapsed:.0f}s) ---")
         for l in lines:
             print(l)
-        if timed_out or len(lines) != 3:
+        if timed_out or len(lines) != 5:
             ok = False
             print(f"benchmark incomplete, see {run_dir}")
     return 0 if ok else 1
