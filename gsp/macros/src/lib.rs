@@ -52,7 +52,7 @@
 //!
 //! In nova_core, for a version `r580_65` (580.65):
 //! 1. Its header set: `gsp/fw/r580_65/nvrm.h`, with the same C names as the others and static
-//!    asserts pinning every layout; `r580_65` in `nova-fw-versions` (`Kbuild`) and a
+//!    asserts pinning every layout (`Kbuild` runs bindgen on every `gsp/fw/r*/nvrm.h`), and a
 //!    `fw_version!(r580_65);` line in `gsp/fw.rs`.
 //! 2. One line in the version list: `r580_65` appended to the `gsp_versioned!` macro in
 //!    `gsp.rs`, which every versioned module goes through.
