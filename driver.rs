@@ -156,7 +156,9 @@ impl pci::Driver for NovaCore {
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
 
             let gsp = if is_emulated(pdev) {
-                let iface = interface(fw.version);
+                let iface = interface(fw.version).inspect_err(|_| {
+                    dev_err!(pdev, "no GSP interface implementation for {}\n", fw.version);
+                })?;
                 let facts = system_facts(pdev, &spec)?;
                 let mut gsp = Gsp::boot(pdev, &bar, iface, &fw.image_head, &facts)?;
                 let info = gsp.static_info(pdev, &bar)?;

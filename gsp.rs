@@ -14,13 +14,27 @@ use kernel::prelude::*;
 
 use crate::firmware::FwVersion;
 
-/// Expands a module into one copy per supported GSP firmware version (see `gsp/macros`), with
-/// `fw` bound to that version's bindings. This is the one list of versions the versioned code
-/// is generated for.
+/// The GSP firmware versions the interface is generated for, oldest first: the one list.
+/// Calls `$callback!` with the list in brackets, followed by `$args`.
+macro_rules! gsp_versions {
+    ($callback:ident { $($args:tt)* }) => {
+        $callback! { [r535_113_01, r570_144] $($args)* }
+    };
+}
+
+/// Expands a module into one copy per version of [`gsp_versions!`] (see `gsp/macros`), with
+/// `fw` bound to that version's bindings.
 macro_rules! gsp_versioned {
-    ($(#[$attr:meta])* $vis:vis mod $name:ident { $($body:tt)* }) => {
+    ($($item:tt)*) => {
+        gsp_versions!(gsp_versioned_for { $($item)* });
+    };
+}
+
+/// [`gsp_versioned!`] once the version list is known.
+macro_rules! gsp_versioned_for {
+    ([$($v:ident),*] $(#[$attr:meta])* $vis:vis mod $name:ident { $($body:tt)* }) => {
         $(#[$attr])*
-        #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::gsp::fw)]
+        #[nova_versions::versions($($v),*; bindings = crate::gsp::fw)]
         $vis mod $name { $($body)* }
     };
 }
@@ -200,21 +214,36 @@ pub(crate) mod versioned {
 }
 
 /// The interface implementation for firmware `version`.
-pub(crate) fn interface(version: FwVersion) -> &'static dyn Interface {
-    match version {
-        FwVersion::R535_113_01 => &versioned::r535_113_01::Impl,
-        FwVersion::R570_144 => &versioned::r570_144::Impl,
-    }
+///
+/// Every version of [`gsp_versions!`] has an implementation; a firmware version without one
+/// (a `FwVersion` added without its interface) gets `ENOTSUPP`.
+pub(crate) fn interface(version: FwVersion) -> Result<&'static dyn Interface> {
+    IMPLEMENTATIONS
+        .iter()
+        .copied()
+        .find(|i| i.version() == version.name())
+        .ok_or(ENOTSUPP)
 }
+
+/// Builds [`IMPLEMENTATIONS`] from the version list.
+macro_rules! gsp_implementations {
+    ([$($v:ident),*]) => {
+        /// The interface implementation of every supported version.
+        static IMPLEMENTATIONS: &[&dyn Interface] = &[$(&versioned::$v::Impl),*];
+    };
+}
+
+gsp_versions!(gsp_implementations {});
 
 #[kunit_tests(nova_core_gsp)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_firmware_version_has_its_own_interface() {
+    fn every_firmware_version_has_its_own_interface() -> Result {
         for &v in FwVersion::ALL {
-            assert_eq!(interface(v).version(), v.name());
+            assert_eq!(interface(v)?.version(), v.name());
         }
+        Ok(())
     }
 }

@@ -26,5 +26,10 @@ macro_rules! fw_version {
     };
 }
 
-fw_version!(r535_113_01);
-fw_version!(r570_144);
+macro_rules! fw_versions {
+    ([$($v:ident),*]) => {
+        $(fw_version!($v);)*
+    };
+}
+
+gsp_versions!(fw_versions {});

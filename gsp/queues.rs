@@ -331,7 +331,7 @@ mod tests {
     fn gsp_post(q: &mut Queues<RamMemory>, v: FwVersion, function: u32, seq: u32, payload: &[u8]) -> Result {
         let statq = q.offsets().1;
         let mut frames = KVVec::new();
-        let n = interface(v).encode_message(function, seq, payload, &mut frames)?;
+        let n = interface(v)?.encode_message(function, seq, payload, &mut frames)?;
         let mut w = rd(q, statq + TX_WRITE_PTR);
         for chunk in frames.chunks(ELEMENT_SIZE) {
             let off = statq + PAGE + w as usize * ELEMENT_SIZE;
@@ -366,7 +366,7 @@ mod tests {
     fn send_writes_messages_the_gsp_can_decode() -> Result {
         for &v in FwVersion::ALL {
             let mut q = queues()?;
-            let iface = interface(v);
+            let iface = interface(v)?;
             q.send(iface, SET_REGISTRY, &[7u8; 100])?;
             q.send(iface, SET_REGISTRY, &[8u8; 5000])?;
             let cmdq = q.offsets().0;
@@ -385,7 +385,7 @@ mod tests {
         // The queue writes headers, payload and padding in place; the bytes must be those of a
         // message framed in one buffer.
         for &v in FwVersion::ALL {
-            let iface = interface(v);
+            let iface = interface(v)?;
             let mut q = queues()?;
             let mut payload = KVec::new();
             for i in 0..5000u32 {
@@ -404,7 +404,7 @@ mod tests {
     #[test]
     fn large_rpc_goes_out_as_continuations() -> Result {
         let mut q = queues()?;
-        let iface = interface(FwVersion::R570_144);
+        let iface = interface(FwVersion::R570_144)?;
         let big = KVVec::from_elem(3u8, 100_000, GFP_KERNEL)?;
         q.send(iface, SET_REGISTRY, &big)?;
         let cmdq = q.offsets().0;
@@ -421,7 +421,7 @@ mod tests {
     #[test]
     fn send_refuses_when_the_queue_is_full() -> Result {
         let mut q = queues()?;
-        let iface = interface(FwVersion::R570_144);
+        let iface = interface(FwVersion::R570_144)?;
         // The GSP read nothing: 62 elements fit, one stays free.
         for _ in 0..62 {
             q.send(iface, SET_REGISTRY, &[0u8; 8])?;
@@ -435,7 +435,7 @@ mod tests {
         let mut q = queues()?;
         let statq = q.offsets().1;
         wr(&mut q, statq + RX_HEADER, 63);
-        assert!(q.send(interface(FwVersion::R570_144), SET_REGISTRY, &[0u8; 8]).is_err());
+        assert!(q.send(interface(FwVersion::R570_144)?, SET_REGISTRY, &[0u8; 8]).is_err());
         Ok(())
     }
 
@@ -443,16 +443,16 @@ mod tests {
     fn receive_takes_messages_in_order_and_moves_the_read_pointer() -> Result {
         let v = FwVersion::R535_113_01;
         let mut q = queues()?;
-        assert!(matches!(q.receive(interface(v)), Ok(None)));
+        assert!(matches!(q.receive(interface(v)?), Ok(None)));
         gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
         gsp_post(&mut q, v, SET_REGISTRY, 1, &[9u8; 6000])?;
-        let (m, p) = q.receive(interface(v)).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = q.receive(interface(v)?).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!((m.function, p.len()), (INIT_DONE, 0));
-        let (m, p) = q.receive(interface(v)).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = q.receive(interface(v)?).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!((m.function, p.len(), p[5999]), (SET_REGISTRY, 6000, 9));
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
-        assert!(matches!(q.receive(interface(v)), Ok(None)));
+        assert!(matches!(q.receive(interface(v)?), Ok(None)));
         Ok(())
     }
 
@@ -466,7 +466,7 @@ mod tests {
         q.stat_read = 61;
         wr(&mut q, cmdq + RX_HEADER, 61);
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[5u8; 10_000])?;
-        let (m, p) = q.receive(interface(v)).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = q.receive(interface(v)?).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!((m.elements, p.len(), p[9999]), (3, 10_000, 5));
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 1);
         Ok(())
@@ -478,13 +478,13 @@ mod tests {
         let mut q = queues()?;
         let statq = q.offsets().1;
         wr(&mut q, statq + TX_WRITE_PTR, 63);
-        assert_eq!(q.receive(interface(v)).map(|_| ()), Err(MsgError::BadPointer(63)));
+        assert_eq!(q.receive(interface(v)?).map(|_| ()), Err(MsgError::BadPointer(63)));
         wr(&mut q, statq + TX_WRITE_PTR, 0);
         // A message claiming two elements when only one was written.
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[1u8; 5000])?;
         wr(&mut q, statq + TX_WRITE_PTR, 1);
         assert_eq!(
-            q.receive(interface(v)).map(|_| ()),
+            q.receive(interface(v)?).map(|_| ()),
             Err(MsgError::ElementsNotWritten {
                 count: 2,
                 available: 1
@@ -499,7 +499,7 @@ mod tests {
         let mut q = queues()?;
         gsp_post(&mut q, FwVersion::R570_144, 0x1020, 0, &[])?;
         assert_eq!(
-            q.receive(interface(FwVersion::R535_113_01)).map(|_| ()),
+            q.receive(interface(FwVersion::R535_113_01)?).map(|_| ()),
             Err(MsgError::UnknownFunction(0x1020))
         );
         Ok(())
