@@ -304,7 +304,6 @@ pub(crate) mod versioned {
 
     use super::{
         check_message,
-        checksum,
         checksum_parts,
         FramedHeader,
         HEADER_MAX,
@@ -334,42 +333,23 @@ pub(crate) mod versioned {
     }
 
     /// Appends one framed message (headers, payload, padding to whole elements) to `out`;
-    /// returns the number of elements. The payload must fit one message.
+    /// returns the number of elements. The payload must fit one message. (The queues write
+    /// the same bytes in place, from [`encode_header`]; this serves tests and the simulated GSP
+    /// side of the KUnit tests.)
     pub(crate) fn encode(
         function: u32,
         sequence: u32,
         payload: &[u8],
         out: &mut KVVec<u8>,
     ) -> Result<u32> {
-        if payload.len() > MAX_PAYLOAD {
-            return Err(EINVAL);
-        }
-        let len = HEADERS + payload.len();
-        let elements = len.div_ceil(ELEMENT_SIZE);
-        let elements_u32 = u32::try_from(elements)?;
-        let rpc_len = u32::try_from(RPC_HEADER + payload.len())?;
-
-        let mut element = fw::GSP_MSG_QUEUE_ELEMENT::default();
-        element.seqNum = sequence;
-        element.elemCount = elements_u32;
-        element.rpc.header_version = fw::NV_VGPU_MSG_HEADER_VERSION;
-        element.rpc.signature = fw::NV_VGPU_MSG_SIGNATURE_VALID;
-        element.rpc.length = rpc_len;
-        element.rpc.function = function;
-        element.rpc.sequence = sequence;
-
-        let start = out.len();
-        out.reserve(elements * ELEMENT_SIZE, GFP_KERNEL)?;
-        out.extend_from_slice(element.as_bytes(), GFP_KERNEL)?;
+        let header = encode_header(function, sequence, payload)?;
+        let size = usize::try_from(header.elements)? * ELEMENT_SIZE;
+        out.reserve(size, GFP_KERNEL)?;
+        out.extend_from_slice(header.bytes(), GFP_KERNEL)?;
         out.extend_from_slice(payload, GFP_KERNEL)?;
-        // Pad with a copy of a zero page rather than element by element.
-        let pad = start + elements * ELEMENT_SIZE - out.len();
+        let pad = size - header.bytes().len() - payload.len();
         out.extend_from_slice(&ZERO_PAGE[..pad], GFP_KERNEL)?;
-
-        let sum = checksum(&out[start..]);
-        let at = start + core::mem::offset_of!(fw::GSP_MSG_QUEUE_ELEMENT, checkSum);
-        out[at..at + 4].copy_from_slice(&sum.to_le_bytes());
-        Ok(elements_u32)
+        Ok(header.elements)
     }
 
     /// Frames the headers of one message (checksum over headers and payload included),
