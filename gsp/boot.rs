@@ -46,6 +46,7 @@ use crate::{
         Interface,
     },
     regs,
+    untrusted::Untrusted,
 };
 
 /// PCI subsystem vendor of the emulated GPU (Red Hat, Inc.: QEMU's virtual devices; never on an
@@ -161,7 +162,9 @@ impl Gsp {
         };
         gsp.wait_for(pdev, iface.function(Function::InitDone), INIT_TIMEOUT)
             .inspect_err(|e| {
-                let mailbox = bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw();
+                let raw = Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0));
+                // UNTRUSTED: the GSP's status word is only printed, to say why it refused.
+                let mailbox = raw.untrusted().into_raw();
                 dev_err!(
                     pdev,
                     "GSP did not come up (error {}); NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
@@ -233,7 +236,7 @@ impl Gsp {
     ) -> Result<StaticInfo> {
         let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[])?;
         self.iface
-            .decode_static_info(crate::untrusted::Untrusted::new_untrusted_ref(&reply[..]))
+            .decode_static_info(Untrusted::new_untrusted_ref(&reply[..]))
             .map_err(|e| {
                 dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {:?}\n", e);
                 EIO
