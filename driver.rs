@@ -85,6 +85,27 @@ kernel::pci_device_table!(
     ]
 );
 
+/// Checks that BAR0 exists and holds every register the driver reads, before mapping it.
+fn check_bar0(pdev: &pci::Device<Core<'_>>) -> Result {
+    let len = Untrusted::new_untrusted(pdev.resource_len(0)?);
+    len.validate_with(|&len| match len {
+        0 => {
+            dev_err!(pdev, "BAR0 is missing: no registers to drive\n");
+            Err(ENODEV)
+        }
+        len if len < BAR0_SIZE as u64 => {
+            dev_err!(
+                pdev,
+                "BAR0 is {:#x} bytes, smaller than the {:#x} bytes of registers\n",
+                len,
+                BAR0_SIZE
+            );
+            Err(ENODEV)
+        }
+        _ => Ok(()),
+    })
+}
+
 /// Reads the identification registers and validates them into a [`Spec`].
 fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
     let raw = Untrusted::new_untrusted(IdRegs {
@@ -147,6 +168,7 @@ impl pci::Driver for NovaCore {
             pdev.enable_device_mem()?;
             pdev.set_master();
 
+            check_bar0(pdev)?;
             let bar = pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?;
             let spec = identify(pdev, &bar)?;
             dev_info!(pdev, "NVIDIA ({})\n", spec);

@@ -76,6 +76,10 @@ pub(crate) trait Interface: Sync {
     /// The number of `function` in this version.
     fn function(&self, function: Function) -> u32;
 
+    /// Whether `function` is an event number (something the GSP sends unasked), not the reply
+    /// to a command.
+    fn is_event(&self, function: u32) -> bool;
+
     /// Appends this version's `GSP_ARGUMENTS_CACHED` for queues in a region at `shared`, of
     /// `pages` pages, with the queues at the given offsets.
     fn encode_rmargs(&self, shared: u64, pages: u32, cmdq: u64, statq: u64, out: &mut KVec<u8>)
@@ -150,6 +154,10 @@ pub(crate) mod versioned {
                 }
                 super::Function::InitDone => fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
             }
+        }
+
+        fn is_event(&self, function: u32) -> bool {
+            function >= fw::NV_VGPU_MSG_EVENT_FIRST_EVENT
         }
 
         fn encode_rmargs(

@@ -91,10 +91,42 @@ pub(crate) fn libos_id8(name: &str) -> u64 {
     name.bytes().take(8).fold(0u64, |id, c| (id << 8) | u64::from(c))
 }
 
+/// Most commands the driver queues without waiting for their replies (the boot queues two).
+const MAX_OWED: usize = 4;
+
+/// The replies the GSP owes, in the order the commands were sent.
+#[derive(Default)]
+struct Owed {
+    functions: [u32; MAX_OWED],
+    len: usize,
+}
+
+impl Owed {
+    fn push(&mut self, function: u32) -> Result {
+        let slot = self.functions.get_mut(self.len).ok_or(EBUSY)?;
+        *slot = function;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// The oldest reply due.
+    fn first(&self) -> Option<u32> {
+        self.functions[..self.len].first().copied()
+    }
+
+    fn pop(&mut self) {
+        if self.len > 0 {
+            self.functions.copy_within(1..self.len, 0);
+            self.len -= 1;
+        }
+    }
+}
+
 /// A running GSP: its queues and the memory it was given.
 pub(crate) struct Gsp {
     iface: &'static dyn Interface,
     queues: Queues<CoherentMemory>,
+    owed: Owed,
     _rmargs: Coherent<[u8]>,
     _libos: Coherent<[u8]>,
     _fwimage: Coherent<[u8]>,
@@ -141,12 +173,15 @@ impl Gsp {
         libos.resize(0x1000, 0, GFP_KERNEL)?;
         let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
 
+        let mut owed = Owed::default();
         let mut payload = KVec::new();
         iface.encode_system_info(facts, &mut payload)?;
         queues.send(iface, iface.function(Function::SetSystemInfo), &payload)?;
+        owed.push(iface.function(Function::SetSystemInfo))?;
         payload.clear();
         iface.encode_registry(REGISTRY, &mut payload)?;
         queues.send(iface, iface.function(Function::SetRegistry), &payload)?;
+        owed.push(iface.function(Function::SetRegistry))?;
 
         let args = libos.dma_address();
         bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(u32::try_from(args & 0xffff_ffff)?));
@@ -156,6 +191,7 @@ impl Gsp {
         let mut gsp = Gsp {
             iface,
             queues,
+            owed,
             _rmargs: rmargs,
             _libos: libos,
             _fwimage: fwimage,
@@ -175,7 +211,11 @@ impl Gsp {
         Ok(gsp)
     }
 
-    /// Waits for a message of `function`, skipping (and logging) other events.
+    /// Waits for a message of `function`: the reply to the command just sent, or an event.
+    ///
+    /// Replies to commands sent earlier without waiting must come first, in order; other events
+    /// are skipped (and logged at debug level). A reply nobody asked for ends the wait with an
+    /// error, as does a failed reply or a message that does not validate.
     fn wait_for(
         &mut self,
         pdev: &pci::Device<Core<'_>>,
@@ -195,9 +235,19 @@ impl Gsp {
                     );
                     return Err(EIO);
                 }
+                Ok(Some((m, _))) if self.owed.first() == Some(m.function) => self.owed.pop(),
                 Ok(Some((m, payload))) if m.function == function => return Ok(payload),
-                Ok(Some((m, _))) => {
+                Ok(Some((m, _))) if self.iface.is_event(m.function) => {
                     dev_dbg!(pdev, "GSP event {:#x} while waiting for {:#x}\n", m.function, function);
+                }
+                Ok(Some((m, _))) => {
+                    dev_err!(
+                        pdev,
+                        "GSP replied to {:#x}, which was not asked, while waiting for {:#x}\n",
+                        m.function,
+                        function
+                    );
+                    return Err(EIO);
                 }
                 Ok(None) => {
                     if start.elapsed() > timeout {
@@ -207,7 +257,7 @@ impl Gsp {
                     fsleep(Delta::from_millis(1));
                 }
                 Err(e) => {
-                    dev_err!(pdev, "GSP status queue: {:?}\n", e);
+                    dev_err!(pdev, "GSP status queue: {} (waiting for {:#x})\n", e, function);
                     return Err(MsgError::errno(e));
                 }
             }
@@ -223,7 +273,10 @@ impl Gsp {
         payload: &[u8],
     ) -> Result<KVec<u8>> {
         let f = self.iface.function(function);
-        self.queues.send(self.iface, f, payload)?;
+        self.queues.send(self.iface, f, payload).map_err(|e| {
+            dev_err!(pdev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
+            Error::from(e)
+        })?;
         bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed());
         self.wait_for(pdev, f, RPC_TIMEOUT)
     }
@@ -238,7 +291,7 @@ impl Gsp {
         self.iface
             .decode_static_info(Untrusted::new_untrusted_ref(&reply[..]))
             .map_err(|e| {
-                dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {:?}\n", e);
+                dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {}\n", e);
                 EIO
             })
     }

@@ -7,7 +7,10 @@
 //! 570.144 adds the PCI ids, more host addresses and a tail of flags to `GspSystemInfo`, which
 //! moves most fields (`maxUserVa` is at offset 56 in 535.113.01 and 72 in 570.144).
 
-use kernel::prelude::*;
+use kernel::{
+    fmt,
+    prelude::*, //
+};
 
 /// What the driver tells the GSP about the host and the PCI function (`GSP_SET_SYSTEM_INFO`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -62,11 +65,25 @@ impl StaticInfo {
 pub(crate) enum StaticInfoError {
     /// The reply's size is not this version's `GspStaticConfigInfo` size (a sign of a GSP
     /// running another firmware version).
-    WrongSize(usize),
+    WrongSize { got: usize, want: usize },
     /// The GPU name has no terminating NUL.
     NameNotTerminated,
     /// The GPU name holds bytes other than printable ASCII, or is empty.
     NameNotPrintable,
+}
+
+impl fmt::Display for StaticInfoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            StaticInfoError::WrongSize { got, want } => write!(
+                f,
+                "{} bytes, but GspStaticConfigInfo of this firmware version has {}",
+                got, want
+            ),
+            StaticInfoError::NameNotTerminated => f.write_str("GPU name not terminated"),
+            StaticInfoError::NameNotPrintable => f.write_str("GPU name empty or not printable"),
+        }
+    }
 }
 
 /// Highest user virtual address the GSP may hand out (47-bit address space, last page kept).
@@ -205,7 +222,10 @@ pub(crate) mod versioned {
     ) -> Result<StaticInfo, StaticInfoError> {
         payload.validate_bytes(|raw| {
             let info = fw::GspStaticConfigInfo::read_from_bytes(raw)
-                .map_err(|_| StaticInfoError::WrongSize(raw.len()))?;
+                .map_err(|_| StaticInfoError::WrongSize {
+                    got: raw.len(),
+                    want: size_of::<fw::GspStaticConfigInfo>(),
+                })?;
             let name_len = info
                 .gpuNameString
                 .iter()
@@ -410,18 +430,18 @@ mod tests {
         let b = reply(1656, 1260, b"NVIDIA\0", 1224)?;
         assert_eq!(
             v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..1655])),
-            Err(StaticInfoError::WrongSize(1655))
+            Err(StaticInfoError::WrongSize { got: 1655, want: 1656 })
         );
         // A 570.144 reply does not fit 535.113.01, nor the other way round: a version
         // mismatch shows here.
         assert_eq!(
             v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
-            Err(StaticInfoError::WrongSize(1656))
+            Err(StaticInfoError::WrongSize { got: 1656, want: 2168 })
         );
         let b535 = reply(2168, 1820, b"NVIDIA\0", 1752)?;
         assert_eq!(
             v570::decode_static_info(Untrusted::new_untrusted_ref(&b535[..])),
-            Err(StaticInfoError::WrongSize(2168))
+            Err(StaticInfoError::WrongSize { got: 2168, want: 1656 })
         );
         let b = reply(1656, 1260, &[b'A'; 64], 1224)?;
         assert_eq!(

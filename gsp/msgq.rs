@@ -15,7 +15,10 @@
 
 use core::num::NonZeroU32;
 
-use kernel::prelude::*;
+use kernel::{
+    fmt,
+    prelude::*, //
+};
 
 /// Size of one queue element.
 pub(crate) const ELEMENT_SIZE: usize = 0x1000;
@@ -48,6 +51,35 @@ pub(crate) enum MsgError {
     NotAContinuation(u32),
     /// The parts of a large RPC add up to more than expected.
     TooLong(usize),
+}
+
+impl fmt::Display for MsgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            MsgError::BadElementCount(n) => {
+                write!(f, "element count {} is not in 1..={}", n, MAX_ELEMENTS)
+            }
+            MsgError::ElementsNotWritten { count, available } => write!(
+                f,
+                "message spans {} elements, only {} written",
+                count, available
+            ),
+            MsgError::BadLength(n) => write!(f, "RPC length {} does not fit the message", n),
+            MsgError::BadChecksum => f.write_str("bad checksum"),
+            MsgError::BadSequence { expected, found } => {
+                write!(f, "sequence number {}, expected {}", found, expected)
+            }
+            MsgError::BadHeader => f.write_str("bad RPC header version or signature"),
+            MsgError::UnknownFunction(n) => {
+                write!(f, "function {:#x} is unknown to this firmware version", n)
+            }
+            MsgError::BadPointer(p) => write!(f, "queue pointer {} lies outside the queue", p),
+            MsgError::NotAContinuation(n) => {
+                write!(f, "function {:#x} where a continuation record was due", n)
+            }
+            MsgError::TooLong(n) => write!(f, "continued RPC grows to {} bytes, too long", n),
+        }
+    }
 }
 
 impl MsgError {

@@ -9,7 +9,10 @@
 //! in the command queue's header page); the GSP writes the other two. Everything the GSP writes
 //! is read as untrusted and validated before use.
 
-use kernel::prelude::*;
+use kernel::{
+    fmt,
+    prelude::*, //
+};
 
 use crate::{
     gsp::{
@@ -43,6 +46,49 @@ const TX_RX_HDR_OFF: usize = 24;
 const TX_ENTRY_OFF: usize = 28;
 /// Page size of the page table.
 const PAGE: usize = 0x1000;
+
+/// Why a command could not be queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendError {
+    /// The command queue has no room for the whole RPC (nothing was written).
+    Full,
+    /// The GSP's read pointer of the command queue is invalid.
+    Gsp(MsgError),
+    /// The payload cannot be framed, or memory ran out.
+    Kernel(Error),
+}
+
+impl From<Error> for SendError {
+    fn from(e: Error) -> Self {
+        SendError::Kernel(e)
+    }
+}
+
+impl From<kernel::alloc::AllocError> for SendError {
+    fn from(_: kernel::alloc::AllocError) -> Self {
+        SendError::Kernel(ENOMEM)
+    }
+}
+
+impl From<SendError> for Error {
+    fn from(e: SendError) -> Error {
+        match e {
+            SendError::Full => EAGAIN,
+            SendError::Gsp(m) => m.errno(),
+            SendError::Kernel(e) => e,
+        }
+    }
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Full => f.write_str("no room for the RPC"),
+            SendError::Gsp(m) => f.write_fmt(fmt!("GSP read pointer: {}", m)),
+            SendError::Kernel(e) => write!(f, "error {}", e.to_errno()),
+        }
+    }
+}
 
 /// Memory holding the queues: DMA-coherent memory for the GPU, a plain buffer in tests.
 pub(crate) trait QueueMemory {
@@ -143,7 +189,8 @@ impl<M: QueueMemory> Queues<M> {
     }
 
     /// Queues an RPC: one message, or several (continuation records) for large payloads.
-    /// Returns `EAGAIN` without writing anything if the queue has no room for all of it.
+    /// Returns [`SendError::Full`] without writing anything if the queue has no room for all
+    /// of it.
     ///
     /// Generic over the interface so that a caller holding a concrete version's implementation
     /// gets static dispatch (the benchmark's baseline); the driver passes `&dyn Interface`.
@@ -154,7 +201,7 @@ impl<M: QueueMemory> Queues<M> {
         iface: &I,
         function: u32,
         payload: &[u8],
-    ) -> Result {
+    ) -> Result<(), SendError> {
         // Frame every part first, so that nothing is written unless all of it fits.
         let mut headers = KVec::new();
         let mut elements = 0u32;
@@ -173,9 +220,9 @@ impl<M: QueueMemory> Queues<M> {
             .mem
             .read_u32(self.statq + RX_HEADER)?
             .validate_with(|&p| self.ring.check(p))
-            .map_err(MsgError::errno)?;
+            .map_err(SendError::Gsp)?;
         if self.ring.free(gsp_read, self.cmd_write) < elements {
-            return Err(EAGAIN);
+            return Err(SendError::Full);
         }
 
         // Write each message in place: headers, payload, zero padding, element by element
@@ -210,7 +257,7 @@ impl<M: QueueMemory> Queues<M> {
         }
         self.cmd_write = index;
         self.cmd_seq = self.cmd_seq.wrapping_add(messages);
-        self.mem.write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)
+        Ok(self.mem.write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)?)
     }
 
     /// Takes the next message from the status queue, if the GSP has written one.
@@ -426,7 +473,7 @@ mod tests {
         for _ in 0..62 {
             q.send(iface, SET_REGISTRY, &[0u8; 8])?;
         }
-        assert_eq!(q.send(iface, SET_REGISTRY, &[0u8; 8]), Err(EAGAIN));
+        assert_eq!(q.send(iface, SET_REGISTRY, &[0u8; 8]), Err(SendError::Full));
         Ok(())
     }
 
@@ -435,7 +482,10 @@ mod tests {
         let mut q = queues()?;
         let statq = q.offsets().1;
         wr(&mut q, statq + RX_HEADER, 63);
-        assert!(q.send(interface(FwVersion::R570_144)?, SET_REGISTRY, &[0u8; 8]).is_err());
+        assert_eq!(
+            q.send(interface(FwVersion::R570_144)?, SET_REGISTRY, &[0u8; 8]),
+            Err(SendError::Gsp(MsgError::BadPointer(63)))
+        );
         Ok(())
     }
 

@@ -20,9 +20,10 @@ pub const USAGE: &str = "\
 usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--boot0 VALUE] [--boot42 VALUE] [--counts FILE] [--log FILE]
                 [--bar0-size BYTES] [--bar1-size BYTES]
-                [--gsp-version VERSION] [--fb-size BYTES]
-                [--firmware-root DIR] [--no-gsp]
+                [--device-id ID] [--gsp-version VERSION] [--fb-size BYTES]
+                [--firmware-root DIR] [--gsp-fault LIE[@N]] [--no-gsp]
        nova-emu --list-chipsets
+       nova-emu --list-gsp-faults
        nova-emu --help
 
 Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
@@ -35,18 +36,25 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
   --counts FILE          write access counts as JSON to FILE when the
                          connection ends or on SIGTERM/SIGINT
   --log FILE             write the log to FILE instead of stderr
-  --bar0-size BYTES      BAR0 size, a power of two from 4 KiB to 2 GiB
-                         (default 16 MiB; K, M and G suffixes allowed)
+  --bar0-size BYTES      BAR0 size, a power of two from 4 KiB to 2 GiB, or 0
+                         for no BAR0 (default 16 MiB; K, M and G suffixes
+                         allowed)
   --bar1-size BYTES      BAR1 size, a power of two from 4 KiB to 1 TiB
                          (default 256 MiB)
+  --device-id ID         PCI device id to announce instead of the chip's
+                         (identity lies: the registers still say the chip)
   --gsp-version VERSION  make the emulated GSP speak 535.113.01 or 570.144
                          whatever firmware the driver loaded (mismatch tests)
   --fb-size BYTES        framebuffer size the GSP reports (default 24G)
   --firmware-root DIR    where nvidia/<chip>/gsp/gsp-<version>.bin are
                          looked for (default /usr/lib/firmware)
+  --gsp-fault LIE[@N]    make the GSP lie in message N of the conversation
+                         (default 3; see --list-gsp-faults and
+                         src/gsp/fault.rs)
   --no-gsp               stand in for a real GPU: NVIDIA subsystem ids
                          (10de:0001) and no GSP registers
   --list-chipsets        print the chipset table and exit
+  --list-gsp-faults      print the GSP's lies and exit
   --help                 print this text and exit
 ";
 
@@ -79,6 +87,7 @@ pub struct Options {
 pub enum Command {
     Serve(Options),
     ListChipsets,
+    ListGspFaults,
     Help,
 }
 
@@ -106,12 +115,15 @@ const VALUE_OPTIONS: &[&str] = &[
     "--gsp-version",
     "--fb-size",
     "--firmware-root",
+    "--device-id",
+    "--gsp-fault",
 ];
 
 /// Parses the arguments (without the program name).
 pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgError> {
     let mut values: HashMap<&'static str, String> = HashMap::new();
     let mut list = false;
+    let mut list_faults = false;
     let mut help = false;
     let mut no_gsp = false;
     let mut args = args.into_iter();
@@ -124,10 +136,13 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             _ => (arg.clone(), None),
         };
         match name.as_str() {
-            "--list-chipsets" | "--help" | "-h" | "--no-gsp" if inline.is_some() => {
+            "--list-chipsets" | "--list-gsp-faults" | "--help" | "-h" | "--no-gsp"
+                if inline.is_some() =>
+            {
                 return Err(ArgError(format!("option {name} takes no value")));
             }
             "--list-chipsets" => list = true,
+            "--list-gsp-faults" => list_faults = true,
             "--help" | "-h" => help = true,
             "--no-gsp" if no_gsp => {
                 return Err(ArgError("option --no-gsp given more than once".to_string()));
@@ -160,6 +175,9 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
     if help {
         return Ok(Command::Help);
     }
+    if list_faults {
+        return Ok(Command::ListGspFaults);
+    }
 
     let chipset_name = values
         .get("--chipset")
@@ -183,6 +201,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         .map(|v| parse_u32("--boot42", v))
         .transpose()?;
     let bar0_size = match values.get("--bar0-size") {
+        Some(v) if parse_number(v, true) == Some(0) => 0,
         Some(v) => parse_bar_size("--bar0-size", v, MAX_BAR0_SIZE)?,
         None => DEFAULT_BAR0_SIZE,
     };
@@ -203,6 +222,18 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             None => Ok(None),
         }
     };
+    let device_id = values
+        .get("--device-id")
+        .map(|v| {
+            parse_number(v, false)
+                .and_then(|n| u16::try_from(n).ok())
+                .ok_or_else(|| ArgError(format!("--device-id: '{v}' is not a 16-bit number")))
+        })
+        .transpose()?;
+    let gsp_fault = values
+        .get("--gsp-fault")
+        .map(|v| v.parse().map_err(|e| ArgError(format!("--gsp-fault: {e}"))))
+        .transpose()?;
     let gsp_version = values
         .get("--gsp-version")
         .map(|v| v.parse().map_err(|e| ArgError(format!("--gsp-version: {e}"))))
@@ -222,6 +253,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             ("--gsp-version", gsp_version.is_some()),
             ("--fb-size", values.contains_key("--fb-size")),
             ("--firmware-root", firmware_root.is_some()),
+            ("--gsp-fault", gsp_fault.is_some()),
         ];
         if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
             return Err(ArgError(format!("{option} makes no sense with --no-gsp")));
@@ -231,6 +263,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         let mut g = GspConfig {
             forced_version: gsp_version,
             fb_size,
+            fault: gsp_fault,
             ..GspConfig::default()
         };
         if let Some(root) = firmware_root {
@@ -248,6 +281,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             boot0,
             boot42,
             bar0_size,
+            device_id,
             bar1_size,
             gsp,
         },
@@ -426,7 +460,7 @@ mod tests {
 
     #[test]
     fn bar_sizes_must_be_powers_of_two_in_range() {
-        for bad in ["3000", "2048", "0", "0x1800000", "4G", "junk", "1T"] {
+        for bad in ["3000", "2048", "0x1800000", "4G", "junk", "1T"] {
             let msg = error(&["--socket", "/s", "--bar0-size", bad]);
             assert!(msg.starts_with("--bar0-size:"), "{bad}: {msg}");
         }
@@ -449,6 +483,25 @@ mod tests {
             64 << 30
         );
         assert!(error(&["--socket", "/s", "--bar1-size", "1000"]).starts_with("--bar1-size:"));
+        assert!(error(&["--socket", "/s", "--bar1-size", "0"]).starts_with("--bar1-size:"));
+    }
+
+    #[test]
+    fn bar0_size_0_means_no_bar0() {
+        assert_eq!(serve(&["--socket", "/s", "--bar0-size", "0"]).device.bar0_size, 0);
+    }
+
+    #[test]
+    fn device_id_and_gsp_fault_options() {
+        let o = serve(&["--socket", "/s", "--device-id", "0x1e04", "--gsp-fault", "flood@2"]);
+        assert_eq!(o.device.device_id, Some(0x1e04));
+        let fault = o.device.gsp.expect("gsp").fault.expect("fault");
+        assert_eq!(fault.to_string(), "flood@2");
+        assert!(error(&["--socket", "/s", "--device-id", "0x10000"]).contains("--device-id"));
+        assert!(error(&["--socket", "/s", "--gsp-fault", "fib"]).contains("unknown GSP fault"));
+        assert!(error(&["--socket", "/s", "--no-gsp", "--gsp-fault", "mute"])
+            .contains("--gsp-fault makes no sense with --no-gsp"));
+        assert!(matches!(parse_strs(&["--list-gsp-faults"]), Ok(Command::ListGspFaults)));
     }
 
     #[test]

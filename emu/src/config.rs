@@ -95,9 +95,9 @@ pub struct ConfigSpace {
 }
 
 impl ConfigSpace {
-    /// A configuration space in its power-on state. `bar0_size` must be a
-    /// power of two of at most 2 GiB, `bar1_size` a power of two;
-    /// `subsystem` is the subsystem (vendor, device) ids.
+    /// A configuration space in its power-on state. `bar0_size` must be 0
+    /// (no BAR0) or a power of two of at most 2 GiB, `bar1_size` a power of
+    /// two; `subsystem` is the subsystem (vendor, device) ids.
     pub fn new(chipset: &Chipset, subsystem: (u16, u16), bar0_size: u64, bar1_size: u64) -> Self {
         ConfigSpace {
             device_id: chipset.device_id,
@@ -109,6 +109,11 @@ impl ConfigSpace {
             bars: [0; 6],
             interrupt_line: 0,
         }
+    }
+
+    /// Announces `device_id` instead of the chip's own (`--device-id`).
+    pub fn set_device_id(&mut self, device_id: u16) {
+        self.device_id = device_id;
     }
 
     /// Returns every writable register to its power-on value.
@@ -149,6 +154,8 @@ impl ConfigSpace {
         let low = |size: u64, flags_mask: u32| (!(size - 1) as u32) & !flags_mask;
         let high = |size: u64| ((!(size - 1)) >> 32) as u32;
         match index {
+            // No BAR0 (`--bar0-size 0`): the register reads 0 and keeps nothing.
+            0 if self.bar0_size == 0 => (0, 0),
             0 => (low(self.bar0_size, 0xf), 0),
             1 => (low(self.bar1_size, 0xf), BAR_MEM64_PREFETCH),
             2 => (high(self.bar1_size), 0),

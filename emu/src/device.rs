@@ -100,8 +100,10 @@ pub struct DeviceConfig {
     pub boot0: Option<u32>,
     /// Raw NV_PMC_BOOT_42 replacing the computed value.
     pub boot42: Option<u32>,
-    /// A power of two, 4 KiB to 2 GiB.
+    /// A power of two, 4 KiB to 2 GiB, or 0: no BAR0.
     pub bar0_size: u64,
+    /// PCI device id announced instead of the chip's (`--device-id`).
+    pub device_id: Option<u16>,
     /// A power of two of at least 4 KiB.
     pub bar1_size: u64,
     /// The emulated GSP, or None (`--no-gsp`) for a stand-in of a real GPU:
@@ -195,13 +197,17 @@ impl Device {
                 masked: false,
             })
             .collect();
+        let mut config = ConfigSpace::new(
+            choice.chipset,
+            config_space::subsystem(choice.gsp.is_some()),
+            choice.bar0_size,
+            choice.bar1_size,
+        );
+        if let Some(id) = choice.device_id {
+            config.set_device_id(id);
+        }
         Device {
-            config: ConfigSpace::new(
-                choice.chipset,
-                config_space::subsystem(choice.gsp.is_some()),
-                choice.bar0_size,
-                choice.bar1_size,
-            ),
+            config,
             bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
             gsp: choice
                 .gsp
@@ -235,7 +241,8 @@ impl Device {
 
     /// Offset of NV_EMU_PHASE in BAR0.
     pub fn phase_offset(&self) -> u64 {
-        self.config_choice.bar0_size - PHASE_FROM_END
+        // Without BAR0 (size 0) no BAR0 access gets this far.
+        self.config_choice.bar0_size.saturating_sub(PHASE_FROM_END)
     }
 
     fn target(&self, index: u32) -> Option<Target> {
@@ -710,6 +717,7 @@ pub mod tests {
             boot0: None,
             boot42: None,
             bar0_size: 16 * MIB,
+            device_id: None,
             bar1_size: 256 * MIB,
             gsp: Some(GspConfig::default()),
         }
@@ -921,6 +929,32 @@ pub mod tests {
         write32(&mut dev, BAR0, 0xff0, 5);
         assert_eq!(dev.counts().phase(), 5);
         assert_eq!(dev.counts().total_in_phase(5), 0);
+    }
+
+    #[test]
+    fn without_bar0_the_region_is_empty_and_the_bar_register_keeps_nothing() {
+        let mut choice = ga102_config();
+        choice.bar0_size = 0;
+        let (log, _) = Logger::memory();
+        let mut dev = Device::new(choice, log);
+        assert_eq!(dev.region_size(BAR0), 0);
+        let mut b = [0u8; 4];
+        assert!(dev.region_read(BAR0, 0, &mut b).is_err());
+        write32(&mut dev, CONFIG, 0x10, 0xffff_ffff);
+        assert_eq!(read32(&mut dev, CONFIG, 0x10), 0);
+        // The phase marker still works through config space.
+        write32(&mut dev, CONFIG, 0xf0, 4);
+        assert_eq!(dev.counts().phase(), 4);
+    }
+
+    #[test]
+    fn device_id_option_replaces_the_chips_id() {
+        let mut choice = ga102_config();
+        choice.device_id = Some(0x1e04);
+        let (log, _) = Logger::memory();
+        let mut dev = Device::new(choice, log);
+        assert_eq!(read32(&mut dev, CONFIG, 0), 0x1e04_10de);
+        assert_eq!(dev.identity().boot0, crate::chipset::boot0(crate::chipset::find("ga102").unwrap(), Default::default()));
     }
 
     #[test]

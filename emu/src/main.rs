@@ -63,6 +63,10 @@ fn main() -> ExitCode {
             let _ = io::stdout().write_all(chipset::listing().as_bytes());
             ExitCode::SUCCESS
         }
+        Ok(Command::ListGspFaults) => {
+            let _ = io::stdout().write_all(gsp::fault::list().as_bytes());
+            ExitCode::SUCCESS
+        }
         Ok(Command::Serve(options)) => match serve(options) {
             Ok(()) => ExitCode::SUCCESS,
             Err(msg) => {

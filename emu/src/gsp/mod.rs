@@ -12,9 +12,12 @@
 //! start, or a fault) the GSP is stopped and touches nothing until the next
 //! start.
 
+pub mod fault;
 pub mod firmware;
 pub mod wire;
 
+#[cfg(test)]
+mod fault_tests;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +30,10 @@ use crate::guest_mem::{
 };
 use crate::logger::Logger;
 
+use self::fault::{
+    Fault,
+    Lie,
+};
 use self::firmware::Firmware;
 use self::wire::{
     elem,
@@ -80,6 +87,8 @@ pub struct GspConfig {
     pub fb_size: u64,
     /// Where `nvidia/<chip>/gsp/gsp-<version>.bin` are looked for.
     pub firmware_root: PathBuf,
+    /// `--gsp-fault`: the lie the GSP tells, if any.
+    pub fault: Option<Fault>,
 }
 
 impl Default for GspConfig {
@@ -88,6 +97,7 @@ impl Default for GspConfig {
             forced_version: None,
             fb_size: DEFAULT_FB_SIZE,
             firmware_root: PathBuf::from(firmware::DEFAULT_FIRMWARE_ROOT),
+            fault: None,
         }
     }
 }
@@ -137,6 +147,13 @@ struct Running {
     /// Sequence number of the next status message.
     stat_seq: u32,
     pending: Option<Pending>,
+    /// Messages of the conversation posted so far (see [`fault`]).
+    posted: u32,
+    /// A `mute` fault took effect: nothing is read or posted any more.
+    muted: bool,
+    /// A `read-ptr-range` fault took effect: the command queue read pointer
+    /// is published out of range from now on.
+    bad_read_ptr: bool,
 }
 
 /// What stopped command processing.
@@ -220,13 +237,16 @@ impl Gsp {
                 return ERR_FAULT;
             }
         }
+        if self.mute_now() {
+            return 0;
+        }
         let init_done = Reply {
             function: function::GSP_INIT_DONE,
             rpc_result: 0,
             rpc_seq: 0,
             payload: Vec::new(),
         };
-        match self.post(mem, &[init_done]) {
+        match self.post(mem, init_done) {
             Ok(true) => {}
             Ok(false) => self.line("status queue full: GSP_INIT_DONE not posted"),
             Err(e) => {
@@ -439,6 +459,9 @@ impl Gsp {
             cmd_seq: 0,
             stat_seq: 0,
             pending: None,
+            posted: 0,
+            muted: false,
+            bad_read_ptr: false,
         })
     }
 
@@ -460,6 +483,9 @@ impl Gsp {
         let Some(s) = self.state.as_ref() else {
             return Ok(false);
         };
+        if s.muted {
+            return Ok(false);
+        }
         let (cmdq, rptr, expected_seq) = (s.cmdq, s.cmd_rptr, s.cmd_seq);
         let wptr = mem.read_u32(cmdq + tx_header::WRITE_PTR)?;
         if wptr >= queue::MSG_COUNT {
@@ -576,11 +602,42 @@ impl Gsp {
         let s = self.state.as_mut().expect("running");
         s.cmd_rptr = (s.cmd_rptr + count) % queue::MSG_COUNT;
         s.cmd_seq = s.cmd_seq.wrapping_add(1);
-        mem.write_u32(rx_read_ptr(s.statq), s.cmd_rptr)
+        let published = if s.bad_read_ptr {
+            queue::MSG_COUNT + 3
+        } else {
+            s.cmd_rptr
+        };
+        mem.write_u32(rx_read_ptr(s.statq), published)
+    }
+
+    /// Whether the GSP answers nothing any more: a `mute` fault whose
+    /// message has come (logged once).
+    fn mute_now(&mut self) -> bool {
+        let fault = self.config.fault;
+        let Some(s) = self.state.as_mut() else {
+            return true;
+        };
+        if s.muted {
+            return true;
+        }
+        match fault {
+            Some(Fault { lie: Lie::Mute, at }) if s.posted >= at => {
+                s.muted = true;
+                let index = s.posted;
+                self.line(&format!(
+                    "fault mute at message {index}: no answer from now on (fault mute@{at})"
+                ));
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Executes a complete command and posts its reply.
     fn act(&mut self, mem: &mut Sysmem<'_>, p: Pending) -> Result<Acted, Halt> {
+        if self.mute_now() {
+            return Err(Halt::Wait);
+        }
         let version = self.state.as_ref().expect("running").version;
         let name = function::name(p.function);
         let mut stop = false;
@@ -635,7 +692,7 @@ impl Gsp {
             rpc_seq: p.rpc_seq,
             payload,
         };
-        let posted = self.post(mem, &[reply])?;
+        let posted = self.post(mem, reply)?;
         if !posted {
             self.line(&format!(
                 "status queue full: the reply to {name} waits for the next doorbell"
@@ -661,32 +718,30 @@ impl Gsp {
         info
     }
 
-    /// Writes `replies` (split into continuation records where needed) at
-    /// the status queue's write pointer. Returns false, writing nothing,
-    /// when the driver has not freed enough elements.
-    fn post(&mut self, mem: &mut Sysmem<'_>, replies: &[Reply]) -> Result<bool, GuestMemError> {
+    /// Writes `reply` (split into continuation records where needed) at the
+    /// status queue's write pointer, telling the configured lie if this is
+    /// its message. Returns false, writing nothing, when the driver has not
+    /// freed enough elements.
+    fn post(&mut self, mem: &mut Sysmem<'_>, reply: Reply) -> Result<bool, GuestMemError> {
+        let fault = self.config.fault;
         let s = self.state.as_ref().expect("running");
-        let (cmdq, statq, wptr, mut seq) = (s.cmdq, s.statq, s.stat_wptr, s.stat_seq);
-        let mut messages = Vec::new();
-        for r in replies {
-            let mut chunks = r.payload.chunks(MAX_RPC_PAYLOAD);
-            let first = chunks.next().unwrap_or(&[]);
-            messages.push(wire::encode(seq, r.function, r.rpc_result, r.rpc_seq, first));
-            seq = seq.wrapping_add(1);
-            for chunk in chunks {
-                messages.push(wire::encode(
-                    seq,
-                    function::CONTINUATION_RECORD,
-                    0,
-                    r.rpc_seq,
-                    chunk,
-                ));
-                seq = seq.wrapping_add(1);
-            }
+        let (cmdq, statq, wptr, version, index) =
+            (s.cmdq, s.statq, s.stat_wptr, s.version, s.posted);
+        let told = fault.filter(|f| f.at == index).map(|f| f.lie);
+        let flooding = matches!(fault, Some(Fault { lie: Lie::Flood, at }) if index >= at);
+
+        let mut reply = reply;
+        if let Some(lie) = told {
+            self.alter_payload(lie, version, &mut reply);
         }
-        let needed: u32 = messages
+        let chunks: Vec<&[u8]> = if reply.payload.is_empty() {
+            vec![&[]]
+        } else {
+            reply.payload.chunks(MAX_RPC_PAYLOAD).collect()
+        };
+        let needed: u32 = chunks
             .iter()
-            .map(|m| (m.len() / queue::MSG_SIZE as usize) as u32)
+            .map(|c| wire::elem_count(wire::rpc::SIZE_OF + c.len()))
             .sum();
         let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
         if driver_rptr >= queue::MSG_COUNT {
@@ -703,16 +758,131 @@ impl Gsp {
             ));
             return Ok(false);
         }
-        let mut pos = wptr;
-        for m in &messages {
-            write_ring(mem, statq, pos, m)?;
-            pos = (pos + (m.len() / queue::MSG_SIZE as usize) as u32) % queue::MSG_COUNT;
+
+        let mut seq = self.state.as_ref().expect("running").stat_seq;
+        let mut messages = Vec::new();
+        // Half the room left, so that the messages still to come in this
+        // activation (the GSP acts only on register writes) find room too.
+        let events = if flooding { (free - needed) / 2 } else { 0 };
+        for _ in 0..events {
+            messages.push(wire::encode(seq, fault::FLOOD_EVENT, 0, 0, &[]));
+            seq = seq.wrapping_add(1);
         }
-        mem.write_u32(statq + tx_header::WRITE_PTR, pos)?;
+        if events > 0 {
+            self.line(&format!("fault flood at message {index}: {events} events first"));
+        }
+        let first = messages.len();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let f = if i == 0 { reply.function } else { function::CONTINUATION_RECORD };
+            let result = if i == 0 { reply.rpc_result } else { 0 };
+            messages.push(wire::encode(seq, f, result, reply.rpc_seq, chunk));
+            seq = seq.wrapping_add(1);
+        }
+        if let Some(lie) = told {
+            self.alter_header(lie, index, &mut messages[first]);
+        }
+
+        let mut pos = wptr;
+        // A backwards write pointer comes instead of the message: what the
+        // driver finds behind it is stale.
+        if told != Some(Lie::WritePtrBack) {
+            for m in &messages {
+                write_ring(mem, statq, pos, m)?;
+                pos = (pos + (m.len() / queue::MSG_SIZE as usize) as u32) % queue::MSG_COUNT;
+            }
+        }
+        let published = match told {
+            Some(Lie::WritePtrRange) => queue::MSG_COUNT + 7,
+            Some(Lie::WritePtrBack) => (wptr + queue::MSG_COUNT - 1) % queue::MSG_COUNT,
+            _ => pos,
+        };
+        mem.write_u32(statq + tx_header::WRITE_PTR, published)?;
+        match told {
+            Some(Lie::WritePtrRange) => self.line(&format!(
+                "fault write-ptr-range at message {index}: writePtr {published}"
+            )),
+            Some(Lie::WritePtrBack) => self.line(&format!(
+                "fault write-ptr-back at message {index}: writePtr {published}, was {wptr}; \
+                 message not written"
+            )),
+            Some(Lie::ReadPtrRange) => {
+                mem.write_u32(rx_read_ptr(statq), queue::MSG_COUNT + 3)?;
+                self.line(&format!(
+                    "fault read-ptr-range at message {index}: command readPtr {} from now on",
+                    queue::MSG_COUNT + 3
+                ));
+            }
+            _ => {}
+        }
         let s = self.state.as_mut().expect("running");
         s.stat_wptr = pos;
         s.stat_seq = seq;
+        s.posted += 1;
+        if told == Some(Lie::ReadPtrRange) {
+            s.bad_read_ptr = true;
+        }
         Ok(true)
+    }
+
+    /// Tells a lie about a reply's payload.
+    fn alter_payload(&self, lie: Lie, version: Version, reply: &mut Reply) {
+        let index = self.state.as_ref().map_or(0, |s| s.posted);
+        let what = match lie {
+            Lie::ReplyShort => {
+                let half = reply.payload.len() / 2;
+                reply.payload.truncate(half);
+                format!("payload cut to {half} bytes")
+            }
+            Lie::ReplyLong => {
+                reply.payload.extend_from_slice(&[0; 64]);
+                format!("payload grown to {} bytes", reply.payload.len())
+            }
+            Lie::OtherVersion if reply.function == function::GET_GSP_STATIC_INFO => {
+                let other = version.other();
+                reply.payload = self.static_info(other);
+                format!("GspStaticConfigInfo of {other} ({} bytes)", reply.payload.len())
+            }
+            Lie::OtherVersion => "nothing differs between the versions here".to_string(),
+            _ => return,
+        };
+        self.line(&format!("fault {} at message {index}: {what}", lie.name()));
+    }
+
+    /// Tells a lie in a framed message's headers; the checksum is made to
+    /// match again unless the lie is about the checksum.
+    fn alter_header(&self, lie: Lie, index: u32, msg: &mut [u8]) {
+        use wire::rpc;
+        let r = elem::SIZE_OF;
+        let count = get_u32(msg, elem::ELEM_COUNT);
+        let seq = get_u32(msg, elem::SEQ_NUM);
+        let func = get_u32(msg, r + rpc::FUNCTION);
+        let (at, value) = match lie {
+            Lie::CountZero => (elem::ELEM_COUNT, 0),
+            Lie::CountHuge => (elem::ELEM_COUNT, MAX_ELEMS + 1),
+            Lie::CountUnwritten => (elem::ELEM_COUNT, count + 1),
+            Lie::LengthHuge => (r + rpc::LENGTH, count * queue::MSG_SIZE - r as u32 + 1),
+            Lie::LengthShort => (r + rpc::LENGTH, rpc::SIZE_OF as u32 - 1),
+            Lie::Checksum => (elem::CHECKSUM, get_u32(msg, elem::CHECKSUM) ^ 0x0bad_0bad),
+            Lie::SeqRepeat => (elem::SEQ_NUM, seq.wrapping_sub(1)),
+            Lie::SeqSkip => (elem::SEQ_NUM, seq.wrapping_add(1)),
+            Lie::FunctionUnknown => (r + rpc::FUNCTION, fault::UNKNOWN_FUNCTION),
+            Lie::ReplyFunction if func == function::SET_REGISTRY => {
+                (r + rpc::FUNCTION, function::GSP_SET_SYSTEM_INFO)
+            }
+            Lie::ReplyFunction => (r + rpc::FUNCTION, function::SET_REGISTRY),
+            _ => return,
+        };
+        let old = get_u32(msg, at);
+        put_u32(msg, at, value);
+        if lie != Lie::Checksum {
+            put_u32(msg, elem::CHECKSUM, 0);
+            let sum = wire::checksum(msg);
+            put_u32(msg, elem::CHECKSUM, sum);
+        }
+        self.line(&format!(
+            "fault {} at message {index}: header field at +{at} is {value:#x}, not {old:#x}",
+            lie.name()
+        ));
     }
 }
 

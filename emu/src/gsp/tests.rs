@@ -41,8 +41,8 @@ const FWIMAGE_OFF: u64 = 0x10000;
 const SHM_OFF: u64 = 0x40000;
 /// Page table (1 page) plus two 256 KiB queues.
 const SHM_PAGES: u64 = 1 + 64 + 64;
-const CMDQ_OFF: u64 = SHM_OFF + 0x1000;
-const STATQ_OFF: u64 = CMDQ_OFF + 0x40000;
+pub(super) const CMDQ_OFF: u64 = SHM_OFF + 0x1000;
+pub(super) const STATQ_OFF: u64 = CMDQ_OFF + 0x40000;
 
 fn image_of(v: Version) -> Vec<u8> {
     image(if v == Version::R535_113_01 { 0x35 } else { 0x70 }, 70000)
@@ -57,40 +57,56 @@ fn firmware_root() -> PathBuf {
     dir
 }
 
-struct Driver {
-    dev: Device,
+pub(super) struct Driver {
+    pub(super) dev: Device,
     ram: File,
     text: MemoryLog,
-    version: Version,
+    pub(super) version: Version,
     cmd_wptr: u32,
     cmd_seq: u32,
-    stat_rptr: u32,
+    pub(super) stat_rptr: u32,
     root: PathBuf,
 }
 
 /// A received status message.
 #[derive(Debug)]
-struct Msg {
-    seq: u32,
-    function: u32,
-    result: u32,
-    payload: Vec<u8>,
+pub(super) struct Msg {
+    pub(super) seq: u32,
+    pub(super) function: u32,
+    pub(super) result: u32,
+    pub(super) payload: Vec<u8>,
 }
 
 impl Driver {
     /// Prepares the memory for `version` (FWIMAGE from its firmware); the
     /// GSP is configured with `forced`.
-    fn new(version: Version, forced: Option<Version>) -> Driver {
+    pub(super) fn new(version: Version, forced: Option<Version>) -> Driver {
         Driver::with_fb_size(version, forced, DEFAULT_FB_SIZE)
     }
 
     fn with_fb_size(version: Version, forced: Option<Version>, fb_size: u64) -> Driver {
+        Driver::with_config(version, forced, fb_size, None)
+    }
+
+    /// A driver whose GSP tells the lie `fault`.
+    pub(super) fn lying(version: Version, fault: &str) -> Driver {
+        let fault = fault.parse().expect("fault");
+        Driver::with_config(version, None, DEFAULT_FB_SIZE, Some(fault))
+    }
+
+    fn with_config(
+        version: Version,
+        forced: Option<Version>,
+        fb_size: u64,
+        fault: Option<fault::Fault>,
+    ) -> Driver {
         let root = firmware_root();
         let mut choice = ga102_config();
         choice.gsp = Some(GspConfig {
             forced_version: forced,
             fb_size,
             firmware_root: root.clone(),
+            fault,
         });
         let (log, text) = Logger::memory();
         let mut dev = Device::new(choice, log);
@@ -163,13 +179,13 @@ impl Driver {
         self.ram.write_all_at(data, off).expect("write ram");
     }
 
-    fn get(&self, off: u64, len: usize) -> Vec<u8> {
+    pub(super) fn get(&self, off: u64, len: usize) -> Vec<u8> {
         let mut b = vec![0u8; len];
         self.ram.read_exact_at(&mut b, off).expect("read ram");
         b
     }
 
-    fn get_u32(&self, off: u64) -> u32 {
+    pub(super) fn get_u32(&self, off: u64) -> u32 {
         get_u32(&self.get(off, 4), 0)
     }
 
@@ -185,14 +201,14 @@ impl Driver {
         u32::from_le_bytes(b)
     }
 
-    fn start(&mut self) -> u32 {
+    pub(super) fn start(&mut self) -> u32 {
         self.reg_write(NV_PGSP_FALCON_MAILBOX0, (BASE + LIBOS_OFF) as u32);
         self.reg_write(NV_PGSP_FALCON_MAILBOX1, ((BASE + LIBOS_OFF) >> 32) as u32);
         self.reg_write(NV_PGSP_FALCON_CPUCTL, 2);
         self.reg_read(NV_PGSP_FALCON_MAILBOX0)
     }
 
-    fn set_phase(&mut self, phase: u32) {
+    pub(super) fn set_phase(&mut self, phase: u32) {
         let at = self.dev.phase_offset();
         self.reg_write(at, phase);
     }
@@ -208,23 +224,23 @@ impl Driver {
     }
 
     /// Queues a command with the next sequence number; no doorbell.
-    fn queue(&mut self, function: u32, payload: &[u8]) {
+    pub(super) fn queue(&mut self, function: u32, payload: &[u8]) {
         let msg = encode(self.cmd_seq, function, 0, self.cmd_seq, payload);
         self.cmd_seq += 1;
         self.queue_raw(&msg);
     }
 
-    fn doorbell(&mut self) {
+    pub(super) fn doorbell(&mut self) {
         self.reg_write(NV_PGSP_QUEUE_HEAD0, 0);
     }
 
-    fn send(&mut self, function: u32, payload: &[u8]) {
+    pub(super) fn send(&mut self, function: u32, payload: &[u8]) {
         self.queue(function, payload);
         self.doorbell();
     }
 
     /// Every status message posted since the last call.
-    fn receive(&mut self) -> Vec<Msg> {
+    pub(super) fn receive(&mut self) -> Vec<Msg> {
         let wptr = self.get_u32(STATQ_OFF + 16);
         let mut out = Vec::new();
         while self.stat_rptr != wptr {
@@ -248,12 +264,12 @@ impl Driver {
         out
     }
 
-    fn log(&self) -> String {
+    pub(super) fn log(&self) -> String {
         self.text.contents()
     }
 
     /// (reads, writes) of guest memory the emulator made in `phase`.
-    fn sysmem(&self, phase: u32) -> (u64, u64) {
+    pub(super) fn sysmem(&self, phase: u32) -> (u64, u64) {
         let json: serde_json::Value =
             serde_json::from_str(&self.dev.counts_json().expect("json")).expect("parse");
         let mut total = (0, 0);
@@ -279,7 +295,7 @@ impl Drop for Driver {
 }
 
 /// A PACKED_REGISTRY_TABLE of DWORD entries, padded to `min_len` bytes.
-fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
+pub(super) fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
     let names_at = registry::TABLE_HEADER_SIZE + keys.len() * registry::ENTRY_SIZE;
     let mut t = vec![0u8; names_at];
     for (i, (name, value)) in keys.iter().enumerate() {
@@ -301,7 +317,7 @@ fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
 
 /// Boots with SET_SYSTEM_INFO and SET_REGISTRY queued; checks the replies
 /// and GSP_INIT_DONE.
-fn boot(d: &mut Driver) {
+pub(super) fn boot(d: &mut Driver) {
     let v = d.version;
     d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; v.system_info_size()]);
     d.queue(

@@ -34,6 +34,14 @@ impl Version {
         }
     }
 
+    /// The other supported version (fault injection: `other-version`).
+    pub fn other(self) -> Version {
+        match self {
+            Version::R535_113_01 => Version::R570_144,
+            Version::R570_144 => Version::R535_113_01,
+        }
+    }
+
     /// Size of MESSAGE_QUEUE_INIT_ARGUMENTS: 535.113.01 has the two
     /// lockless queue offsets after the statQueueOffset, 570.144 has not.
     pub fn mq_init_args_size(self) -> usize {

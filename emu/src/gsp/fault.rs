@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Fault injection: the ways the emulated GSP can lie to the driver
+//! (`--gsp-fault LIE[@N]`).
+//!
+//! `N` counts the messages of the conversation the GSP posts after
+//! STARTCPU, from 0: in the driver's reduced boot these are the replies to
+//! GSP_SET_SYSTEM_INFO (0) and SET_REGISTRY (1), GSP_INIT_DONE (2), the
+//! reply to GET_GSP_STATIC_INFO (3) and to UNLOADING_GUEST_DRIVER (4).
+//! Continuation records and flood events are not counted. Without `@N` the
+//! lie is told at message 3.
+//!
+//! Every lie is logged (`GSP: fault LIE at message N: ...`) when it is
+//! told, so that a test can tell a lie that was told and survived from one
+//! that never happened.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One way of lying.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lie {
+    /// The status queue's write pointer is set beyond the queue's end.
+    WritePtrRange,
+    /// The status queue's write pointer moves one element backwards, and
+    /// the message is not written: the driver sees 62 elements of stale
+    /// data.
+    WritePtrBack,
+    /// The GSP's command queue read pointer is set beyond the queue's end
+    /// (and stays there).
+    ReadPtrRange,
+    /// elemCount 0.
+    CountZero,
+    /// elemCount 17, more than a message may span.
+    CountHuge,
+    /// elemCount one more than the GSP wrote.
+    CountUnwritten,
+    /// RPC length larger than the message's elements.
+    LengthHuge,
+    /// RPC length smaller than the RPC header.
+    LengthShort,
+    /// A wrong checksum.
+    Checksum,
+    /// The previous message's sequence number again.
+    SeqRepeat,
+    /// A sequence number one too far.
+    SeqSkip,
+    /// A function number no firmware version has.
+    FunctionUnknown,
+    /// The reply carries the function of another command.
+    ReplyFunction,
+    /// The reply's payload is cut to half its size.
+    ReplyShort,
+    /// The reply's payload has 64 bytes too many.
+    ReplyLong,
+    /// The reply is laid out for the other firmware version.
+    OtherVersion,
+    /// Every message from N on comes after unsolicited events filling half
+    /// the status queue's free room (the other half is kept for the
+    /// messages still due before the next doorbell).
+    Flood,
+    /// From message N on the GSP answers nothing (and reads no command).
+    Mute,
+}
+
+/// The lies, their names and what they do (`--list-gsp-faults`).
+pub const LIES: &[(&str, Lie, &str)] = &[
+    ("write-ptr-range", Lie::WritePtrRange, "status queue write pointer beyond the queue"),
+    ("write-ptr-back", Lie::WritePtrBack, "write pointer one element back, message not written"),
+    ("read-ptr-range", Lie::ReadPtrRange, "command queue read pointer beyond the queue, for good"),
+    ("count-zero", Lie::CountZero, "elemCount 0"),
+    ("count-huge", Lie::CountHuge, "elemCount 17, beyond the 16 of a message"),
+    ("count-unwritten", Lie::CountUnwritten, "elemCount one more than written"),
+    ("length-huge", Lie::LengthHuge, "RPC length beyond the message's elements"),
+    ("length-short", Lie::LengthShort, "RPC length shorter than the RPC header"),
+    ("checksum", Lie::Checksum, "wrong checksum"),
+    ("seq-repeat", Lie::SeqRepeat, "previous sequence number repeated"),
+    ("seq-skip", Lie::SeqSkip, "one sequence number skipped"),
+    ("function-unknown", Lie::FunctionUnknown, "function number 0xabcd, in no version"),
+    ("reply-function", Lie::ReplyFunction, "reply carries another command's function"),
+    ("reply-short", Lie::ReplyShort, "reply payload cut to half"),
+    ("reply-long", Lie::ReplyLong, "reply payload 64 bytes too long"),
+    ("other-version", Lie::OtherVersion, "reply laid out for the other firmware version"),
+    ("flood", Lie::Flood, "half the free room filled with events before every message"),
+    ("mute", Lie::Mute, "no answer from then on (mute@0: never comes up)"),
+];
+
+/// The message index a lie is told at when `@N` is not given.
+pub const DEFAULT_AT: u32 = 3;
+
+/// A function number no supported firmware version defines.
+pub const UNKNOWN_FUNCTION: u32 = 0xabcd;
+
+/// An event both versions define (NV_VGPU_MSG_EVENT_OS_ERROR_LOG), the
+/// flood's.
+pub const FLOOD_EVENT: u32 = 0x1006;
+
+/// A lie and the message it is told at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    pub lie: Lie,
+    pub at: u32,
+}
+
+impl Lie {
+    pub fn name(self) -> &'static str {
+        LIES.iter()
+            .find(|(_, l, _)| *l == self)
+            .map_or("?", |(n, _, _)| n)
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}", self.lie.name(), self.at)
+    }
+}
+
+impl FromStr for Fault {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Fault, String> {
+        let (name, at) = match s.split_once('@') {
+            Some((n, at)) => {
+                let at = at
+                    .parse::<u32>()
+                    .map_err(|_| format!("'{at}' in '{s}' is not a message number"))?;
+                (n, at)
+            }
+            None => (s, DEFAULT_AT),
+        };
+        let lie = LIES
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, l, _)| *l)
+            .ok_or_else(|| {
+                format!(
+                    "unknown GSP fault '{name}'; known faults are {}",
+                    LIES.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
+                )
+            })?;
+        Ok(Fault { lie, at })
+    }
+}
+
+/// The list printed by `--list-gsp-faults`.
+pub fn list() -> String {
+    let mut out = String::new();
+    for (name, _, what) in LIES {
+        out.push_str(&format!("{name:<18} {what}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lie_parses_by_its_name_with_and_without_a_message_number() {
+        for (name, lie, _) in LIES {
+            assert_eq!(name.parse::<Fault>(), Ok(Fault { lie: *lie, at: DEFAULT_AT }));
+            assert_eq!(format!("{name}@0").parse::<Fault>(), Ok(Fault { lie: *lie, at: 0 }));
+            assert_eq!(lie.name(), *name);
+        }
+    }
+
+    #[test]
+    fn bad_fault_specs_are_named_in_the_error() {
+        let e = "lie".parse::<Fault>().unwrap_err();
+        assert!(e.contains("unknown GSP fault 'lie'") && e.contains("checksum"), "{e}");
+        let e = "checksum@x".parse::<Fault>().unwrap_err();
+        assert!(e.contains("'x'"), "{e}");
+    }
+}

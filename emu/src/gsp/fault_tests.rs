@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Tests of the GSP's lies (`--gsp-fault`): each is told at the message it
+//! names, exactly as documented, and logged; the messages before it are
+//! honest.
+
+use super::fault::{
+    FLOOD_EVENT,
+    LIES,
+    UNKNOWN_FUNCTION,
+};
+use super::tests::{
+    boot,
+    Driver,
+    STATQ_OFF,
+};
+use super::wire::*;
+
+/// The raw elements of the next status message, as the GSP wrote them.
+fn raw_next(d: &Driver) -> Vec<u8> {
+    let first = d.get(STATQ_OFF + 0x1000 + u64::from(d.stat_rptr) * 4096, 4096);
+    let count = get_u32(&first, elem::ELEM_COUNT).clamp(1, 16);
+    let mut msg = Vec::new();
+    for i in 0..count {
+        let idx = (d.stat_rptr + i) % 63;
+        msg.extend(d.get(STATQ_OFF + 0x1000 + u64::from(idx) * 4096, 4096));
+    }
+    msg
+}
+
+fn status_write_ptr(d: &Driver) -> u32 {
+    d.get_u32(STATQ_OFF + tx_header::WRITE_PTR)
+}
+
+/// Boots honestly (messages 0 to 2), then asks for the static information
+/// (message 3, where the lies are told by default).
+fn lie_at_static_info(fault: &str) -> Driver {
+    let mut d = Driver::lying(Version::R570_144, fault);
+    boot(&mut d);
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    let name = fault.split('@').next().unwrap_or(fault);
+    assert!(
+        d.log().contains(&format!("fault {name} at message 3")),
+        "{fault}: {}",
+        d.log()
+    );
+    d
+}
+
+#[test]
+fn header_lies_change_one_field_and_keep_the_checksum_right() {
+    let r = elem::SIZE_OF;
+    let cases: &[(&str, usize, u32)] = &[
+        ("count-zero", elem::ELEM_COUNT, 0),
+        ("count-huge", elem::ELEM_COUNT, 17),
+        ("count-unwritten", elem::ELEM_COUNT, 2),
+        ("length-huge", r + rpc::LENGTH, 4096 - 48 + 1),
+        ("length-short", r + rpc::LENGTH, 31),
+        ("seq-repeat", elem::SEQ_NUM, 2),
+        ("seq-skip", elem::SEQ_NUM, 4),
+        ("function-unknown", r + rpc::FUNCTION, UNKNOWN_FUNCTION),
+        ("reply-function", r + rpc::FUNCTION, function::SET_REGISTRY),
+    ];
+    for &(fault, at, value) in cases {
+        let d = lie_at_static_info(fault);
+        let mut msg = raw_next(&d);
+        assert_eq!(get_u32(&msg, at), value, "{fault}");
+        let stored = get_u32(&msg, elem::CHECKSUM);
+        put_u32(&mut msg, elem::CHECKSUM, 0);
+        // The element count lies change how many elements make the message;
+        // the checksum covers the one element written.
+        assert_eq!(checksum(&msg[..4096]), stored, "{fault}: checksum resealed");
+        assert_eq!(status_write_ptr(&d), 4, "{fault}: one element posted");
+    }
+}
+
+#[test]
+fn checksum_lie_leaves_everything_else_intact() {
+    let d = lie_at_static_info("checksum");
+    let msg = raw_next(&d);
+    let err = decode(&msg).expect_err("the checksum is wrong");
+    assert!(err.contains("checksum"), "{err}");
+    assert_eq!(get_u32(&msg, elem::SEQ_NUM), 3);
+    assert_eq!(get_u32(&msg, elem::SIZE_OF + rpc::FUNCTION), function::GET_GSP_STATIC_INFO);
+}
+
+#[test]
+fn pointer_lies() {
+    let d = lie_at_static_info("write-ptr-range");
+    assert_eq!(status_write_ptr(&d), 63 + 7);
+
+    let d = lie_at_static_info("write-ptr-back");
+    assert_eq!(status_write_ptr(&d), 2, "one behind where the reply began");
+    assert_eq!(raw_next(&d), vec![0u8; 4096], "the reply is not written");
+
+    let mut d = lie_at_static_info("read-ptr-range");
+    assert_eq!(d.get_u32(STATQ_OFF + 0x20), 66);
+    assert_eq!(d.receive().len(), 1, "the reply itself is honest");
+    // It stays out of range after the next command is consumed.
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert_eq!(d.get_u32(STATQ_OFF + 0x20), 66);
+}
+
+#[test]
+fn payload_lies() {
+    let v = Version::R570_144;
+    let mut d = lie_at_static_info("reply-short");
+    assert_eq!(d.receive()[0].payload.len(), v.static_info_size() / 2);
+    let mut d = lie_at_static_info("reply-long");
+    assert_eq!(d.receive()[0].payload.len(), v.static_info_size() + 64);
+    let mut d = lie_at_static_info("other-version");
+    let m = d.receive();
+    assert_eq!(m[0].payload.len(), v.other().static_info_size());
+    let at = v.other().static_info_name_offset();
+    assert_eq!(&m[0].payload[at..at + 6], b"NVIDIA");
+}
+
+#[test]
+fn flood_fills_the_queue_with_events_before_each_message() {
+    let mut d = Driver::lying(Version::R535_113_01, "flood@3");
+    boot(&mut d);
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    let msgs = d.receive();
+    // 62 free elements, one for the reply: 30 events, then the reply.
+    assert_eq!(msgs.len(), 31);
+    assert!(msgs[..30].iter().all(|m| m.function == FLOOD_EVENT));
+    assert_eq!(msgs[30].function, function::GET_GSP_STATIC_INFO);
+    let seqs: Vec<u32> = msgs.iter().map(|m| m.seq).collect();
+    assert_eq!(seqs, (3..34).collect::<Vec<_>>(), "consecutive sequence numbers");
+    // And again for the next message.
+    d.send(function::UNLOADING_GUEST_DRIVER, &[]);
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 31);
+    assert_eq!(msgs[30].function, function::UNLOADING_GUEST_DRIVER);
+}
+
+#[test]
+fn flood_from_the_start_still_lets_the_gsp_come_up() {
+    let mut d = Driver::lying(Version::R570_144, "flood@0");
+    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 928]);
+    d.queue(function::SET_REGISTRY, &super::tests::registry_table(&[("A", 1)], 0));
+    assert_eq!(d.start(), 0);
+    let msgs = d.receive();
+    let replies: Vec<u32> = msgs
+        .iter()
+        .map(|m| m.function)
+        .filter(|&f| f != FLOOD_EVENT)
+        .collect();
+    assert_eq!(replies, [72, 73, 0x1001], "{}", d.log());
+    assert!(msgs.len() > 40, "flooded: {} messages", msgs.len());
+}
+
+#[test]
+fn mute_stops_answering_and_touching_memory() {
+    // mute@3: up, then silent.
+    let mut d = Driver::lying(Version::R570_144, "mute@3");
+    boot(&mut d);
+    d.set_phase(7);
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert!(d.receive().is_empty());
+    assert!(d.log().contains("fault mute at message 3"), "{}", d.log());
+    d.set_phase(8);
+    d.doorbell();
+    d.doorbell();
+    assert_eq!(d.sysmem(8), (0, 0), "a mute GSP reads nothing");
+
+    // mute@0: never comes up.
+    let mut d = Driver::lying(Version::R570_144, "mute@0");
+    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 928]);
+    assert_eq!(d.start(), 0);
+    assert_eq!(status_write_ptr(&d), 0, "not even GSP_INIT_DONE");
+    assert_eq!(d.get_u32(STATQ_OFF + 0x20), 0, "no command consumed");
+    assert!(d.receive().is_empty());
+}
+
+#[test]
+fn the_lies_before_their_message_are_honest() {
+    // Whatever the lie, messages 0 to 2 of the boot are valid.
+    for (name, _, _) in LIES {
+        let mut d = Driver::lying(Version::R570_144, &format!("{name}@3"));
+        boot(&mut d);
+        assert!(!d.log().contains("fault"), "{name}: {}", d.log());
+    }
+}
