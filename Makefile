@@ -12,7 +12,7 @@ CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer setup emu run test bench audit-untrusted
+.PHONY: all modules modules_install clean rust-analyzer setup emu run test stress fuzz bench audit-untrusted
 
 all: modules
 
@@ -41,6 +41,18 @@ run: modules emu
 
 test: modules emu
 	scripts/harness.sh test
+
+# The full sweeps of the hostile-device and lifecycle tests (see the README's table).
+STRESS_CYCLES ?= 200
+STRESS_MODCYCLES ?= 50
+stress: modules emu
+	scripts/harness.sh stress --cycles $(STRESS_CYCLES) --modcycles $(STRESS_MODCYCLES)
+
+# Fuzzes every Validator's logic (the parsing core, fuzz/) with cargo-fuzz,
+# FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz: modules setup
+	scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
 
 # GSP message-path benchmarks, one boot per firmware version, with QEMU
 # counting instructions (-icount) so that the figures repeat.

@@ -109,8 +109,8 @@ fn check_bar0(pdev: &pci::Device<Core<'_>>) -> Result {
 /// Reads the identification registers and validates them into a [`Spec`].
 fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
     let raw = Untrusted::new_untrusted(IdRegs {
-        boot0: bar.read(regs::NV_PMC_BOOT_0),
-        boot42: bar.read(regs::NV_PMC_BOOT_42),
+        boot0: bar.read(regs::NV_PMC_BOOT_0).into_raw(),
+        boot42: bar.read(regs::NV_PMC_BOOT_42).into_raw(),
     });
     {
         // UNTRUSTED: the raw values are only printed, at debug level.
@@ -118,8 +118,8 @@ fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
         dev_dbg!(
             pdev,
             "NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x}\n",
-            regs.boot0.into_raw(),
-            regs.boot42.into_raw()
+            regs.boot0,
+            regs.boot42
         );
     }
     raw.validate::<Spec>().map_err(|e| {
@@ -129,10 +129,10 @@ fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
             pdev,
             "unsupported GPU: {} (NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x})\n",
             e.reason(),
-            regs.boot0.into_raw(),
-            regs.boot42.into_raw()
+            regs.boot0,
+            regs.boot42
         );
-        e.errno()
+        ENODEV
     })
 }
 

@@ -10,21 +10,15 @@
 //!   implementation) and its revision. On Turing, Ampere and Ada `NV_PMC_BOOT_0` names the same
 //!   chip and the two must agree; Hopper and Blackwell are identified through `NV_PMC_BOOT_42`
 //!   alone.
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host. The
+//! registers' field layout lives here, with the code that decodes it; `regs.rs` only places them.
 
-use kernel::{
-    fmt,
-    prelude::*, //
-};
+use core::fmt;
 
-use crate::{
-    regs::{
-        NV_PMC_BOOT_0,
-        NV_PMC_BOOT_42, //
-    },
-    untrusted::{
-        Untrusted,
-        Validator, //
-    },
+use crate::untrusted::{
+    Untrusted,
+    Validator, //
 };
 
 macro_rules! define_chipsets {
@@ -175,24 +169,70 @@ impl Spec {
 
 impl fmt::Display for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_fmt(fmt!(
+        write!(
+            f,
             "Chipset: {}, Architecture: {}, Revision: {}",
             self.chipset,
             self.architecture().name(),
             self.revision
-        ))
+        )
     }
 }
 
 /// The identification registers as read from BAR0, before validation.
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, Debug)]
 pub(crate) struct IdRegs {
-    pub(crate) boot0: NV_PMC_BOOT_0,
-    pub(crate) boot42: NV_PMC_BOOT_42,
+    pub(crate) boot0: u32,
+    pub(crate) boot42: u32,
 }
 
-/// Why a chip was rejected; [`IdError::errno`] maps every reason to `ENODEV`, so that another
-/// driver may bind the device.
+/// Bits `hi:lo` of `value`.
+const fn bits(value: u32, hi: u32, lo: u32) -> u32 {
+    (value >> lo) & ((1 << (hi - lo + 1)) - 1)
+}
+
+/// Fields of `NV_PMC_BOOT_0`.
+mod boot0 {
+    use super::bits;
+
+    /// Low five bits of the architecture (28:24).
+    pub(super) const fn architecture_0(v: u32) -> u32 {
+        bits(v, 28, 24)
+    }
+    /// Implementation (chip) within the architecture (23:20).
+    pub(super) const fn implementation(v: u32) -> u32 {
+        bits(v, 23, 20)
+    }
+    /// Sixth bit of the architecture (8:8).
+    pub(super) const fn architecture_1(v: u32) -> u32 {
+        bits(v, 8, 8)
+    }
+}
+
+/// Fields of `NV_PMC_BOOT_42`.
+mod boot42 {
+    use super::bits;
+
+    /// Architecture (29:24).
+    pub(super) const fn architecture(v: u32) -> u32 {
+        bits(v, 29, 24)
+    }
+    /// Implementation (chip) within the architecture (23:20).
+    pub(super) const fn implementation(v: u32) -> u32 {
+        bits(v, 23, 20)
+    }
+    /// Major revision (19:16).
+    pub(super) const fn major_revision(v: u32) -> u32 {
+        bits(v, 19, 16)
+    }
+    /// Minor revision (15:12).
+    pub(super) const fn minor_revision(v: u32) -> u32 {
+        bits(v, 15, 12)
+    }
+}
+
+/// Why a chip was rejected (probe fails with `ENODEV`, so that another driver may bind the
+/// device).
 #[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
 pub(crate) enum IdError {
     /// `NV_PMC_BOOT_0` describes a chip older than Fermi.
@@ -206,11 +246,6 @@ pub(crate) enum IdError {
 }
 
 impl IdError {
-    /// The error code probe returns.
-    pub(crate) fn errno(self) -> Error {
-        ENODEV
-    }
-
     /// The reason, as printed in the log line.
     pub(crate) fn reason(self) -> &'static str {
         match self {
@@ -233,8 +268,8 @@ impl Validator for Spec {
     fn validate(raw: &Untrusted<IdRegs>) -> Result<Spec, IdError> {
         let IdRegs { boot0, boot42 } = *raw.untrusted();
 
-        let arch0 = u32::from(boot0.architecture_0());
-        let arch1 = u32::from(boot0.architecture_1());
+        let arch0 = boot0::architecture_0(boot0);
+        let arch1 = boot0::architecture_1(boot0);
         if arch1 == 0 && arch0 < ARCH_FERMI {
             return Err(IdError::PreFermi);
         }
@@ -243,19 +278,19 @@ impl Validator for Spec {
             return Err(IdError::PreTuring);
         }
 
-        let id = (u32::from(boot42.architecture()) << 4) | u32::from(boot42.implementation());
+        let id = (boot42::architecture(boot42) << 4) | boot42::implementation(boot42);
         let chipset = Chipset::from_id(id).ok_or(IdError::UnknownChip)?;
 
         if chipset.arch().boot0_names_chip() {
-            let boot0_id = (boot0_arch << 4) | u32::from(boot0.implementation());
+            let boot0_id = (boot0_arch << 4) | boot0::implementation(boot0);
             if boot0_id != id {
                 return Err(IdError::Mismatch);
             }
         }
 
         // The revision fields are four bits wide, so they always fit in a `u8`.
-        let major = u8::try_from(u32::from(boot42.major_revision())).map_err(|_| IdError::UnknownChip)?;
-        let minor = u8::try_from(u32::from(boot42.minor_revision())).map_err(|_| IdError::UnknownChip)?;
+        let major = u8::try_from(boot42::major_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
+        let minor = u8::try_from(boot42::minor_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
 
         Ok(Spec {
             chipset,
@@ -264,15 +299,17 @@ impl Validator for Spec {
     }
 }
 
-#[kunit_tests(nova_core_gpu)]
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_gpu)]
 mod tests {
     use super::*;
+    use kernel::prelude::*;
 
     /// Register values as a chip of `id` at revision `a.1` reports them.
     fn regs_for(id: u32) -> IdRegs {
         IdRegs {
-            boot0: NV_PMC_BOOT_0::from_raw((id << 20) | 0xa1),
-            boot42: NV_PMC_BOOT_42::from_raw((id << 20) | (0xa << 16) | (0x1 << 12)),
+            boot0: ((id << 20) | 0xa1),
+            boot42: ((id << 20) | (0xa << 16) | (0x1 << 12)),
         }
     }
 
@@ -308,8 +345,8 @@ mod tests {
     #[test]
     fn decodes_ga102_revision_a1() {
         let regs = IdRegs {
-            boot0: NV_PMC_BOOT_0::from_raw(0x1720_00a1),
-            boot42: NV_PMC_BOOT_42::from_raw(0x172a_1000),
+            boot0: (0x1720_00a1),
+            boot42: (0x172a_1000),
         };
         let s = spec(regs);
         assert_eq!(
@@ -325,8 +362,8 @@ mod tests {
     fn rejects_pre_fermi_boot0() {
         // NV50 (G80): architecture 0x5 in BOOT_0, high bit clear.
         let regs = IdRegs {
-            boot0: NV_PMC_BOOT_0::from_raw(0x0500_00a2),
-            boot42: NV_PMC_BOOT_42::from_raw(0),
+            boot0: (0x0500_00a2),
+            boot42: (0),
         };
         assert_eq!(spec(regs), Err(IdError::PreFermi));
     }
@@ -336,7 +373,7 @@ mod tests {
         // GV100 (Volta) and GP102 (Pascal): have BOOT_42 but no GSP.
         for id in [0x140u32, 0x132, 0x0c0] {
             let mut regs = regs_for(id);
-            regs.boot42 = NV_PMC_BOOT_42::from_raw((id << 20) | 0xa1000);
+            regs.boot42 = (id << 20) | 0xa1000;
             assert_eq!(spec(regs), Err(IdError::PreTuring));
         }
     }
@@ -352,16 +389,16 @@ mod tests {
     #[test]
     fn rejects_all_ones_and_zero_boot42() {
         let mut regs = regs_for(0x172);
-        regs.boot42 = NV_PMC_BOOT_42::from_raw(0xffff_ffff);
+        regs.boot42 = 0xffff_ffff;
         assert_eq!(spec(regs), Err(IdError::UnknownChip));
-        regs.boot42 = NV_PMC_BOOT_42::from_raw(0);
+        regs.boot42 = 0;
         assert_eq!(spec(regs), Err(IdError::UnknownChip));
     }
 
     #[test]
     fn rejects_boot0_boot42_mismatch_before_hopper() {
         let mut regs = regs_for(0x172);
-        regs.boot0 = NV_PMC_BOOT_0::from_raw(0x1740_00a1);
+        regs.boot0 = 0x1740_00a1;
         assert_eq!(spec(regs), Err(IdError::Mismatch));
     }
 
@@ -370,14 +407,66 @@ mod tests {
         for chip in [Chipset::GH100, Chipset::GB100, Chipset::GB202] {
             let mut regs = regs_for(chip.id());
             // BOOT_0 only has to say "Turing or later".
-            regs.boot0 = NV_PMC_BOOT_0::from_raw(0x1600_00a1);
+            regs.boot0 = 0x1600_00a1;
             assert_eq!(spec(regs).map(|s| s.chipset), Ok(chip));
         }
     }
 
     #[test]
+    fn register_fields_decode() {
+        // GA102 A1: BOOT_0 0x172000a1, BOOT_42 0x172a1000.
+        assert_eq!(boot0::architecture_0(0x1720_00a1), 0x17);
+        assert_eq!(boot0::implementation(0x1720_00a1), 0x2);
+        assert_eq!(boot0::architecture_1(0x1720_01a1), 1);
+        assert_eq!(boot42::architecture(0x1b2a_1000), 0x1b);
+        assert_eq!(boot42::implementation(0x1b2a_1000), 0x2);
+        assert_eq!(boot42::major_revision(0x1b2a_1000), 0xa);
+        assert_eq!(boot42::minor_revision(0x1b2a_1000), 0x1);
+        assert_eq!(boot42::architecture(0xffff_ffff), 0x3f);
+    }
+
+    /// Whatever the registers say, identification ends in a chip both registers name (BOOT_42
+    /// always, BOOT_0 where it still names chips) or in an error; it never panics.
+    #[test]
+    fn any_register_pair_gives_a_consistent_answer() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            // xorshift64
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges = [0u32, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 0x1720_00a1, 0x172a_1000];
+        let mut identified = 0;
+        for i in 0..200_000u32 {
+            let r = next();
+            let (b0, b42) = if (i as usize) < edges.len() * edges.len() {
+                (edges[i as usize / edges.len()], edges[i as usize % edges.len()])
+            } else if i % 3 == 0 {
+                // Near-valid pairs: a real chip id in BOOT_42 with random other bits.
+                let chip = Chipset::ALL[(r as usize >> 40) % Chipset::ALL.len()];
+                ((r as u32 & !0x1ff0_0000) | (chip.id() << 20), ((r >> 32) as u32 & !0x3ff0_0000) | (chip.id() << 20))
+            } else {
+                (r as u32, (r >> 32) as u32)
+            };
+            if let Ok(s) = spec(IdRegs { boot0: b0, boot42: b42 }) {
+                identified += 1;
+                let id = (boot42::architecture(b42) << 4) | boot42::implementation(b42);
+                assert_eq!(s.chipset.id(), id);
+                if s.chipset.arch().boot0_names_chip() {
+                    let arch = (boot0::architecture_1(b0) << 5) | boot0::architecture_0(b0);
+                    assert_eq!((arch << 4) | boot0::implementation(b0), id);
+                }
+            }
+        }
+        // The sweep reached the accepting path often enough to mean something.
+        assert!(identified > 1000);
+    }
+
+    #[test]
     fn identification_line_format() -> Result {
-        let s = spec(regs_for(0x172)).map_err(IdError::errno)?;
+        let s = spec(regs_for(0x172)).map_err(|_| ENODEV)?;
         let line = kernel::str::CString::try_from_fmt(fmt!("{s}"))?;
         assert_eq!(
             line.to_bytes(),

@@ -6,38 +6,13 @@
 //! `nova_versions` procedural macro expands into one copy per supported firmware version. Each
 //! copy implements [`Interface`]; [`interface`] picks the copy matching the firmware version the
 //! probe validated.
-//!
-//! TODO: the message queues and RPCs (issue 4) are built on this; for now the interface only
-//! names its version.
 
 use kernel::prelude::*;
 
 use crate::firmware::FwVersion;
 
-/// The GSP firmware versions the interface is generated for, oldest first: the one list.
-/// Calls `$callback!` with the list in brackets, followed by `$args`.
-macro_rules! gsp_versions {
-    ($callback:ident { $($args:tt)* }) => {
-        $callback! { [r535_113_01, r570_144] $($args)* }
-    };
-}
-
-/// Expands a module into one copy per version of [`gsp_versions!`] (see `gsp/macros`), with
-/// `fw` bound to that version's bindings.
-macro_rules! gsp_versioned {
-    ($($item:tt)*) => {
-        gsp_versions!(gsp_versioned_for { $($item)* });
-    };
-}
-
-/// [`gsp_versioned!`] once the version list is known.
-macro_rules! gsp_versioned_for {
-    ([$($v:ident),*] $(#[$attr:meta])* $vis:vis mod $name:ident { $($body:tt)* }) => {
-        $(#[$attr])*
-        #[nova_versions::versions($($v),*; bindings = crate::gsp::fw)]
-        $vis mod $name { $($body)* }
-    };
-}
+#[macro_use]
+mod versions;
 
 pub(crate) mod bench;
 pub(crate) mod boot;
@@ -45,6 +20,7 @@ pub(crate) mod commands;
 pub(crate) mod fw;
 pub(crate) mod msgq;
 pub(crate) mod queues;
+pub(crate) mod replies;
 
 use commands::SystemFacts;
 
@@ -92,7 +68,7 @@ pub(crate) trait Interface: Sync {
     fn decode_static_info(
         &self,
         payload: &crate::untrusted::Untrusted<[u8]>,
-    ) -> Result<commands::StaticInfo, commands::StaticInfoError>;
+    ) -> Result<replies::StaticInfo, replies::StaticInfoError>;
 
     /// Largest payload of one queue message.
     fn max_payload(&self) -> usize;
@@ -103,9 +79,26 @@ pub(crate) trait Interface: Sync {
     /// Frames the headers of one queue message for `payload` (see [`msgq`]).
     fn encode_header(&self, function: u32, seq: u32, payload: &[u8]) -> Result<msgq::FramedHeader>;
 
-    /// Appends one framed queue message to `out`; returns its number of elements.
-    fn encode_message(&self, function: u32, seq: u32, payload: &[u8], out: &mut KVVec<u8>)
-        -> Result<u32>;
+    /// Appends one framed queue message (headers, payload, padding to whole elements) to `out`;
+    /// returns its number of elements. (The queues write the same bytes in place, from
+    /// [`Interface::encode_header`]; this serves tests and the simulated GSP side of the KUnit
+    /// tests.)
+    fn encode_message(
+        &self,
+        function: u32,
+        seq: u32,
+        payload: &[u8],
+        out: &mut KVVec<u8>,
+    ) -> Result<u32> {
+        let header = self.encode_header(function, seq, payload)?;
+        let size = usize::try_from(header.elements)? * msgq::ELEMENT_SIZE;
+        out.reserve(size, GFP_KERNEL)?;
+        out.extend_from_slice(header.bytes(), GFP_KERNEL)?;
+        out.extend_from_slice(payload, GFP_KERNEL)?;
+        let pad = size - header.bytes().len() - payload.len();
+        out.extend_from_slice(&msgq::ZERO_PAGE[..pad], GFP_KERNEL)?;
+        Ok(header.elements)
+    }
 
     /// Validates a message read from the status queue (see [`msgq`]).
     fn decode_message(
@@ -178,8 +171,8 @@ pub(crate) mod versioned {
         fn decode_static_info(
             &self,
             payload: &crate::untrusted::Untrusted<[u8]>,
-        ) -> Result<super::commands::StaticInfo, super::commands::StaticInfoError> {
-            super::commands::versioned::V::decode_static_info(payload)
+        ) -> Result<super::replies::StaticInfo, super::replies::StaticInfoError> {
+            super::replies::versioned::V::decode_static_info(payload)
         }
 
         fn max_payload(&self) -> usize {
@@ -196,17 +189,7 @@ pub(crate) mod versioned {
             seq: u32,
             payload: &[u8],
         ) -> Result<super::msgq::FramedHeader> {
-            super::msgq::versioned::V::encode_header(function, seq, payload)
-        }
-
-        fn encode_message(
-            &self,
-            function: u32,
-            seq: u32,
-            payload: &[u8],
-            out: &mut KVVec<u8>,
-        ) -> Result<u32> {
-            super::msgq::versioned::V::encode(function, seq, payload, out)
+            super::msgq::versioned::V::encode_header(function, seq, payload).map_err(|_| EINVAL)
         }
 
         fn decode_message(

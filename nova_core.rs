@@ -34,3 +34,27 @@ kernel::module_pci_driver! {
 }
 
 kernel::module_firmware!(firmware::ModInfoBuilder);
+
+/// The parsing core formats with `core::fmt::Display` (it also compiles for the host, see
+/// `fuzz/`); the kernel's `fmt!` wants its own `Display`, which these types get by forwarding.
+macro_rules! kernel_display {
+    ($($t:ty),* $(,)?) => {
+        $(
+            impl kernel::fmt::Display for $t {
+                fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+                    core::fmt::Display::fmt(self, f)
+                }
+            }
+        )*
+    };
+}
+
+kernel_display!(
+    gpu::Chipset,
+    gpu::Revision,
+    gpu::Spec,
+    firmware::FwVersion,
+    firmware::FwError,
+    gsp::msgq::MsgError,
+    gsp::replies::StaticInfoError,
+);

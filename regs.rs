@@ -15,30 +15,15 @@ use kernel::{
 };
 
 register! {
-    /// Identification of the chip: architecture, implementation and revision.
+    /// Identification of the chip: architecture, implementation and revision (fields decoded
+    /// by `gpu.rs`, the parsing core).
     pub(crate) NV_PMC_BOOT_0(u32) @ 0x00000000 {
-        /// Low five bits of the architecture.
-        28:24   architecture_0;
-        /// Implementation (chip) within the architecture.
-        23:20   implementation;
-        /// Sixth bit of the architecture.
-        8:8     architecture_1;
-        /// Major revision of the chip.
-        7:4     major_revision;
-        /// Minor revision of the chip.
-        3:0     minor_revision;
+        31:0    value;
     }
 
-    /// Extended identification of the chip.
+    /// Extended identification of the chip (fields decoded by `gpu.rs`).
     pub(crate) NV_PMC_BOOT_42(u32) @ 0x00000a00 {
-        /// Architecture.
-        29:24   architecture;
-        /// Implementation (chip) within the architecture.
-        23:20   implementation;
-        /// Major revision of the chip.
-        19:16   major_revision;
-        /// Minor revision of the chip.
-        15:12   minor_revision;
+        31:0    value;
     }
 }
 
@@ -71,21 +56,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn boot0_fields_decode_ga102_a1() {
-        let boot0 = NV_PMC_BOOT_0::from_raw(0x1720_00a1);
-        assert_eq!(u32::from(boot0.architecture_0()), 0x17);
-        assert_eq!(u32::from(boot0.implementation()), 0x2);
-        assert_eq!(u32::from(boot0.architecture_1()), 0);
-        assert_eq!(u32::from(boot0.major_revision()), 0xa);
-        assert_eq!(u32::from(boot0.minor_revision()), 0x1);
-    }
-
-    #[test]
-    fn boot42_fields_decode_gb202_a1() {
-        let boot42 = NV_PMC_BOOT_42::from_raw(0x1b2a_1000);
-        assert_eq!(u32::from(boot42.architecture()), 0x1b);
-        assert_eq!(u32::from(boot42.implementation()), 0x2);
-        assert_eq!(u32::from(boot42.major_revision()), 0xa);
-        assert_eq!(u32::from(boot42.minor_revision()), 0x1);
+    fn cpuctl_startcpu_is_bit_1() {
+        let v = NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>();
+        assert_eq!(v.into_raw(), 2);
     }
 }

@@ -5,8 +5,8 @@
 //!
 //! [`BinFile`] is the trusted result of validating it: the magic is right and the header and data
 //! ranges it describes lie inside the file.
-
-use kernel::prelude::*;
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
 use crate::untrusted::{
     Untrusted,
@@ -20,7 +20,7 @@ const BIN_MAGIC: u32 = 0x10de;
 
 /// The header as stored in the file (`nvfw_bin_hdr` in NVIDIA's and nouveau's sources).
 #[repr(C)]
-#[derive(Clone, Copy, FromBytes)]
+#[derive(Clone, Copy, zerocopy_derive::FromBytes)]
 struct BinHdr {
     /// Always [`BIN_MAGIC`].
     bin_magic: u32,

@@ -5,8 +5,8 @@
 //!
 //! [`Sections`] is the trusted result of validating an image's ELF header and section table:
 //! every section it lists has a name, and its bytes lie inside the file.
-
-use kernel::prelude::*;
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
 use crate::untrusted::{
     Untrusted,
@@ -25,11 +25,11 @@ const SHT_NOBITS: u32 = 8;
 /// Longest section name the driver keeps; longer names are rejected.
 pub(crate) const MAX_NAME: usize = 32;
 /// Most sections an image may have (the real ones have 14 or fewer).
-const MAX_SECTIONS: usize = 64;
+const MAX_SECTIONS: usize = 24;
 
 /// The ELF64 file header.
 #[repr(C)]
-#[derive(Clone, Copy, FromBytes)]
+#[derive(Clone, Copy, zerocopy_derive::FromBytes)]
 struct Elf64Hdr {
     ident: [u8; 16],
     type_: u16,
@@ -49,7 +49,7 @@ struct Elf64Hdr {
 
 /// The ELF64 section header.
 #[repr(C)]
-#[derive(Clone, Copy, FromBytes)]
+#[derive(Clone, Copy, zerocopy_derive::FromBytes)]
 struct Elf64Shdr {
     name: u32,
     type_: u32,
@@ -65,7 +65,7 @@ struct Elf64Shdr {
 
 /// The ELF32 file header.
 #[repr(C)]
-#[derive(Clone, Copy, FromBytes)]
+#[derive(Clone, Copy, zerocopy_derive::FromBytes)]
 struct Elf32Hdr {
     ident: [u8; 16],
     type_: u16,
@@ -85,7 +85,7 @@ struct Elf32Hdr {
 
 /// The ELF32 section header.
 #[repr(C)]
-#[derive(Clone, Copy, FromBytes)]
+#[derive(Clone, Copy, zerocopy_derive::FromBytes)]
 struct Elf32Shdr {
     name: u32,
     type_: u32,
@@ -100,7 +100,7 @@ struct Elf32Shdr {
 }
 
 /// One section of a validated image.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub(crate) struct Section {
     name: [u8; MAX_NAME],
     name_len: usize,
@@ -117,15 +117,22 @@ impl Section {
     }
 }
 
-/// The validated section table of an ELF image.
+/// The validated section table of an ELF image (at most [`MAX_SECTIONS`], kept in place: no
+/// allocation).
 pub(crate) struct Sections {
-    sections: KVec<Section>,
+    sections: [Section; MAX_SECTIONS],
+    count: usize,
 }
 
 impl Sections {
+    /// The sections, in table order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Section> {
+        self.sections[..self.count].iter()
+    }
+
     /// Looks a section up by name.
     pub(crate) fn find(&self, name: &str) -> Option<&Section> {
-        self.sections.iter().find(|s| s.name() == name.as_bytes())
+        self.iter().find(|s| s.name() == name.as_bytes())
     }
 }
 
@@ -254,9 +261,10 @@ impl Validator for Sections {
         let (str_off, str_size) = in_file(strtab.offset, strtab.size, len, "section name table")?;
         let names = file.subslice(str_off, str_size).map_err(|_| FwError::OutOfFile("section name table"))?;
 
-        let mut sections = KVec::with_capacity(shnum, GFP_KERNEL).map_err(|_| FwError::NoMemory)?;
-        let mut ranges = KVec::<(usize, usize)>::with_capacity(shnum, GFP_KERNEL)
-            .map_err(|_| FwError::NoMemory)?;
+        let mut out = Sections {
+            sections: [Section::default(); MAX_SECTIONS],
+            count: 0,
+        };
         for i in 0..hdr.shnum {
             let raw = read_section(file, &hdr, i)?;
             let name_off = to_usize(raw.name, "section name")?;
@@ -273,27 +281,24 @@ impl Validator for Sections {
             } else {
                 in_file(raw.offset, raw.size, len, "section")?
             };
-            if size > 0 {
-                let end = offset + size;
-                if ranges.iter().any(|&(o, e)| offset < e && o < end) {
-                    return Err(FwError::Malformed("sections overlap"));
-                }
-                ranges.push((offset, end), GFP_KERNEL).map_err(|_| FwError::NoMemory)?;
+            // `in_file` checked that `offset + size` does not overflow.
+            let end = offset + size;
+            if size > 0 && out.iter().any(|o| o.size > 0 && offset < o.offset + o.size && o.offset < end) {
+                return Err(FwError::Malformed("sections overlap"));
             }
-            let mut name = [0u8; MAX_NAME];
-            name[..name_len].copy_from_slice(&tail[..name_len]);
-            sections
-                .push(
-                    Section {
-                        name,
-                        name_len,
-                        offset,
-                        size,
-                    },
-                    GFP_KERNEL,
-                )
-                .map_err(|_| FwError::NoMemory)?;
+            let slot = out
+                .sections
+                .get_mut(out.count)
+                .ok_or(FwError::Malformed("section count out of range"))?;
+            slot.name[..name_len].copy_from_slice(&tail[..name_len]);
+            *slot = Section {
+                name_len,
+                offset,
+                size,
+                ..*slot
+            };
+            out.count += 1;
         }
-        Ok(Sections { sections })
+        Ok(out)
     }
 }

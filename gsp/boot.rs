@@ -32,10 +32,10 @@ use crate::{
     driver::Bar0,
     gsp::{
         commands::{
-            StaticInfo,
             SystemFacts,
             REGISTRY, //
         },
+        replies::StaticInfo,
         msgq::MsgError,
         queues::{
             region_size,

@@ -7,10 +7,7 @@
 //! 570.144 adds the PCI ids, more host addresses and a tail of flags to `GspSystemInfo`, which
 //! moves most fields (`maxUserVa` is at offset 56 in 535.113.01 and 72 in 570.144).
 
-use kernel::{
-    fmt,
-    prelude::*, //
-};
+use kernel::prelude::*;
 
 /// What the driver tells the GSP about the host and the PCI function (`GSP_SET_SYSTEM_INFO`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,52 +37,6 @@ pub(crate) const REGISTRY: &[(&str, u32)] = &[
     ("RMDevidCheckIgnore", 1),
 ];
 
-/// Longest GPU name the GSP reports, terminating NUL included.
-pub(crate) const NAME_LEN: usize = 64;
-
-/// What the driver keeps of the `GET_GSP_STATIC_INFO` reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct StaticInfo {
-    name: [u8; NAME_LEN],
-    name_len: usize,
-    /// Framebuffer (VRAM) size in bytes.
-    pub(crate) fb_length: u64,
-}
-
-impl StaticInfo {
-    /// The GPU's marketing name, e.g. `NVIDIA GeForce RTX 3090`.
-    pub(crate) fn name(&self) -> &str {
-        // `decode_static_info` only accepts printable ASCII names.
-        core::str::from_utf8(&self.name[..self.name_len]).unwrap_or("?")
-    }
-}
-
-/// Why a `GET_GSP_STATIC_INFO` reply was rejected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum StaticInfoError {
-    /// The reply's size is not this version's `GspStaticConfigInfo` size (a sign of a GSP
-    /// running another firmware version).
-    WrongSize { got: usize, want: usize },
-    /// The GPU name has no terminating NUL.
-    NameNotTerminated,
-    /// The GPU name holds bytes other than printable ASCII, or is empty.
-    NameNotPrintable,
-}
-
-impl fmt::Display for StaticInfoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            StaticInfoError::WrongSize { got, want } => write!(
-                f,
-                "{} bytes, but GspStaticConfigInfo of this firmware version has {}",
-                got, want
-            ),
-            StaticInfoError::NameNotTerminated => f.write_str("GPU name not terminated"),
-            StaticInfoError::NameNotPrintable => f.write_str("GPU name empty or not printable"),
-        }
-    }
-}
-
 /// Highest user virtual address the GSP may hand out (47-bit address space, last page kept).
 const MAX_USER_VA: u64 = (1 << 47) - 4096;
 
@@ -94,18 +45,11 @@ pub(crate) mod versioned {
     use core::mem::size_of;
 
     use super::{
-        StaticInfo,
-        StaticInfoError,
         SystemFacts,
-        MAX_USER_VA,
-        NAME_LEN, //
+        MAX_USER_VA, //
     };
-    use crate::untrusted::Untrusted;
     use kernel::prelude::*;
-    use zerocopy::{
-        FromBytes,
-        IntoBytes, //
-    };
+    use zerocopy::IntoBytes;
 
     /// Builds this version's `GspSystemInfo` from `facts`.
     pub(crate) fn system_info(facts: &SystemFacts) -> fw::GspSystemInfo {
@@ -215,35 +159,6 @@ pub(crate) mod versioned {
         out.extend_from_slice(unload.as_bytes(), GFP_KERNEL)?;
         Ok(())
     }
-
-    /// Validates a `GET_GSP_STATIC_INFO` reply payload of this version.
-    pub(crate) fn decode_static_info(
-        payload: &Untrusted<[u8]>,
-    ) -> Result<StaticInfo, StaticInfoError> {
-        payload.validate_bytes(|raw| {
-            let info = fw::GspStaticConfigInfo::read_from_bytes(raw)
-                .map_err(|_| StaticInfoError::WrongSize {
-                    got: raw.len(),
-                    want: size_of::<fw::GspStaticConfigInfo>(),
-                })?;
-            let name_len = info
-                .gpuNameString
-                .iter()
-                .position(|&b| b == 0)
-                .ok_or(StaticInfoError::NameNotTerminated)?;
-            let name_bytes = &info.gpuNameString[..name_len];
-            if name_len == 0 || !name_bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
-                return Err(StaticInfoError::NameNotPrintable);
-            }
-            let mut name = [0u8; NAME_LEN];
-            name[..name_len].copy_from_slice(name_bytes);
-            Ok(StaticInfo {
-                name,
-                name_len,
-                fb_length: info.fb_length,
-            })
-        })
-    }
 }
 }
 
@@ -316,11 +231,16 @@ mod tests {
         Ok(())
     }
 
-    use super::versioned::{
-        r535_113_01 as v535,
-        r570_144 as v570, //
+    use crate::{
+        gsp::replies::{
+            versioned::{
+                r535_113_01 as v535,
+                r570_144 as v570, //
+            },
+            StaticInfoError, //
+        },
+        untrusted::Untrusted, //
     };
-    use crate::untrusted::Untrusted;
 
     #[test]
     fn registry_table_layout() -> Result {

@@ -12,12 +12,12 @@
 //!
 //! The layout of the headers comes from each firmware version's bindings, so the framing is
 //! versioned code; the ring arithmetic is common.
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
-use core::num::NonZeroU32;
-
-use kernel::{
+use core::{
     fmt,
-    prelude::*, //
+    num::NonZeroU32, //
 };
 
 /// Size of one queue element.
@@ -82,13 +82,6 @@ impl fmt::Display for MsgError {
     }
 }
 
-impl MsgError {
-    /// The error code reported to callers.
-    pub(crate) fn errno(self) -> Error {
-        EIO
-    }
-}
-
 /// The ring of one queue: `count` elements, read and write indices in `0..count`.
 ///
 /// The pointer arithmetic takes pointers that [`Ring::check`] accepted.
@@ -100,12 +93,12 @@ pub(crate) struct Ring {
 impl Ring {
     /// A ring of `count` elements: at least two, so that one can stay free, and few enough that
     /// pointer sums cannot overflow.
-    pub(crate) fn new(count: u32) -> Result<Ring> {
+    pub(crate) fn new(count: u32) -> Option<Ring> {
         if !(2..=0x10000).contains(&count) {
-            return Err(EINVAL);
+            return None;
         }
-        Ok(Ring {
-            count: NonZeroU32::new(count).ok_or(EINVAL)?,
+        Some(Ring {
+            count: NonZeroU32::new(count)?,
         })
     }
 
@@ -143,19 +136,17 @@ pub(crate) fn split(payload: &[u8], max: usize) -> impl Iterator<Item = &[u8]> {
     Iterator::chain(first, rest)
 }
 
-/// Gathers an RPC reply that spans several messages (the first, then continuation records).
-pub(crate) struct Reassembly {
-    data: KVVec<u8>,
-    expected: usize,
+/// Gathers an RPC reply that spans several messages (the first, then continuation records)
+/// into a buffer of the expected size.
+pub(crate) struct Reassembly<'a> {
+    buf: &'a mut [u8],
+    len: usize,
 }
 
-impl Reassembly {
-    /// Expects an RPC payload of `expected` bytes in total.
-    pub(crate) fn new(expected: usize) -> Result<Reassembly> {
-        Ok(Reassembly {
-            data: KVVec::with_capacity(expected, GFP_KERNEL)?,
-            expected,
-        })
+impl<'a> Reassembly<'a> {
+    /// Expects an RPC payload of `buf.len()` bytes in total.
+    pub(crate) fn new(buf: &'a mut [u8]) -> Reassembly<'a> {
+        Reassembly { buf, len: 0 }
     }
 
     /// Adds one message's payload; returns whether the RPC is complete. Every message after
@@ -167,22 +158,22 @@ impl Reassembly {
         continuation: u32,
         payload: &[u8],
     ) -> Result<bool, MsgError> {
-        if !self.data.is_empty() && function != continuation {
+        if self.len != 0 && function != continuation {
             return Err(MsgError::NotAContinuation(function));
         }
-        let total = self.data.len().saturating_add(payload.len());
-        if total > self.expected {
-            return Err(MsgError::TooLong(total));
-        }
-        self.data
-            .extend_from_slice(payload, GFP_KERNEL)
-            .map_err(|_| MsgError::TooLong(total))?;
-        Ok(self.data.len() == self.expected)
+        let total = self.len.saturating_add(payload.len());
+        let dest = self
+            .buf
+            .get_mut(self.len..total)
+            .ok_or(MsgError::TooLong(total))?;
+        dest.copy_from_slice(payload);
+        self.len = total;
+        Ok(self.len == self.buf.len())
     }
 
-    /// The reassembled payload.
+    /// The reassembled payload so far.
     pub(crate) fn data(&self) -> &[u8] {
-        &self.data
+        &self.buf[..self.len]
     }
 }
 
@@ -328,7 +319,6 @@ gsp_versioned! {
 pub(crate) mod versioned {
     use core::mem::size_of;
 
-    use kernel::prelude::*;
     use zerocopy::{
         FromBytes,
         IntoBytes, //
@@ -344,8 +334,7 @@ pub(crate) mod versioned {
         Message,
         MsgError,
         ELEMENT_SIZE,
-        MAX_ELEMENTS,
-        ZERO_PAGE, //
+        MAX_ELEMENTS, //
     };
     use crate::untrusted::Untrusted;
 
@@ -364,43 +353,25 @@ pub(crate) mod versioned {
                 .contains(&function)
     }
 
-    /// Appends one framed message (headers, payload, padding to whole elements) to `out`;
-    /// returns the number of elements. The payload must fit one message. (The queues write
-    /// the same bytes in place, from [`encode_header`]; this serves tests and the simulated GSP
-    /// side of the KUnit tests.)
-    pub(crate) fn encode(
-        function: u32,
-        sequence: u32,
-        payload: &[u8],
-        out: &mut KVVec<u8>,
-    ) -> Result<u32> {
-        let header = encode_header(function, sequence, payload)?;
-        let size = usize::try_from(header.elements)? * ELEMENT_SIZE;
-        out.reserve(size, GFP_KERNEL)?;
-        out.extend_from_slice(header.bytes(), GFP_KERNEL)?;
-        out.extend_from_slice(payload, GFP_KERNEL)?;
-        let pad = size - header.bytes().len() - payload.len();
-        out.extend_from_slice(&ZERO_PAGE[..pad], GFP_KERNEL)?;
-        Ok(header.elements)
-    }
-
     /// Frames the headers of one message (checksum over headers and payload included),
     /// without copying the payload: the queue writes headers, payload and padding in place.
     pub(crate) fn encode_header(
         function: u32,
         sequence: u32,
         payload: &[u8],
-    ) -> Result<FramedHeader> {
+    ) -> Result<FramedHeader, MsgError> {
+        let too_long = MsgError::TooLong(payload.len());
         if payload.len() > MAX_PAYLOAD {
-            return Err(EINVAL);
+            return Err(too_long);
         }
-        let elements = u32::try_from((HEADERS + payload.len()).div_ceil(ELEMENT_SIZE))?;
+        let elements = u32::try_from((HEADERS + payload.len()).div_ceil(ELEMENT_SIZE))
+            .map_err(|_| too_long)?;
         let mut element = fw::GSP_MSG_QUEUE_ELEMENT::default();
         element.seqNum = sequence;
         element.elemCount = elements;
         element.rpc.header_version = fw::NV_VGPU_MSG_HEADER_VERSION;
         element.rpc.signature = fw::NV_VGPU_MSG_SIGNATURE_VALID;
-        element.rpc.length = u32::try_from(RPC_HEADER + payload.len())?;
+        element.rpc.length = u32::try_from(RPC_HEADER + payload.len()).map_err(|_| too_long)?;
         element.rpc.function = function;
         element.rpc.sequence = sequence;
         element.checkSum = checksum_parts(&[element.as_bytes(), payload]);
@@ -455,10 +426,25 @@ pub(crate) mod versioned {
 }
 }
 
-#[kunit_tests(nova_core_gsp_msgq)]
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_gsp_msgq)]
 mod tests {
     use super::*;
-    use crate::untrusted::Untrusted;
+    use crate::{
+        firmware::FwVersion,
+        gsp::interface,
+        untrusted::Untrusted, //
+    };
+    use kernel::prelude::*;
+
+    /// Frames one message of version `v` into `out`; returns its elements.
+    fn encode(v: FwVersion, function: u32, seq: u32, payload: &[u8], out: &mut KVVec<u8>) -> Result<u32> {
+        interface(v)?.encode_message(function, seq, payload, out)
+    }
+
+    fn errno(_: MsgError) -> Error {
+        EIO
+    }
 
     use super::versioned::{
         r535_113_01 as v535,
@@ -470,7 +456,7 @@ mod tests {
 
     #[test]
     fn ring_empty_full_and_wrap() -> Result {
-        let ring = Ring::new(63)?;
+        let ring = Ring::new(63).ok_or(EINVAL)?;
         assert_eq!(ring.used(5, 5), 0);
         assert_eq!(ring.free(5, 5), 62);
         // Full: the writer is one behind the reader.
@@ -480,13 +466,13 @@ mod tests {
         assert_eq!(ring.used(60, 2), 5);
         assert_eq!(ring.advance(60, 5), 2);
         assert_eq!(ring.advance(0, 63), 0);
-        assert!(Ring::new(1).is_err());
+        assert!(Ring::new(1).is_none());
         Ok(())
     }
 
     #[test]
     fn ring_rejects_pointers_outside() -> Result {
-        let ring = Ring::new(63)?;
+        let ring = Ring::new(63).ok_or(EINVAL)?;
         assert_eq!(ring.check(62), Ok(62));
         assert_eq!(ring.check(63), Err(MsgError::BadPointer(63)));
         assert_eq!(ring.check(u32::MAX), Err(MsgError::BadPointer(u32::MAX)));
@@ -504,15 +490,15 @@ mod tests {
     }
 
     fn roundtrip_impl(
-        encode: fn(u32, u32, &[u8], &mut KVVec<u8>) -> Result<u32>,
+        v: FwVersion,
         decode: fn(&Untrusted<[u8]>, u32, u32) -> Result<Message, MsgError>,
     ) -> Result {
         let mut out = KVVec::new();
         let payload = [0x5au8; 5000];
-        let elements = encode(SET_REGISTRY, 7, &payload, &mut out)?;
+        let elements = encode(v, SET_REGISTRY, 7, &payload, &mut out)?;
         assert_eq!(elements, 2);
         assert_eq!(out.len(), 2 * ELEMENT_SIZE);
-        let m = decode(Untrusted::new_untrusted_ref(&out[..]), 2, 7).map_err(MsgError::errno)?;
+        let m = decode(Untrusted::new_untrusted_ref(&out[..]), 2, 7).map_err(errno)?;
         assert_eq!(m.function, SET_REGISTRY);
         assert_eq!(m.elements, 2);
         assert_eq!(&out[m.payload.0..m.payload.0 + m.payload.1], &payload[..]);
@@ -521,17 +507,17 @@ mod tests {
 
     #[test]
     fn encode_decode_roundtrip_535() -> Result {
-        roundtrip_impl(v535::encode, v535::decode)
+        roundtrip_impl(FwVersion::R535_113_01, v535::decode)
     }
 
     #[test]
     fn encode_decode_roundtrip_570() -> Result {
-        roundtrip_impl(v570::encode, v570::decode)
+        roundtrip_impl(FwVersion::R570_144, v570::decode)
     }
 
     fn message(function: u32, seq: u32) -> Result<KVVec<u8>> {
         let mut out = KVVec::new();
-        v570::encode(function, seq, &[1, 2, 3], &mut out)?;
+        encode(FwVersion::R570_144, function, seq, &[1, 2, 3], &mut out)?;
         Ok(out)
     }
 
@@ -597,10 +583,10 @@ mod tests {
     fn rejects_unknown_function_per_version() -> Result {
         // 0x1020 (GSP_POST_NOCAT_RECORD) is an event of 570.144 only.
         let mut out = KVVec::new();
-        v570::encode(0x1020, 0, &[], &mut out)?;
+        encode(FwVersion::R570_144, 0x1020, 0, &[], &mut out)?;
         assert!(decode570(&out, 1, 0).is_ok());
         let mut out = KVVec::new();
-        v535::encode(0x1020, 0, &[], &mut out)?;
+        encode(FwVersion::R535_113_01, 0x1020, 0, &[], &mut out)?;
         assert_eq!(
             v535::decode(Untrusted::new_untrusted_ref(&out[..]), 1, 0),
             Err(MsgError::UnknownFunction(0x1020))
@@ -625,20 +611,21 @@ mod tests {
         let mut seq = 0;
         for (i, part) in split(&payload, v535::MAX_PAYLOAD).enumerate() {
             let function = if i == 0 { SET_REGISTRY } else { v535::CONTINUATION };
-            v535::encode(function, seq, part, &mut ring)?;
+            encode(FwVersion::R535_113_01, function, seq, part, &mut ring)?;
             seq += 1;
         }
         // 200000 bytes in messages of at most 65456 bytes: four messages.
         assert_eq!(seq, 4);
 
-        let mut whole = Reassembly::new(payload.len())?;
+        let mut buf = KVVec::from_elem(0u8, payload.len(), GFP_KERNEL)?;
+        let mut whole = Reassembly::new(&mut buf);
         let mut off = 0;
         let mut done = false;
         for expected_seq in 0..seq {
             let m = v535::decode(Untrusted::new_untrusted_ref(&ring[off..]), 16, expected_seq)
-                .map_err(MsgError::errno)?;
+                .map_err(errno)?;
             let part = &ring[off + m.payload.0..off + m.payload.0 + m.payload.1];
-            done = whole.push(m.function, v535::CONTINUATION, part).map_err(MsgError::errno)?;
+            done = whole.push(m.function, v535::CONTINUATION, part).map_err(errno)?;
             off += m.elements as usize * ELEMENT_SIZE;
         }
         assert!(done);
@@ -649,7 +636,8 @@ mod tests {
     #[test]
     fn reassembly_rejects_interleaved_and_overlong_parts() -> Result {
         let cont = v570::CONTINUATION;
-        let mut r = Reassembly::new(10)?;
+        let mut buf = [0u8; 10];
+        let mut r = Reassembly::new(&mut buf);
         assert_eq!(r.push(SET_REGISTRY, cont, &[0; 4]), Ok(false));
         assert_eq!(
             r.push(SET_REGISTRY, cont, &[0; 4]),
@@ -671,9 +659,9 @@ mod tests {
     fn encode_refuses_oversized_payload() -> Result {
         let big = KVVec::from_elem(0u8, v570::MAX_PAYLOAD + 1, GFP_KERNEL)?;
         let mut out = KVVec::new();
-        assert!(v570::encode(SET_REGISTRY, 0, &big, &mut out).is_err());
+        assert!(encode(FwVersion::R570_144, SET_REGISTRY, 0, &big, &mut out).is_err());
         let fits = KVVec::from_elem(0u8, v570::MAX_PAYLOAD, GFP_KERNEL)?;
-        assert_eq!(v570::encode(SET_REGISTRY, 0, &fits, &mut out)?, 16);
+        assert_eq!(encode(FwVersion::R570_144, SET_REGISTRY, 0, &fits, &mut out)?, 16);
         Ok(())
     }
 }

@@ -47,6 +47,13 @@ const TX_ENTRY_OFF: usize = 28;
 /// Page size of the page table.
 const PAGE: usize = 0x1000;
 
+impl MsgError {
+    /// The error code reported to callers of the queues.
+    pub(crate) fn errno(self) -> Error {
+        EIO
+    }
+}
+
 /// Why a command could not be queued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SendError {
@@ -162,7 +169,7 @@ impl<M: QueueMemory> Queues<M> {
         mem.write_u32(cmdq + RX_HEADER, 0)?;
         Ok(Queues {
             mem,
-            ring: Ring::new(ENTRIES)?,
+            ring: Ring::new(ENTRIES).ok_or(EINVAL)?,
             cmdq,
             statq,
             cmd_write: 0,

@@ -73,6 +73,11 @@ die() {
 # (bubblewrap), with the repository, the cache and the current directory
 # visible at their host paths. Nothing is mounted on the host.
 in_root() {
+	# Already inside (a script the harness runs): run as is.
+	if [ "${NOVA_IN_ROOT:-}" = 1 ]; then
+		"$@"
+		return
+	fi
 	local root="$NOVA_CACHE/buildroot"
 	[ -d "$root/usr" ] || die "no build root at $root (run scripts/buildroot.sh)"
 	local binds=(--bind "$NOVA_ROOT" "$NOVA_ROOT" --bind "$NOVA_CACHE" "$NOVA_CACHE")
@@ -89,5 +94,6 @@ in_root() {
 		--setenv PATH /usr/sbin:/usr/bin:/sbin:/bin \
 		--setenv HOME /root \
 		--setenv CARGO_HOME "$NOVA_CACHE/cargo" \
+		--setenv NOVA_IN_ROOT 1 \
 		--die-with-parent -- "$@"
 }

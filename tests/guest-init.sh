@@ -14,6 +14,10 @@
 #   rmmod     remove the module
 #   phase=N   write N to the emulator's NV_EMU_PHASE marker (config space
 #             offset 0xf0) of every NVIDIA device
+#   cycles=N  N times: unbind every device, bind every device (sysfs)
+#   modcycles=N  N times: rmmod, insmod (with nova.params)
+#   kmemleak  wait out kmemleak's minimum object age, scan, and log every
+#             suspected leak and the count (`nova-test: kmemleak: N suspects`)
 #   shell     start an interactive shell on the console
 
 /bin/busybox --install -s /bin
@@ -22,6 +26,9 @@ mount -t devtmpfs devtmpfs /dev
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# kmemleak scans only when the kmemleak step asks: its periodic scan would
+# slow the guest down at a random moment.
+[ -w /sys/kernel/debug/kmemleak ] && echo scan=off >/sys/kernel/debug/kmemleak
 
 say() {
 	echo "nova-test: $*" >/dev/kmsg
@@ -54,6 +61,18 @@ set_phase() {
 }
 
 drv=/sys/bus/pci/drivers/nova_core
+
+unbind_all() {
+	for dev in $(ls "$drv" 2>/dev/null | grep '^0000:'); do
+		echo "$dev" >"$drv/unbind" || say "unbind $dev failed"
+	done
+}
+
+bind_all() {
+	for dev in $(nvidia_devices); do
+		echo "$dev" >"$drv/bind" 2>/dev/null || say "bind $dev refused"
+	done
+}
 steps=$(arg nova.steps | tr ',' ' ')
 params=$(arg nova.params | tr ',' ' ')
 
@@ -68,17 +87,55 @@ for step in $steps; do
 		sleep 1
 		;;
 	unbind)
-		for dev in $(ls "$drv" 2>/dev/null | grep '^0000:'); do
-			echo "$dev" >"$drv/unbind" || say "unbind $dev failed"
-		done
+		unbind_all
 		;;
 	bind)
-		for dev in $(nvidia_devices); do
-			echo "$dev" >"$drv/bind" 2>/dev/null || say "bind $dev refused"
-		done
+		bind_all
 		;;
 	rmmod)
 		rmmod nova_core || say "rmmod failed: $?"
+		;;
+	cycles=*)
+		n=${step#cycles=}
+		i=0
+		while [ "$i" -lt "$n" ]; do
+			unbind_all
+			bind_all
+			i=$((i + 1))
+		done
+		say "cycles done: $i"
+		;;
+	modcycles=*)
+		n=${step#modcycles=}
+		i=0
+		while [ "$i" -lt "$n" ]; do
+			rmmod nova_core || say "rmmod failed: $?"
+			# shellcheck disable=SC2086
+			insmod /nova_core.ko $params || say "insmod failed: $?"
+			i=$((i + 1))
+		done
+		say "modcycles done: $i"
+		;;
+	kmemleak)
+		leaks=/sys/kernel/debug/kmemleak
+		if [ -w "$leaks" ]; then
+			# Objects younger than 5 s are not reported. A suspect is
+			# confirmed by a second scan (a pointer in flight during the
+			# first one is no leak).
+			sleep 6
+			echo scan >"$leaks"
+			if grep -q unreferenced "$leaks"; then
+				echo scan >"$leaks"
+			fi
+			n=0
+			while IFS= read -r line; do
+				say "kmemleak: $line"
+				case "$line" in unreferenced*) n=$((n + 1)) ;; esac
+			done <"$leaks"
+			say "kmemleak: $n suspects"
+		else
+			say "kmemleak: not available"
+		fi
 		;;
 	phase=*)
 		set_phase "${step#phase=}"

@@ -193,6 +193,10 @@ def parse_firmware_spec(spec):
 
 KEEP_RUNS = 20
 
+# The module every boot of a run loads: copied once when the run starts, so that a rebuild
+# during a long run does not mix two builds.
+MODULE_SNAPSHOT = None
+
 
 def new_run_dir(kind):
     """A fresh artefact folder; only the newest KEEP_RUNS folders are kept."""
@@ -207,6 +211,11 @@ def new_run_dir(kind):
         n += 1
         d = CACHE / "runs" / f"{stamp}-{kind}-{n}"
     d.mkdir(parents=True)
+    global MODULE_SNAPSHOT
+    ko = ROOT / "nova_core.ko"
+    if ko.exists():
+        MODULE_SNAPSHOT = d / "nova_core.ko"
+        shutil.copy2(ko, MODULE_SNAPSHOT)
     return d
 
 
@@ -288,7 +297,7 @@ def build_initramfs(run_dir, firmware):
     `firmware` maps a chipset name to its firmware column (see
     parse_firmware_spec).
     """
-    ko = ROOT / "nova_core.ko"
+    ko = MODULE_SNAPSHOT or ROOT / "nova_core.ko"
     if not ko.exists():
         raise SystemExit(f"{ko} is missing: build it with `make modules`")
     tree = run_dir / "initramfs"
@@ -502,7 +511,12 @@ def check_kernel_clean(console, results, label):
 HOST_CRATES = (
     ("emu", ROOT / "emu", CACHE / "emu-target"),
     ("macros", ROOT / "gsp" / "macros", CACHE / "macros-target"),
+    # The parsing core on the host: generated corruptions of every real firmware file, seeds.
+    ("parse", ROOT / "fuzz", CACHE / "parse-target"),
 )
+# Where the lifecycle test's emulated GSPs record their status messages: the fuzzers' seeds.
+RECORDED = CACHE / "fuzz" / "recorded"
+FUZZ_SAMPLE_RUNS = 20000
 
 
 def cargo_tests(run_dir, results):
@@ -648,43 +662,160 @@ def plan_boots(scenarios):
     return boots
 
 
-def run_boots_in_parallel(run_dir, boots):
-    """Runs the boots, as many at a time as there are CPUs (QEMU's TCG uses one each).
+@dataclass
+class Job:
+    """One guest boot: its emulated GPUs (one scenario row each), the guest's steps, and the
+    checks of what it did beyond the common ones (powered off, steps done, kernel log clean,
+    no kmemleak suspect)."""
+    label: str
+    rows: list
+    steps: str
+    params: str = ""
+    kunit: bool = False
+    # check(job, outcome, results), outcome = (folder, console, emulators, seconds, timed out)
+    check: object = None
 
-    Returns, per boot, (folder, console, emulators, seconds, timed out).
-    """
+    @property
+    def cost(self):
+        """Rough guest seconds: the kernel's start, a second or two per device, the timeouts
+        the rows expect (`within N ms`, waited at probe and again at rebind), the cycles."""
+        cost = 25 + 1.5 * len(self.rows)
+        for sc in self.rows:
+            for e in sc.expect:
+                m = re.search(r"within (\d+) ms", e)
+                if m:
+                    cost += 2 * int(m.group(1)) / 1000
+        for m in re.finditer(r"(?:mod)?cycles=(\d+)", self.steps):
+            cost += 0.5 * len(self.rows) * int(m.group(1))
+        return cost
+
+
+def table_jobs(scenarios):
+    """The scenario table's rows packed into boots, each going through the lifecycle."""
+    jobs = []
+    for n, group in enumerate(plan_boots(scenarios)):
+        jobs.append(Job(f"boot{n}", group, LIFECYCLE_STEPS + ",kmemleak", group[0].params,
+                        kunit=(n == 0), check=check_table_boot))
+    return jobs
+
+
+def check_table_boot(job, outcome, results):
+    boot_dir, console, emus, _, _ = outcome
+    if job.kunit:
+        kunit_results(boot_dir, console, results)
+    check_scenarios(console, job.rows, emus, results)
+
+
+def run_jobs(run_dir, jobs, results):
+    """Runs the boots, as many at a time as there are CPUs (QEMU's TCG uses one each), longest
+    first so that the short ones fill the other lane; then checks each. Returns the outcomes."""
     import concurrent.futures
 
-    def one(n, group):
-        boot_dir = run_dir / f"boot{n}"
+    def one(job):
+        boot_dir = run_dir / job.label
         boot_dir.mkdir()
-        params = group[0].params
-        log(f"boot {n}: {len(group)} emulated GPUs"
-            f"{' (nova_core ' + params + ')' if params else ''}: {', '.join(s.name for s in group)}")
+        names = ", ".join(s.name for s in job.rows)
+        if len(names) > 160:
+            names = names[:157] + "..."
+        log(f"{job.label}: {len(job.rows)} emulated GPUs"
+            f"{' (nova_core ' + job.params + ')' if job.params else ''}: {names}")
         console, emus, elapsed, timed_out = boot(
-            boot_dir, [s.emu_args for s in group], LIFECYCLE_STEPS, params,
-            {s.chipset: s.firmware for s in group}, kunit=(n == 0))
-        log(f"boot {n}: guest ran for {elapsed:.1f}s")
+            boot_dir, [s.emu_args for s in job.rows], job.steps, job.params,
+            {s.chipset: s.firmware for s in job.rows}, kunit=job.kunit)
+        log(f"{job.label}: guest ran for {elapsed:.1f}s")
         return boot_dir, console, emus, elapsed, timed_out
 
-    workers = max(1, min(len(boots), os.cpu_count() or 1))
-    # Longest boots first, so that the short ones fill the other lane.
-    order = sorted(range(len(boots)), key=lambda n: -boot_cost(boots[n]))
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        futures = {n: pool.submit(one, n, boots[n]) for n in order}
-        return [futures[n].result() for n in range(len(boots))]
+        futures = {id(j): pool.submit(one, j) for j in sorted(jobs, key=lambda j: -j.cost)}
+        outcomes = [futures[id(j)].result() for j in jobs]
+    for job, outcome in zip(jobs, outcomes):
+        check_boot(job, outcome, results)
+        if job.check:
+            job.check(job, outcome, results)
+    return outcomes
 
 
-def boot_cost(group):
-    """Rough guest seconds of a boot: the kernel's start, a second or two per device, and the
-    timeouts the rows expect (`within N ms`), waited at probe and again at rebind."""
-    cost = 25 + 1.5 * len(group)
-    for sc in group:
-        for e in sc.expect:
-            m = re.search(r"within (\d+) ms", e)
-            if m:
-                cost += 2 * int(m.group(1)) / 1000
-    return cost
+def check_boot(job, outcome, results):
+    """What every boot must show: it ended by itself, ran all its steps, and the kernel log is
+    free of faults and (where the guest scanned) of kmemleak suspects."""
+    boot_dir, console, _, _, timed_out = outcome
+    results.check(f"{job.label}: guest powered off by itself", not timed_out,
+                  f"killed after {BOOT_TIMEOUT_S}s, see {boot_dir}/console.log")
+    results.check(f"{job.label}: guest init finished its steps",
+                  "nova-test: done" in console, f"see {boot_dir}/console.log")
+    check_kernel_clean(console, results, job.label)
+    if "kmemleak" in job.steps.split(","):
+        m = re.search(r"nova-test: kmemleak: (\d+) suspects", console)
+        results.check(f"{job.label}: kmemleak scan found no leak",
+                      m is not None and m.group(1) == "0",
+                      m.group(0) if m else "no kmemleak scan result in the console")
+
+
+def lifecycle_job(cycles, modcycles):
+    """Bind/unbind and insmod/rmmod cycles with GSP traffic (each bind boots the GSP, asks for
+    its static information and unloads it), one GPU per firmware version."""
+    rows = [
+        Scenario("life-ga102-570", ["--chipset", "ga102", "--record", str(RECORDED / "570")],
+                 "-", "", [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),
+        Scenario("life-tu117-535", ["--chipset", "tu117", "--record", str(RECORDED / "535")],
+                 "drop=gsp-570.144.bin", "", [r"GSP 535\.113\.01 up: NVIDIA GeForce GTX 1650$"], 0),
+    ]
+    shutil.rmtree(RECORDED, ignore_errors=True)
+    steps = (f"load,settle,cycles={cycles},modcycles={modcycles},settle,unbind,phase=1,"
+             f"settle,rmmod,phase=2,settle,kmemleak")
+
+    def check(job, outcome, results):
+        _, console, emus, elapsed, _ = outcome
+        results.check(f"lifecycle: {cycles} sysfs unbind/bind cycles ran",
+                      f"nova-test: cycles done: {cycles}" in console)
+        results.check(f"lifecycle: {modcycles} rmmod/insmod cycles ran",
+                      f"nova-test: modcycles done: {modcycles}" in console)
+        guest_errors = [l for l in console.splitlines()
+                         if re.search(r"nova-test: .*(refused|failed)", l)]
+        results.check("lifecycle: every bind, unbind, insmod and rmmod worked",
+                      not guest_errors, "; ".join(guest_errors[:3]))
+        for sc, emu in zip(job.rows, emus):
+            lines = device_lines(console, emu.bdf)
+            ups = sum(1 for l in lines if re.search(sc.expect[0], l))
+            want = 1 + cycles + modcycles
+            results.check(f"{sc.name}: the GSP came up at every bind ({want})", ups == want,
+                          f"{ups} times; see {emu.log}")
+            # Cycles after the first load that brought the GSP up again.
+            job.survived = getattr(job, "survived", 0) + max(0, ups - 1)
+            emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+            unloads = emu_log.count("GSP: UNLOADING_GUEST_DRIVER")
+            results.check(f"{sc.name}: every GSP that came up got UNLOADING_GUEST_DRIVER",
+                          unloads == ups, f"{ups} boots, {unloads} unloads")
+            counts = emu.read_counts() or {}
+            for phase, what in ((1, "the last unbind"), (2, "the last rmmod")):
+                n = accesses_in_phase(counts, phase)
+                results.check(f"{sc.name}: no MMIO or shared-memory access after {what}",
+                              n == 0 and counts != {}, f"{n} accesses")
+
+    return Job("lifecycle", rows, steps, check=check)
+
+
+def fuzz_sample(run_dir, results):
+    """A short run of every fuzz target (make fuzz runs them for longer), seeded with the traffic
+    the lifecycle test just recorded."""
+    out = run_dir / "fuzz.json"
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "fuzz.sh"), "--runs", str(FUZZ_SAMPLE_RUNS),
+                           "--json", str(out)], capture_output=True, text=True)
+    (run_dir / "fuzz.log").write_text(proc.stdout + proc.stderr)
+    for line in proc.stdout.splitlines():
+        if line.startswith("[nova] fuzz ") or line.startswith("seeds:"):
+            print(f"     {line}")
+    if not out.exists():
+        results.check("fuzz: targets built and ran", False, f"see {run_dir}/fuzz.log")
+        return
+    figures = json.loads(out.read_text())
+    results.check("fuzz: seeded with recorded queue traffic",
+                  re.search(r"\(([1-9]\d*) recorded queue messages\)", proc.stdout) is not None,
+                  f"no recorded messages under {RECORDED}")
+    for target, f in figures.items():
+        results.check(f"fuzz: {target}: {FUZZ_SAMPLE_RUNS} executions, no finding",
+                      f["executions"] == FUZZ_SAMPLE_RUNS and f["findings"] == 0, str(f))
 
 
 def cmd_test(_args):
@@ -697,22 +828,123 @@ def cmd_test(_args):
     check_modinfo(results)
     check_code_size(results)
 
-    scenarios = read_table()
-    boots = plan_boots(scenarios)
-    outcomes = run_boots_in_parallel(run_dir, boots)
-    for n, group in enumerate(boots):
-        boot_dir, console, emus, elapsed, timed_out = outcomes[n]
-        label = f"boot{n}"
-        results.check(f"{label}: guest powered off by itself", not timed_out,
-                      f"killed after {BOOT_TIMEOUT_S}s, see {boot_dir}/console.log")
-        results.check(f"{label}: guest init finished its steps",
-                      "nova-test: done" in console, f"see {boot_dir}/console.log")
-        if n == 0:
-            kunit_results(boot_dir, console, results)
-        check_scenarios(console, group, emus, results)
-        check_kernel_clean(console, results, label)
+    jobs = table_jobs(read_table()) + [lifecycle_job(cycles=10, modcycles=3)]
+    run_jobs(run_dir, jobs, results)
+    fuzz_sample(run_dir, results)
 
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s)")
+    print(results.summary())
+    return 1 if results.failed else 0
+
+
+# What a device may end with when the GSP lies: up, or one of the driver's clear errors.
+GSP_OUTCOME = (r"^(GSP \S+ up: |GSP status queue: |GSP command queue: |GSP: no reply |"
+               r"GSP replied to |GET_GSP_STATIC_INFO reply rejected: )")
+# What a device may end with whatever its identification registers say.
+ID_OUTCOME = r"^(NVIDIA \(Chipset: |unsupported GPU: )"
+# Every GSP lie of nova-emu (nova-emu --list-gsp-faults), and the messages of the reduced boot.
+LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "count-huge",
+        "count-unwritten", "length-huge", "length-short", "checksum", "seq-repeat", "seq-skip",
+        "function-unknown", "reply-function", "reply-short", "reply-long", "other-version",
+        "flood", "mute")
+MESSAGES = range(5)
+
+
+def lie_rows():
+    """Every lie at every message of the conversation, alternating the firmware version."""
+    rows = []
+    for lie in LIES:
+        for at in MESSAGES:
+            if at % 2 == 0:
+                chip, fw, name = "ga102", "-", "570"
+            else:
+                chip, fw, name = "tu117", "drop=gsp-570.144.bin", "535"
+            rows.append(Scenario(f"sweep-{lie}@{at}-{name}",
+                                 ["--chipset", chip, "--gsp-fault", f"{lie}@{at}"], fw, "",
+                                 [GSP_OUTCOME], 0))
+    return rows
+
+
+def identity_rows(rng, count):
+    """Edge values of NV_PMC_BOOT_0/NV_PMC_BOOT_42 and `count` random pairs, on a GPU whose PCI
+    ids say ga102."""
+    edges = [0, 0xffffffff, 0x80000000, 0x7fffffff, 0x0c000000, 0x16000000, 0x1b7000a1,
+             0x1c000000, 0x000000a1, 0x172000ff]
+    pairs = [(a, b) for a in edges[:4] for b in edges[:4]]
+    pairs += [(e, 0) for e in edges[4:]] + [(0x00000000, e) for e in edges[4:]]
+    pairs += [(rng.getrandbits(32), rng.getrandbits(32)) for _ in range(count)]
+    return [Scenario(f"id-{a:08x}-{b:08x}",
+                     ["--chipset", "ga102", "--boot0", hex(a), "--boot42", hex(b)], "-", "",
+                     [ID_OUTCOME], 0) for a, b in pairs]
+
+
+def bar_rows():
+    """BAR0 sizes from missing to larger than needed."""
+    rows = []
+    for size in ("0", "4K", "64K", "1M", "8M", "16M", "32M", "256M"):
+        ok = size in ("16M", "32M", "256M")
+        expect = r"GSP 570\.144 up: " if ok else r"^BAR0 is "
+        rows.append(Scenario(f"bar0-{size}", ["--chipset", "ga102", "--bar0-size", size], "-",
+                             "", [expect], 0))
+    return rows
+
+
+@dataclass
+class StressClass:
+    """One row of the stress table."""
+    name: str
+    jobs: list
+    inputs: int
+    # Whether each scenario row is one input (else the jobs count what survived).
+    rows_are_inputs: bool = True
+
+
+def cmd_stress(args):
+    """The full sweeps of issue #5's fault classes; prints the README's table."""
+    import random
+    seed = args.seed if args.seed is not None else int(time.time())
+    rng = random.Random(seed)
+    run_dir = new_run_dir("stress")
+    results = Results()
+    log(f"artefacts: {run_dir}; random seed {seed} (--seed {seed} repeats this run)")
+    t0 = time.monotonic()
+
+    def packed(label, rows):
+        return [Job(f"{label}{n}", group, LIFECYCLE_STEPS + ",kmemleak", check=check_table_boot)
+                for n, group in enumerate(plan_boots(rows))]
+
+    lies, ids, bars = lie_rows(), identity_rows(rng, args.identities), bar_rows()
+    classes = [
+        StressClass("GSP lies (every lie at every message, both versions)",
+                    packed("lies", lies), len(lies)),
+        StressClass("identity registers (edges + random pairs)", packed("ids", ids), len(ids)),
+        StressClass("BAR0 sizes", packed("bars", bars), len(bars)),
+        StressClass(f"lifecycle ({args.cycles} bind/unbind + {args.modcycles} insmod/rmmod "
+                    f"cycles, 2 GPUs)",
+                    [lifecycle_job(args.cycles, args.modcycles)],
+                    (args.cycles + args.modcycles) * 2, rows_are_inputs=False),
+    ]
+    jobs = [j for c in classes for j in c.jobs]
+    outcomes = dict(zip((id(j) for j in jobs), run_jobs(run_dir, jobs, results)))
+
+    table = ["| class | inputs tried | survived | crashes | leaks | guest time |",
+             "|---|---|---|---|---|---|"]
+    for c in classes:
+        consoles = [outcomes[id(j)][1] for j in c.jobs]
+        crashes = sum(1 for con in consoles for l in con.splitlines() if KERNEL_FAULTS.search(l))
+        leaks = sum(int(m) for con in consoles
+                    for m in re.findall(r"nova-test: kmemleak: (\d+) suspects", con))
+        seconds = sum(outcomes[id(j)][3] for j in c.jobs)
+        failed_rows = {f.split(":")[0] for f in results.failures}
+        if c.rows_are_inputs:
+            survived = sum(1 for j in c.jobs for r in j.rows if r.name not in failed_rows)
+        else:
+            survived = sum(getattr(j, "survived", 0) for j in c.jobs)
+        table.append(f"| {c.name} | {c.inputs} | {survived} | {crashes} | {leaks} | "
+                     f"{seconds:.0f} s |")
+    print("\n".join(table))
+    (run_dir / "stress-table.md").write_text("\n".join(table) + "\n")
+    log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s wall)")
     print(results.summary())
     return 1 if results.failed else 0
 
@@ -776,6 +1008,11 @@ def main():
     r.add_argument("--chipset", default="ga102")
     r.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
     sub.add_parser("test")
+    st = sub.add_parser("stress")
+    st.add_argument("--cycles", type=int, default=200, help="sysfs unbind/bind cycles")
+    st.add_argument("--modcycles", type=int, default=50, help="rmmod/insmod cycles")
+    st.add_argument("--identities", type=int, default=40, help="random BOOT_0/BOOT_42 pairs")
+    st.add_argument("--seed", type=int, default=None, help="random seed (default: the time)")
     b = sub.add_parser("bench")
     b.add_argument("--iterations", type=int, default=1000)
     b.add_argument("--icount", action="store_true",
@@ -783,7 +1020,8 @@ def main():
     args = p.parse_args()
     if not EMU.exists():
         raise SystemExit(f"{EMU} is missing: build it with `make emu`")
-    return {"run": cmd_run, "test": cmd_test, "bench": cmd_bench}[args.cmd](args)
+    return {"run": cmd_run, "test": cmd_test, "bench": cmd_bench,
+            "stress": cmd_stress}[args.cmd](args)
 
 
 if __name__ == "__main__":

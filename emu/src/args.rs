@@ -21,7 +21,8 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--boot0 VALUE] [--boot42 VALUE] [--counts FILE] [--log FILE]
                 [--bar0-size BYTES] [--bar1-size BYTES]
                 [--device-id ID] [--gsp-version VERSION] [--fb-size BYTES]
-                [--firmware-root DIR] [--gsp-fault LIE[@N]] [--no-gsp]
+                [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
+                [--no-gsp]
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
        nova-emu --help
@@ -51,6 +52,8 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
   --gsp-fault LIE[@N]    make the GSP lie in message N of the conversation
                          (default 3; see --list-gsp-faults and
                          src/gsp/fault.rs)
+  --record DIR           write every status queue message the GSP posts to
+                         DIR/status-<n>.bin (seeds for the fuzzers)
   --no-gsp               stand in for a real GPU: NVIDIA subsystem ids
                          (10de:0001) and no GSP registers
   --list-chipsets        print the chipset table and exit
@@ -117,6 +120,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "--firmware-root",
     "--device-id",
     "--gsp-fault",
+    "--record",
 ];
 
 /// Parses the arguments (without the program name).
@@ -248,12 +252,14 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         None => crate::gsp::DEFAULT_FB_SIZE,
     };
     let firmware_root = path_of(&mut values, "--firmware-root")?;
+    let record = path_of(&mut values, "--record")?;
     let gsp = if no_gsp {
         let given = [
             ("--gsp-version", gsp_version.is_some()),
             ("--fb-size", values.contains_key("--fb-size")),
             ("--firmware-root", firmware_root.is_some()),
             ("--gsp-fault", gsp_fault.is_some()),
+            ("--record", record.is_some()),
         ];
         if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
             return Err(ArgError(format!("{option} makes no sense with --no-gsp")));
@@ -264,6 +270,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             forced_version: gsp_version,
             fb_size,
             fault: gsp_fault,
+            record,
             ..GspConfig::default()
         };
         if let Some(root) = firmware_root {

@@ -174,6 +174,25 @@ fn mute_stops_answering_and_touching_memory() {
 }
 
 #[test]
+fn record_writes_every_posted_message() {
+    let dir = super::firmware::tests::temp_dir("record");
+    let mut d = Driver::recording(Version::R570_144, dir.clone());
+    boot(&mut d);
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert_eq!(d.receive().len(), 1);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("record folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["status-00000.bin", "status-00001.bin", "status-00002.bin", "status-00003.bin"]);
+    let last = std::fs::read(dir.join("status-00003.bin")).expect("read");
+    let m = decode(&last).expect("a recorded message is the message posted");
+    assert_eq!(m.function, function::GET_GSP_STATIC_INFO);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_lies_before_their_message_are_honest() {
     // Whatever the lie, messages 0 to 2 of the boot are valid.
     for (name, _, _) in LIES {

@@ -89,6 +89,9 @@ pub struct GspConfig {
     pub firmware_root: PathBuf,
     /// `--gsp-fault`: the lie the GSP tells, if any.
     pub fault: Option<Fault>,
+    /// `--record DIR`: every status queue message posted is also written to
+    /// `DIR/status-<n>.bin` (fuzzing seeds of recorded traffic).
+    pub record: Option<PathBuf>,
 }
 
 impl Default for GspConfig {
@@ -98,6 +101,7 @@ impl Default for GspConfig {
             fb_size: DEFAULT_FB_SIZE,
             firmware_root: PathBuf::from(firmware::DEFAULT_FIRMWARE_ROOT),
             fault: None,
+            record: None,
         }
     }
 }
@@ -179,6 +183,8 @@ pub struct Gsp {
     firmware: Firmware,
     state: Option<Running>,
     log: Logger,
+    /// Messages recorded so far (`--record`).
+    recorded: u32,
 }
 
 impl Gsp {
@@ -189,6 +195,19 @@ impl Gsp {
             config,
             state: None,
             log,
+            recorded: 0,
+        }
+    }
+
+    /// Writes a posted message to the record folder, if there is one.
+    fn record(&mut self, msg: &[u8]) {
+        let Some(dir) = &self.config.record else {
+            return;
+        };
+        let path = dir.join(format!("status-{:05}.bin", self.recorded));
+        self.recorded += 1;
+        if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, msg)) {
+            self.line(&format!("cannot record {}: {e}", path.display()));
         }
     }
 
@@ -787,6 +806,7 @@ impl Gsp {
         // driver finds behind it is stale.
         if told != Some(Lie::WritePtrBack) {
             for m in &messages {
+                self.record(m);
                 write_ring(mem, statq, pos, m)?;
                 pos = (pos + (m.len() / queue::MSG_SIZE as usize) as u32) % queue::MSG_COUNT;
             }

@@ -85,29 +85,32 @@ impl Driver {
     }
 
     fn with_fb_size(version: Version, forced: Option<Version>, fb_size: u64) -> Driver {
-        Driver::with_config(version, forced, fb_size, None)
+        Driver::with_config(version, |g| {
+            g.forced_version = forced;
+            g.fb_size = fb_size;
+        })
     }
 
     /// A driver whose GSP tells the lie `fault`.
     pub(super) fn lying(version: Version, fault: &str) -> Driver {
         let fault = fault.parse().expect("fault");
-        Driver::with_config(version, None, DEFAULT_FB_SIZE, Some(fault))
+        Driver::with_config(version, |g| g.fault = Some(fault))
     }
 
-    fn with_config(
-        version: Version,
-        forced: Option<Version>,
-        fb_size: u64,
-        fault: Option<fault::Fault>,
-    ) -> Driver {
+    /// A driver whose GSP records what it posts in `dir`.
+    pub(super) fn recording(version: Version, dir: PathBuf) -> Driver {
+        Driver::with_config(version, |g| g.record = Some(dir))
+    }
+
+    fn with_config(version: Version, configure: impl FnOnce(&mut GspConfig)) -> Driver {
         let root = firmware_root();
         let mut choice = ga102_config();
-        choice.gsp = Some(GspConfig {
-            forced_version: forced,
-            fb_size,
+        let mut gsp = GspConfig {
             firmware_root: root.clone(),
-            fault,
-        });
+            ..GspConfig::default()
+        };
+        configure(&mut gsp);
+        choice.gsp = Some(gsp);
         let (log, text) = Logger::memory();
         let mut dev = Device::new(choice, log);
         let ram = memfd("gsp-ram", RAM);

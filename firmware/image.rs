@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What the GSP firmware files must contain: their versions and roles, and the validation of
+//! each file's structure and content (the ELF and binary-header validators live in `elf.rs`
+//! and `bin_hdr.rs`).
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
+
+use core::fmt;
+
+use crate::{
+    gpu::{
+        Architecture,
+        Chipset, //
+    },
+    untrusted::Untrusted,
+};
+
+use super::{
+    bin_hdr::BinFile,
+    elf::Sections, //
+};
+
+/// A GSP firmware release the driver supports.
+#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
+pub(crate) enum FwVersion {
+    R570_144,
+    R535_113_01,
+}
+
+impl FwVersion {
+    /// Supported versions, newest first.
+    pub(crate) const ALL: &'static [FwVersion] = &[FwVersion::R570_144, FwVersion::R535_113_01];
+
+    /// The version as it appears in file names and in `.fwversion`.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            FwVersion::R570_144 => "570.144",
+            FwVersion::R535_113_01 => "535.113.01",
+        }
+    }
+
+    /// The major number, as given to the `gsp_version` module parameter.
+    pub(crate) const fn major(self) -> u32 {
+        match self {
+            FwVersion::R570_144 => 570,
+            FwVersion::R535_113_01 => 535,
+        }
+    }
+
+    /// Looks a version up by its major number.
+    pub(crate) fn from_major(major: u32) -> Option<FwVersion> {
+        Self::ALL.iter().copied().find(|v| v.major() == major)
+    }
+
+    /// Whether NVIDIA released this version for `chipset` (Hopper and Blackwell start at 570).
+    pub(crate) const fn supports(self, chipset: Chipset) -> bool {
+        match self {
+            FwVersion::R570_144 => true,
+            FwVersion::R535_113_01 => matches!(
+                chipset.arch(),
+                Architecture::Turing | Architecture::Ampere | Architecture::Ada
+            ),
+        }
+    }
+}
+
+impl fmt::Display for FwVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One firmware file of a GSP boot, by role.
+#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    BooterLoad,
+    BooterUnload,
+    Bootloader,
+    Fmc,
+    Gsp,
+}
+
+impl FileKind {
+    /// The file name's stem.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            FileKind::BooterLoad => "booter_load",
+            FileKind::BooterUnload => "booter_unload",
+            FileKind::Bootloader => "bootloader",
+            FileKind::Fmc => "fmc",
+            FileKind::Gsp => "gsp",
+        }
+    }
+
+    /// The files a chip of `arch` needs, in the order they are requested.
+    pub(crate) const fn for_arch(arch: Architecture) -> &'static [FileKind] {
+        match arch {
+            Architecture::Turing | Architecture::Ampere | Architecture::Ada => &[
+                FileKind::BooterLoad,
+                FileKind::BooterUnload,
+                FileKind::Bootloader,
+                FileKind::Gsp,
+            ],
+            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
+                &[FileKind::Fmc, FileKind::Bootloader, FileKind::Gsp]
+            }
+        }
+    }
+}
+
+/// Why a firmware file was rejected.
+#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
+pub(crate) enum FwError {
+    /// The file is empty.
+    Empty,
+    /// The file ends inside the named structure.
+    Truncated(&'static str),
+    /// The file does not start with the expected magic number.
+    BadMagic,
+    /// The named structure points outside the file.
+    OutOfFile(&'static str),
+    /// The file is inconsistent in the way described.
+    Malformed(&'static str),
+    /// A required section is missing.
+    MissingSection(&'static str),
+    /// `.fwversion` names another version than the file name.
+    VersionMismatch,
+}
+
+impl fmt::Display for FwError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FwError::Empty => f.write_str("file is empty"),
+            FwError::Truncated(what) => write!(f, "file ends inside the {what}"),
+            FwError::BadMagic => f.write_str("bad magic number"),
+            FwError::OutOfFile(what) => write!(f, "{what} lies outside the file"),
+            FwError::Malformed(what) => f.write_str(what),
+            FwError::MissingSection(name) => write!(f, "no {name} section"),
+            FwError::VersionMismatch => f.write_str(".fwversion does not match the file name"),
+        }
+    }
+}
+
+/// Name of the signature section the GSP image carries for `chipset`'s family.
+pub(crate) const fn signature_section(chipset: Chipset) -> &'static str {
+    match chipset {
+        Chipset::TU102 | Chipset::TU104 | Chipset::TU106 => ".fwsignature_tu10x",
+        Chipset::TU116 | Chipset::TU117 => ".fwsignature_tu11x",
+        Chipset::GA100 => ".fwsignature_ga100",
+        Chipset::GA102 | Chipset::GA103 | Chipset::GA104 | Chipset::GA106 | Chipset::GA107 => {
+            ".fwsignature_ga10x"
+        }
+        Chipset::GH100 => ".fwsignature_gh100",
+        Chipset::AD102 | Chipset::AD103 | Chipset::AD104 | Chipset::AD106 | Chipset::AD107 => {
+            ".fwsignature_ad10x"
+        }
+        Chipset::GB100 | Chipset::GB102 => ".fwsignature_gb10x",
+        Chipset::GB202 | Chipset::GB203 | Chipset::GB205 | Chipset::GB206 | Chipset::GB207 => {
+            ".fwsignature_gb20x"
+        }
+    }
+}
+
+/// Longest `.fwversion` content accepted, terminating NUL included.
+const MAX_VERSION_LEN: usize = 16;
+
+/// The validated GSP image (`gsp-<version>.bin`): an ELF64 file with the firmware image, its
+/// version and the signature for one chip family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GspImage {
+    /// Offset and size of `.fwimage`.
+    pub(crate) image: (usize, usize),
+    /// Offset and size of the chip family's signature.
+    pub(crate) signature: (usize, usize),
+}
+
+impl GspImage {
+    /// Validates a GSP image that must be `version`, for `chipset`.
+    ///
+    /// The structural checks live in the [`Sections`] validator; this adds the content checks
+    /// that need the file name's version and the chip.
+    pub(crate) fn validate(
+        file: &Untrusted<[u8]>,
+        version: FwVersion,
+        chipset: Chipset,
+    ) -> Result<GspImage, FwError> {
+        let sections = file.validate::<Sections>()?;
+        let image = sections
+            .find(".fwimage")
+            .ok_or(FwError::MissingSection(".fwimage"))?;
+        let fwversion = sections
+            .find(".fwversion")
+            .ok_or(FwError::MissingSection(".fwversion"))?;
+        let sig_name = signature_section(chipset);
+        let signature = sections
+            .find(sig_name)
+            .ok_or(FwError::MissingSection(sig_name))?;
+        if image.size == 0 || signature.size == 0 {
+            return Err(FwError::Malformed("empty image or signature section"));
+        }
+
+        // `Sections` checked that the section lies inside the file.
+        let raw = file
+            .subslice(fwversion.offset, fwversion.size)
+            .map_err(|_| FwError::OutOfFile(".fwversion"))?;
+        if raw.len() > MAX_VERSION_LEN {
+            return Err(FwError::Malformed(".fwversion too long"));
+        }
+        // The version must be NUL-terminated and equal to the file name's, byte for byte.
+        let expected = version.name().as_bytes();
+        let matches = raw.len() == expected.len() + 1
+            && *raw.subslice(0, expected.len()).map_err(|_| FwError::VersionMismatch)? == *expected
+            && *raw.subslice(expected.len(), 1).map_err(|_| FwError::VersionMismatch)? == [0u8];
+        if !matches {
+            return Err(FwError::VersionMismatch);
+        }
+
+        Ok(GspImage {
+            image: (image.offset, image.size),
+            signature: (signature.offset, signature.size),
+        })
+    }
+}
+
+/// The validated structure of one requested file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Validated {
+    Bin(BinFile),
+    Elf,
+    Gsp(GspImage),
+}
+
+/// Validates the contents of one file of role `kind`.
+pub(crate) fn validate_file(
+    kind: FileKind,
+    data: &Untrusted<[u8]>,
+    version: FwVersion,
+    chipset: Chipset,
+) -> Result<Validated, FwError> {
+    if data.is_empty() {
+        return Err(FwError::Empty);
+    }
+    match kind {
+        FileKind::BooterLoad | FileKind::BooterUnload | FileKind::Bootloader => {
+            data.validate::<BinFile>().map(Validated::Bin)
+        }
+        FileKind::Fmc => data.validate::<Sections>().map(|_| Validated::Elf),
+        FileKind::Gsp => GspImage::validate(data, version, chipset).map(Validated::Gsp),
+    }
+}

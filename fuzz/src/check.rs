@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! One entry point per Validator. Each takes any bytes, validates them as the driver does, and
+//! asserts that what was accepted keeps the Validator's promise (ranges inside the input, a
+//! chip both registers name, ...). A panic, from an assertion, an out-of-range index or an
+//! overflow, is a finding.
+
+use crate::{
+    firmware::{
+        bin_hdr::BinFile,
+        elf::Sections,
+        validate_file,
+        FileKind,
+        FwError,
+        FwVersion,
+        Validated, //
+    },
+    gpu::{
+        Chipset,
+        IdRegs,
+        Spec, //
+    },
+    gsp::{
+        msgq::{
+            self,
+            Reassembly,
+            Ring,
+            ELEMENT_SIZE,
+            MAX_ELEMENTS, //
+        },
+        replies,
+    },
+    untrusted::Untrusted,
+};
+
+/// A little-endian `u32` at `at`, 0 where the input is shorter.
+fn u32_at(data: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    for (i, byte) in b.iter_mut().enumerate() {
+        *byte = data.get(at + i).copied().unwrap_or(0);
+    }
+    u32::from_le_bytes(b)
+}
+
+/// `NV_PMC_BOOT_0` and `NV_PMC_BOOT_42` from the first eight bytes: the chip the driver would
+/// bind, if any. An identified chip is one BOOT_42 names.
+pub fn identify(data: &[u8]) -> Option<&'static str> {
+    let regs = IdRegs {
+        boot0: u32_at(data, 0),
+        boot42: u32_at(data, 4),
+    };
+    let spec = Untrusted::new_untrusted(regs).validate::<Spec>().ok()?;
+    let id = ((regs.boot42 >> 24) & 0x3f) << 4 | ((regs.boot42 >> 20) & 0xf);
+    assert_eq!(spec.chipset.id(), id, "{regs:x?} identified as {}", spec.chipset);
+    Some(spec.chipset.name())
+}
+
+/// The ELF section table validator (GSP images, FMC files).
+pub fn elf_sections(data: &[u8]) -> Result<usize, String> {
+    let sections = Untrusted::new_untrusted_ref(data)
+        .validate::<Sections>()
+        .map_err(|e| e.to_string())?;
+    let mut n = 0;
+    for s in sections.iter() {
+        let end = s.offset.checked_add(s.size).expect("section end overflows");
+        assert!(end <= data.len(), "section {:?} ends at {end} beyond {}", s.name(), data.len());
+        for o in sections.iter().skip(n + 1) {
+            let disjoint = s.size == 0 || o.size == 0 || end <= o.offset || o.offset + o.size <= s.offset;
+            assert!(disjoint, "sections {:?} and {:?} overlap", s.name(), o.name());
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// The binary firmware header validator (booter, bootloader files).
+pub fn bin_file(data: &[u8]) -> Result<(), String> {
+    let bin = Untrusted::new_untrusted_ref(data)
+        .validate::<BinFile>()
+        .map_err(|e| e.to_string())?;
+    assert!(bin.data_offset + bin.data_size <= data.len());
+    assert!(bin.header_offset < bin.data_offset);
+    Ok(())
+}
+
+/// A firmware file of role `kind` (`gsp`, `fmc`, `booter_load`, ...), version `version`
+/// (`570.144`, ...) for chip `chip` (`ga102`, ...), validated as the driver does.
+pub fn firmware_file(kind: &str, version: &str, chip: &str, data: &[u8]) -> Result<(), String> {
+    let kind = [
+        FileKind::BooterLoad,
+        FileKind::BooterUnload,
+        FileKind::Bootloader,
+        FileKind::Fmc,
+        FileKind::Gsp,
+    ]
+    .into_iter()
+    .find(|k| k.name() == kind)
+    .ok_or_else(|| format!("unknown file kind {kind}"))?;
+    let version = FwVersion::ALL
+        .iter()
+        .copied()
+        .find(|v| v.name() == version)
+        .ok_or_else(|| format!("unknown version {version}"))?;
+    let chip = Chipset::ALL
+        .iter()
+        .copied()
+        .find(|c| c.name() == chip)
+        .ok_or_else(|| format!("unknown chip {chip}"))?;
+    validate(kind, version, chip, data).map_err(|e| e.to_string())
+}
+
+fn validate(kind: FileKind, version: FwVersion, chip: Chipset, data: &[u8]) -> Result<(), FwError> {
+    match validate_file(kind, Untrusted::new_untrusted_ref(data), version, chip)? {
+        Validated::Gsp(image) => {
+            for (offset, size) in [image.image, image.signature] {
+                assert!(size > 0 && offset + size <= data.len());
+            }
+        }
+        Validated::Bin(bin) => assert!(bin.data_offset + bin.data_size <= data.len()),
+        Validated::Elf => {}
+    }
+    Ok(())
+}
+
+/// Any firmware file: the first byte picks the role, version and chip, the rest is the file.
+pub fn any_firmware_file(data: &[u8]) -> Result<(), String> {
+    let Some((&pick, file)) = data.split_first() else {
+        return Err("empty input".into());
+    };
+    let kinds = [
+        FileKind::BooterLoad,
+        FileKind::BooterUnload,
+        FileKind::Bootloader,
+        FileKind::Fmc,
+        FileKind::Gsp,
+    ];
+    let kind = kinds[usize::from(pick) % kinds.len()];
+    let version = FwVersion::ALL[usize::from(pick >> 3) % FwVersion::ALL.len()];
+    let chip = Chipset::ALL[usize::from(pick >> 4) % Chipset::ALL.len()];
+    validate(kind, version, chip, file).map_err(|e| e.to_string())
+}
+
+/// Decodes `bytes` as a status queue message of each firmware version, with `available`
+/// elements written and `seq` expected; asserts that an accepted message lies inside the
+/// elements written and its payload inside the message.
+fn queue_message_with(bytes: &[u8], available: u32, seq: u32) -> usize {
+    let mut accepted = 0;
+    let decoders: [fn(&Untrusted<[u8]>, u32, u32) -> Result<msgq::Message, msgq::MsgError>; 2] = [
+        msgq::versioned::r535_113_01::decode,
+        msgq::versioned::r570_144::decode,
+    ];
+    for decode in decoders {
+        if let Ok(m) = decode(Untrusted::new_untrusted_ref(bytes), available, seq) {
+            let size = m.elements as usize * ELEMENT_SIZE;
+            assert!(m.elements >= 1 && m.elements <= available && m.elements as usize <= MAX_ELEMENTS);
+            assert!(size <= bytes.len(), "message of {size} bytes accepted from {}", bytes.len());
+            let (off, len) = m.payload;
+            assert!(off + len <= size, "payload {off}+{len} outside the message of {size}");
+            accepted += 1;
+        }
+    }
+    accepted
+}
+
+/// A status queue message: the first byte is how many elements the GSP claims to have
+/// written, the next four the sequence number expected, the rest the message bytes, padded
+/// with zeros to whole elements as the queue gathers them.
+pub fn queue_message(data: &[u8]) -> usize {
+    let available = u32::from(data.first().copied().unwrap_or(0) % 20);
+    let seq = u32_at(data, 1);
+    let raw = data.get(5..).unwrap_or(&[]);
+    let elements = raw.len().div_ceil(ELEMENT_SIZE).clamp(1, MAX_ELEMENTS);
+    let mut bytes = vec![0u8; elements * ELEMENT_SIZE];
+    let n = raw.len().min(bytes.len());
+    bytes[..n].copy_from_slice(&raw[..n]);
+    queue_message_with(&bytes, available, seq)
+}
+
+/// Ring arithmetic on pointers the GSP wrote: checked pointers never lead outside the ring.
+pub fn ring(data: &[u8]) {
+    let count = u32_at(data, 0);
+    let Some(ring) = Ring::new(count) else {
+        assert!(!(2..=0x10000).contains(&count));
+        return;
+    };
+    let (a, b) = (u32_at(data, 4), u32_at(data, 8));
+    if let (Ok(r), Ok(w)) = (ring.check(a), ring.check(b)) {
+        assert!(ring.used(r, w) < count && ring.free(r, w) < count);
+        assert_eq!(ring.used(r, w) + ring.free(r, w), count - 1);
+        assert!(ring.advance(r, u32_at(data, 12)) < count);
+    }
+}
+
+/// Reassembly of continuation records: parts of random sizes and functions never write
+/// outside the buffer, and complete only at its exact size.
+pub fn reassembly(data: &[u8]) {
+    let expected = usize::from(data.first().copied().unwrap_or(0));
+    let mut buf = vec![0u8; expected];
+    let mut r = Reassembly::new(&mut buf);
+    let mut total = 0usize;
+    for chunk in data.get(1..).unwrap_or(&[]).chunks(9) {
+        let Some((&len, _)) = chunk.split_first() else { break };
+        let part = vec![0xa5u8; usize::from(len % 64)];
+        let function = if chunk.len() > 1 && chunk[1] & 1 == 1 { 73 } else { 71 };
+        match r.push(function, 71, &part) {
+            Ok(done) => {
+                total += part.len();
+                assert_eq!(done, total == expected);
+                assert_eq!(r.data().len(), total);
+            }
+            Err(_) => assert!(total + part.len() > expected || function != 71),
+        }
+    }
+}
+
+/// A `GET_GSP_STATIC_INFO` reply, decoded for each version: an accepted name is printable.
+pub fn static_info(data: &[u8]) -> usize {
+    let decoders: [fn(&Untrusted<[u8]>) -> Result<replies::StaticInfo, replies::StaticInfoError>; 2] = [
+        replies::versioned::r535_113_01::decode_static_info,
+        replies::versioned::r570_144::decode_static_info,
+    ];
+    let mut accepted = 0;
+    for decode in decoders {
+        if let Ok(info) = decode(Untrusted::new_untrusted_ref(data)) {
+            let name = info.name();
+            assert!(!name.is_empty() && name.bytes().all(|b| (0x20..0x7f).contains(&b)));
+            accepted += 1;
+        }
+    }
+    accepted
+}

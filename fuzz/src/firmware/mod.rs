@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The driver's `firmware` module, without its kernel half (requesting files, logging).
+
+#[path = "../../../firmware/bin_hdr.rs"]
+pub(crate) mod bin_hdr;
+#[path = "../../../firmware/elf.rs"]
+pub(crate) mod elf;
+#[path = "../../../firmware/image.rs"]
+pub(crate) mod image;
+
+pub(crate) use image::*;

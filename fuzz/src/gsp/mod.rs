@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The driver's `gsp` module, without its kernel half (shared memory, RPCs, boot).
+
+#[macro_use]
+#[path = "../../../gsp/versions.rs"]
+mod versions;
+
+#[path = "../../../gsp/fw.rs"]
+pub(crate) mod fw;
+#[path = "../../../gsp/msgq.rs"]
+pub(crate) mod msgq;
+#[path = "../../../gsp/replies.rs"]
+pub(crate) mod replies;

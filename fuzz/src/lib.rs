@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! nova_core's parsing core, compiled for the host.
+//!
+//! Every Validator of the driver keeps its logic in files that use nothing of the kernel (see
+//! `untrusted.rs`): the identification registers (`gpu.rs`), the firmware files
+//! (`firmware/{image,elf,bin_hdr}.rs`), the GSP message queues (`gsp/msgq.rs`) and the GSP's
+//! replies (`gsp/replies.rs`), with the per-version bindings bindgen generated for the module
+//! (`gsp/fw/*/bindings_generated.rs`, made by `make modules`) and the same versioning macro.
+//! This crate includes those very files, in the driver's module tree, so that the code fuzzed
+//! and tested here is the code the module runs; [`check`] has one entry point per Validator,
+//! which the fuzz targets (`targets/`) and the tests (`tests/`) call.
+
+#![allow(dead_code, reason = "the module uses parts of the core these entry points do not")]
+
+#[path = "../../untrusted.rs"]
+pub(crate) mod untrusted;
+
+#[path = "../../gpu.rs"]
+pub(crate) mod gpu;
+
+pub(crate) mod firmware;
+pub(crate) mod gsp;
+
+pub mod check;
