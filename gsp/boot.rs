@@ -196,17 +196,16 @@ impl Gsp {
             _libos: libos,
             _fwimage: fwimage,
         };
+        // `wait_for` logged why the wait failed; a GSP that refused the start also left a
+        // status word, which says why.
         gsp.wait_for(pdev, iface.function(Function::InitDone), INIT_TIMEOUT)
-            .inspect_err(|e| {
+            .inspect_err(|_| {
                 let raw = Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0));
                 // UNTRUSTED: the GSP's status word is only printed, to say why it refused.
                 let mailbox = raw.untrusted().into_raw();
-                dev_err!(
-                    pdev,
-                    "GSP did not come up (error {}); NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
-                    e.to_errno(),
-                    mailbox
-                );
+                if mailbox != 0 {
+                    dev_err!(pdev, "GSP refused to start: NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n", mailbox);
+                }
             })?;
         Ok(gsp)
     }
@@ -229,9 +228,10 @@ impl Gsp {
                 Ok(Some((m, _))) if m.result != 0 => {
                     dev_err!(
                         pdev,
-                        "GSP RPC {:#x} failed with status {:#x}\n",
+                        "GSP RPC {:#x} failed with status {:#x} (waiting for {:#x})\n",
                         m.function,
-                        m.result
+                        m.result,
+                        function
                     );
                     return Err(EIO);
                 }
