@@ -12,6 +12,7 @@
 #   unbind    unbind nova_core from every device it is bound to
 #   bind      bind nova_core to every NVIDIA device
 #   rmmod     remove the module
+#   devices   log the NVIDIA devices present (`nova-test: NVIDIA devices: ...`)
 #   phase=N   write N to the emulator's NV_EMU_PHASE marker (config space
 #             offset 0xf0) of every NVIDIA device
 #   cycles=N  N times: unbind every device, bind every device (sysfs)
@@ -136,6 +137,9 @@ for step in $steps; do
 		else
 			say "kmemleak: not available"
 		fi
+		;;
+	devices)
+		say "NVIDIA devices: $(nvidia_devices | tr '\n' ' ')"
 		;;
 	phase=*)
 		set_phase "${step#phase=}"

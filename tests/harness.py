@@ -9,6 +9,8 @@ Runs inside the build root (scripts/harness.sh). Two commands:
                        the scenarios of tests/scenarios.table in QEMU (KUnit
                        suites of the module included), and print one summary
                        line `N passed, N failed[, N skipped]`.
+  stress               the full sweeps of the hostile-device and lifecycle
+                       tests, and the table of the README.
 
 Every run writes its artefacts (initramfs, console log, emulator logs and
 access counts) to a folder under $NOVA_CACHE/runs that the output names.
@@ -25,6 +27,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import qmp  # tests/qmp.py
 
 ROOT = Path(os.environ.get("NOVA_ROOT", Path(__file__).resolve().parent.parent))
 CACHE = Path(os.environ.get("NOVA_CACHE", "/var/cache/nova-core"))
@@ -59,6 +63,17 @@ LIFECYCLE_STEPS = "load,settle,unbind,phase=1,settle,phase=2,bind,settle,rmmod,p
 PHASE_AFTER_UNBIND = 1
 PHASE_REBOUND = 2
 PHASE_AFTER_RMMOD = 3
+
+# Surprise removal (see SURPRISES). Config space is gone after the removal, so the host writes
+# these markers itself, through QEMU's config address/data ports with the VM stopped.
+PHASE_REMOVAL_ASKED = 4   # from the QMP device_del on
+PHASE_REMOVED = 5         # from the host's eject of the slot on: the device is gone
+# QEMU's ACPI PCI hotplug registers on the pc machine (PIIX4, I/O base 0xae00): the slot bitmap
+# the guest's _EJ0 writes to eject, and the bus selector.
+PCIHP_B0EJ = 0xae08
+PCIHP_SEL = 0xae10
+# The driver's RPC timeout (RPC_TIMEOUT in gsp/boot.rs).
+RPC_TIMEOUT_S = 5.0
 
 
 # The module's KUnit suites; each must show up in the KTAP output.
@@ -353,9 +368,15 @@ class Emulator:
             time.sleep(0.02)
         raise RuntimeError(f"emulator {self.index} did not listen on {self.socket}")
 
+    @property
+    def qdev_id(self):
+        """QEMU's id of the device (for QMP's device_del)."""
+        return f"gpu{self.index}"
+
     def qemu_device(self):
         return json.dumps({
             "driver": "vfio-user-pci",
+            "id": self.qdev_id,
             "socket": {"type": "unix", "path": str(self.socket)},
             "addr": f"0x{self.slot:x}",
         })
@@ -375,11 +396,14 @@ class Emulator:
 
 
 def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False,
-         qemu_extra=()):
+         qemu_extra=(), during=None):
     """Boots the test kernel with one emulator per entry.
 
     The module's KUnit suites run at insmod only when `kunit` is set (they need
-    every chip's real firmware, which only some boots carry).
+    every chip's real firmware, which only some boots carry). `during(run_dir,
+    proc, emus)`, when given, runs while QEMU runs; QEMU then offers QMP on
+    run_dir/qmp.sock and traces its ACPI PCI hotplug registers to
+    run_dir/qemu-trace.log.
     """
     initramfs = build_initramfs(run_dir, firmware or {})
     emus = []
@@ -407,6 +431,9 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
             "-serial", "chardev:con",
         ]
         qemu += list(qemu_extra)
+        if during:
+            qemu += ["-qmp", f"unix:{run_dir / 'qmp.sock'},server=on,wait=off",
+                     "-trace", "acpi_pci_*", "-D", str(run_dir / "qemu-trace.log")]
         for e in emus:
             qemu += ["-device", e.qemu_device()]
         (run_dir / "qemu.cmd").write_text(" ".join(qemu) + "\n")
@@ -414,7 +441,9 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
         with open(run_dir / "qemu.stderr", "w") as err:
             proc = subprocess.Popen(qemu, stdout=err, stderr=err)
             try:
-                proc.wait(BOOT_TIMEOUT_S)
+                if during:
+                    during(run_dir, proc, emus)
+                proc.wait(max(1.0, BOOT_TIMEOUT_S - (time.monotonic() - t0)))
                 timed_out = False
             except subprocess.TimeoutExpired:
                 proc.kill()
@@ -674,6 +703,8 @@ class Job:
     kunit: bool = False
     # check(job, outcome, results), outcome = (folder, console, emulators, seconds, timed out)
     check: object = None
+    # during(folder, QEMU process, emulators): runs while the guest runs (see boot()).
+    during: object = None
 
     @property
     def cost(self):
@@ -721,7 +752,7 @@ def run_jobs(run_dir, jobs, results):
             f"{' (nova_core ' + job.params + ')' if job.params else ''}: {names}")
         console, emus, elapsed, timed_out = boot(
             boot_dir, [s.emu_args for s in job.rows], job.steps, job.params,
-            {s.chipset: s.firmware for s in job.rows}, kunit=job.kunit)
+            {s.chipset: s.firmware for s in job.rows}, kunit=job.kunit, during=job.during)
         log(f"{job.label}: guest ran for {elapsed:.1f}s")
         return boot_dir, console, emus, elapsed, timed_out
 
@@ -796,6 +827,179 @@ def lifecycle_job(cycles, modcycles):
     return Job("lifecycle", rows, steps, check=check)
 
 
+@dataclass
+class SurprisePlan:
+    """One surprise removal: the GPU disappears while the driver waits for a GSP reply.
+
+    QMP device_del on the pc machine is a request to the guest (ACPI PCI hotplug: the guest's
+    acpiphp unbinds the driver, waiting for a probe or unbind in progress, then ejects the slot
+    through _EJ0, and only then does QEMU remove the device). The host makes it a surprise: it
+    ejects the slot itself (B0EJ) while the RPC is in flight, so the device is gone before the
+    driver gives up; the guest's hotplug driver still removes the PCI device afterwards.
+    """
+    name: str
+    fault: str          # nova-emu --gsp-fault: the GSP stops answering at this message
+    steps: str          # the guest's steps
+    arm: str            # emulator log line after which device_del is sent ...
+    delay: float        # ... this many seconds later
+    eject_on: str       # emulator log line that triggers the eject, or None: as soon as the
+                        # guest's ACPI handler has read the request (PCID, QEMU's trace)
+    expect: list        # the driver's log lines
+    quiet: bool         # no BAR or shared-memory access between device_del and the eject
+
+
+SURPRISES = (
+    # device_del while probe waits for the reply to GET_GSP_STATIC_INFO: acpiphp waits for the
+    # probe (device lock); the slot is ejected as soon as the guest took the request.
+    SurprisePlan("surprise-probe", "mute@3", "load,settle,settle,devices,rmmod,kmemleak",
+                 r"GSP: fault mute at message 3", 1.0, None,
+                 [r"GSP: no reply to 0x41 within 5000 ms$",
+                  r"probe with driver nova_core failed with error -110$"], True),
+    # device_del while bound: acpiphp unbinds the driver, which sends UNLOADING_GUEST_DRIVER;
+    # the slot is ejected as soon as that RPC reached the GSP.
+    SurprisePlan("surprise-unbind", "mute@4", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
+                 r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 4",
+                 [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$",
+                  r"GSP: no reply to 0x2f within 5000 ms$",
+                  r"GSP did not acknowledge the unload \(error -110\)$"], False),
+)
+
+
+def hmp(mon, line):
+    """One human monitor command through QMP; returns its output."""
+    return mon.execute("human-monitor-command", {"command-line": line})
+
+
+def port_in(mon, port):
+    return int(hmp(mon, f"i /w {port:#x}").rsplit("=", 1)[-1], 16)
+
+
+def write_phase(mon, emu, phase):
+    """Writes NV_EMU_PHASE (config offset 0xf0) of `emu` through the config address/data
+    ports. The VM must be stopped; CF8 is restored, so a guest caught between its own CF8
+    write and CFC access does not notice."""
+    saved = port_in(mon, 0xcf8)
+    hmp(mon, f"o /w 0xcf8 {0x80000000 | emu.slot << 11 | 0xf0:#x}")
+    hmp(mon, f"o /w 0xcfc {phase:#x}")
+    hmp(mon, f"o /w 0xcf8 {saved:#x}")
+
+
+def eject_slot(mon, slot):
+    """Does what the guest's _EJ0 does: selects bus 0 and writes the slot's bit to B0EJ;
+    QEMU removes the device at once. The VM must be stopped; SEL is restored."""
+    saved = port_in(mon, PCIHP_SEL)
+    hmp(mon, f"o /w {PCIHP_SEL:#x} 0")
+    hmp(mon, f"o /w {PCIHP_B0EJ:#x} {1 << slot:#x}")
+    hmp(mon, f"o /w {PCIHP_SEL:#x} {saved:#x}")
+
+
+def wait_text(path, regex, proc, accept=lambda m: True, timeout=BOOT_TIMEOUT_S):
+    """Waits until a match of `regex` in the file `path` satisfies `accept`."""
+    rx = re.compile(regex)
+    end = time.monotonic() + timeout
+    while True:
+        text = path.read_text(errors="replace") if path.exists() else ""
+        if any(accept(m) for m in rx.finditer(text)):
+            return
+        if proc.poll() is not None:
+            raise RuntimeError(f"QEMU ended before /{regex}/ appeared in {path.name}")
+        if time.monotonic() > end:
+            raise RuntimeError(f"no /{regex}/ in {path.name} within {timeout} s")
+        time.sleep(0.02)
+
+
+def stage_surprise(plan, seen):
+    """The host's side of a surprise removal (SurprisePlan), as a boot()'s `during`; notes
+    what happened, or what went wrong, in `seen`."""
+
+    def during(run_dir, proc, emus):
+        emu = emus[0]
+        try:
+            with qmp.QMP(run_dir / "qmp.sock", connect_timeout=30) as mon:
+                wait_text(emu.log, plan.arm, proc)
+                time.sleep(plan.delay)
+                mon.execute("stop")
+                try:
+                    write_phase(mon, emu, PHASE_REMOVAL_ASKED)
+                    mon.execute("device_del", id=emu.qdev_id)
+                finally:
+                    mon.execute("cont")
+                if plan.eject_on is None:
+                    wait_text(run_dir / "qemu-trace.log", r"acpi_pci_down_read (\d+)", proc,
+                              lambda m: int(m.group(1)) & 1 << emu.slot)
+                else:
+                    wait_text(emu.log, plan.eject_on, proc)
+                mon.execute("stop")
+                try:
+                    write_phase(mon, emu, PHASE_REMOVED)
+                    eject_slot(mon, emu.slot)
+                finally:
+                    mon.execute("cont")
+                seen["deleted"] = mon.wait_event("DEVICE_DELETED", 30,
+                                                 lambda d: d.get("device") == emu.qdev_id)
+        except (qmp.QMPError, OSError, RuntimeError) as err:
+            seen["error"] = str(err)
+
+    return during
+
+
+def surprise_jobs(repeat=1):
+    """One boot per plan of SURPRISES, `repeat` times."""
+    jobs = []
+    for n in range(repeat):
+        for plan in SURPRISES:
+            name = plan.name if repeat == 1 else f"{plan.name}-{n}"
+            row = Scenario(name, ["--chipset", "ga102", "--gsp-fault", plan.fault], "-", "",
+                           plan.expect, 0)
+            seen = {}
+
+            def check(job, outcome, results, plan=plan, seen=seen, name=name):
+                check_surprise(plan, name, seen, outcome, results)
+
+            jobs.append(Job(name, [row], plan.steps, check=check,
+                            during=stage_surprise(plan, seen)))
+    return jobs
+
+
+def check_surprise(plan, name, seen, outcome, results):
+    _, console, emus, _, _ = outcome
+    emu = emus[0]
+    results.check(f"{name}: the host staged device_del and the eject", "error" not in seen,
+                  seen.get("error", ""))
+    results.check(f"{name}: QEMU reported DEVICE_DELETED", "deleted" in seen)
+    emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+    told = re.search(r"^\[\s*([\d.]+)\] GSP: fault \S+ at message", emu_log, re.M)
+    gone = re.search(rf"^\[\s*([\d.]+)\] phase {PHASE_REMOVAL_ASKED} -> {PHASE_REMOVED} ",
+                     emu_log, re.M)
+    results.check(f"{name}: the emulated GSP told the lie {plan.fault}", told is not None)
+    # The driver starts its wait after the doorbell that made the GSP log the lie.
+    after = float(gone.group(1)) - float(told.group(1)) if told and gone else None
+    results.check(f"{name}: the device vanished while the driver waited for the GSP",
+                  after is not None and 0 <= after < RPC_TIMEOUT_S,
+                  f"removed {after:.2f} s after the RPC reached the GSP" if after is not None
+                  else "no lie or no removal marker in the emulator log")
+    results.check(f"{name}: the emulator's connection ended at the removal",
+                  gone is not None and "connection closed by the client" in emu_log[gone.end():])
+    lines = device_lines(console, emu.bdf)
+    for exp in plan.expect:
+        results.check(f"{name}: log has /{exp}/", any(re.search(exp, l) for l in lines),
+                      f"{emu.bdf} logged: {lines[:6]}")
+    m = re.search(r"nova-test: NVIDIA devices:(.*)$", console, re.M)
+    results.check(f"{name}: the guest removed the PCI device",
+                  m is not None and not m.group(1).strip(),
+                  m.group(0) if m else "no `devices` step output")
+    counts = emu.read_counts() or {}
+    phases = {p["phase"] for p in counts.get("phases", [])}
+    results.check(f"{name}: no MMIO or shared-memory access after the removal",
+                  PHASE_REMOVED in phases and accesses_in_phase(counts, PHASE_REMOVED) == 0,
+                  f"phases {sorted(phases)}, {accesses_in_phase(counts, PHASE_REMOVED)} accesses")
+    if plan.quiet:
+        results.check(f"{name}: no MMIO or shared-memory access after device_del",
+                      PHASE_REMOVAL_ASKED in phases
+                      and accesses_in_phase(counts, PHASE_REMOVAL_ASKED) == 0,
+                      f"{accesses_in_phase(counts, PHASE_REMOVAL_ASKED)} accesses")
+
+
 def fuzz_sample(run_dir, results):
     """A short run of every fuzz target (make fuzz runs them for longer), seeded with the traffic
     the lifecycle test just recorded."""
@@ -828,7 +1032,7 @@ def cmd_test(_args):
     check_modinfo(results)
     check_code_size(results)
 
-    jobs = table_jobs(read_table()) + [lifecycle_job(cycles=10, modcycles=3)]
+    jobs = table_jobs(read_table()) + [lifecycle_job(cycles=10, modcycles=3)] + surprise_jobs()
     run_jobs(run_dir, jobs, results)
     fuzz_sample(run_dir, results)
 
@@ -919,6 +1123,8 @@ def cmd_stress(args):
                     packed("lies", lies), len(lies)),
         StressClass("identity registers (edges + random pairs)", packed("ids", ids), len(ids)),
         StressClass("BAR0 sizes", packed("bars", bars), len(bars)),
+        StressClass(f"surprise removal (device_del + eject while an RPC waits, "
+                    f"{args.surprises} x 2)", surprise_jobs(args.surprises), 2 * args.surprises),
         StressClass(f"lifecycle ({args.cycles} bind/unbind + {args.modcycles} insmod/rmmod "
                     f"cycles, 2 GPUs)",
                     [lifecycle_job(args.cycles, args.modcycles)],
@@ -1013,6 +1219,7 @@ def main():
     st.add_argument("--modcycles", type=int, default=50, help="rmmod/insmod cycles")
     st.add_argument("--identities", type=int, default=40, help="random BOOT_0/BOOT_42 pairs")
     st.add_argument("--seed", type=int, default=None, help="random seed (default: the time)")
+    st.add_argument("--surprises", type=int, default=5, help="surprise removals of each kind")
     b = sub.add_parser("bench")
     b.add_argument("--iterations", type=int, default=1000)
     b.add_argument("--icount", action="store_true",
