@@ -99,21 +99,21 @@ class Scenario:
     expect: list
     line: int
 
-    @property
-    def gsp_fault(self):
+    def emu_option(self, name, default=None):
+        """The value of a nova-emu option of this row."""
         args = self.emu_args
         for i, a in enumerate(args[:-1]):
-            if a == "--gsp-fault":
+            if a == name:
                 return args[i + 1]
-        return None
+        return default
+
+    @property
+    def gsp_fault(self):
+        return self.emu_option("--gsp-fault")
 
     @property
     def chipset(self):
-        args = self.emu_args
-        for i, a in enumerate(args[:-1]):
-            if a == "--chipset":
-                return args[i + 1]
-        return "ga102"
+        return self.emu_option("--chipset", "ga102")
 
 
 @dataclass
