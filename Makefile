@@ -12,7 +12,7 @@ CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer setup emu run test stress fuzz bench audit-untrusted
+.PHONY: all modules modules_install clean rust-analyzer setup emu run shell test stress fuzz bench audit-untrusted
 
 all: modules
 
@@ -41,6 +41,11 @@ run: modules emu
 
 test: modules emu
 	scripts/harness.sh test
+
+# Boots the guest with one emulated GPU and the module loaded, and opens a
+# shell on its console (`exit` powers it off).
+shell: modules emu
+	scripts/harness.sh shell --chipset $(CHIPSET) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
 # The full sweeps of the hostile-device and lifecycle tests (see the README's table).
 STRESS_CYCLES ?= 200

@@ -396,14 +396,15 @@ class Emulator:
 
 
 def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False,
-         qemu_extra=(), during=None):
+         qemu_extra=(), during=None, interactive=False):
     """Boots the test kernel with one emulator per entry.
 
     The module's KUnit suites run at insmod only when `kunit` is set (they need
     every chip's real firmware, which only some boots carry). `during(run_dir,
     proc, emus)`, when given, runs while QEMU runs; QEMU then offers QMP on
     run_dir/qmp.sock and traces its ACPI PCI hotplug registers to
-    run_dir/qemu-trace.log.
+    run_dir/qemu-trace.log. `interactive` puts the guest's console on this process's terminal
+    (still logged to console.log) and waits for the guest without a time limit.
     """
     initramfs = build_initramfs(run_dir, firmware or {})
     emus = []
@@ -427,7 +428,8 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
             "-kernel", str(KERNEL / "arch/x86/boot/bzImage"),
             "-initrd", str(initramfs),
             "-append", cmdline,
-            "-chardev", f"file,id=con,path={console}",
+            "-chardev", (f"stdio,id=con,signal=off,logfile={console}" if interactive
+                         else f"file,id=con,path={console}"),
             "-serial", "chardev:con",
         ]
         qemu += list(qemu_extra)
@@ -439,11 +441,15 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
         (run_dir / "qemu.cmd").write_text(" ".join(qemu) + "\n")
         t0 = time.monotonic()
         with open(run_dir / "qemu.stderr", "w") as err:
-            proc = subprocess.Popen(qemu, stdout=err, stderr=err)
+            if interactive:
+                proc = subprocess.Popen(qemu, stderr=err)
+            else:
+                proc = subprocess.Popen(qemu, stdout=err, stderr=err)
             try:
                 if during:
                     during(run_dir, proc, emus)
-                proc.wait(max(1.0, BOOT_TIMEOUT_S - (time.monotonic() - t0)))
+                proc.wait(None if interactive
+                          else max(1.0, BOOT_TIMEOUT_S - (time.monotonic() - t0)))
                 timed_out = False
             except subprocess.TimeoutExpired:
                 proc.kill()
@@ -1000,6 +1006,42 @@ def check_surprise(plan, name, seen, outcome, results):
                       f"{accesses_in_phase(counts, PHASE_REMOVAL_ASKED)} accesses")
 
 
+def shell_smoke(run_dir, results):
+    """`make shell` as a user would drive it: wait for the shell, type commands, `exit`."""
+    import threading
+    cmd = [sys.executable, str(Path(__file__).resolve()), "shell", "--chipset", "ga102"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    out = bytearray()
+    ready = threading.Event()
+
+    def reader():
+        for chunk in iter(lambda: proc.stdout.read1(4096), b""):
+            out.extend(chunk)
+            if b"nova-test: step shell" in out:
+                ready.set()
+        ready.set()
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    typed = ready.wait(BOOT_TIMEOUT_S) and proc.poll() is None
+    if typed:
+        time.sleep(2)
+        proc.stdin.write(b"echo SHELL-$((6 * 7)); cat /sys/bus/pci/drivers/nova_core/*/vendor; exit\n")
+        proc.stdin.flush()
+    try:
+        rc = proc.wait(120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+    t.join(5)
+    text = out.decode(errors="replace")
+    (run_dir / "shell.log").write_text(text)
+    results.check("make shell: a shell on the guest console, with the module bound",
+                  typed and "SHELL-42" in text and "0x10de" in text and rc == 0,
+                  f"exit {rc}, see {run_dir}/shell.log")
+
+
 def fuzz_sample(run_dir, results):
     """A short run of every fuzz target (make fuzz runs them for longer), seeded with the traffic
     the lifecycle test just recorded."""
@@ -1034,6 +1076,7 @@ def cmd_test(_args):
 
     jobs = table_jobs(read_table()) + [lifecycle_job(cycles=10, modcycles=3)] + surprise_jobs()
     run_jobs(run_dir, jobs, results)
+    shell_smoke(run_dir, results)
     fuzz_sample(run_dir, results)
 
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s)")
@@ -1185,13 +1228,15 @@ def cmd_bench(args):
     return 0 if ok else 1
 
 
+def one_gpu(args):
+    """The emulator options and module parameters of `run` and `shell`."""
+    params = f"gsp_version={args.firmware.split('.')[0]}" if args.firmware else ""
+    return ["--chipset", args.chipset], params
+
+
 def cmd_run(args):
     run_dir = new_run_dir("run")
-    emu_args = ["--chipset", args.chipset]
-    params = ""
-    if args.firmware:
-        major = args.firmware.split(".")[0]
-        params = f"gsp_version={major}"
+    emu_args, params = one_gpu(args)
     console, emus, elapsed, timed_out = boot(run_dir, [emu_args], "load,settle", params,
                                              {args.chipset: "-"})
     lines = device_lines(console, emus[0].bdf)
@@ -1207,12 +1252,27 @@ def cmd_run(args):
     return 0 if lines else 1
 
 
+def cmd_shell(args):
+    """Boots one emulated GPU with the module loaded and gives the guest's console to the user."""
+    run_dir = new_run_dir("shell")
+    emu_args, params = one_gpu(args)
+    log(f"emulated {args.chipset}; once the module is loaded, a shell opens on the guest console "
+        f"(sysfs, dmesg, rmmod, insmod /nova_core.ko); `exit` powers the guest off")
+    console, _, elapsed, _ = boot(run_dir, [emu_args], "load,settle,shell", params,
+                                  {args.chipset: "-"}, interactive=True)
+    log(f"guest ran for {elapsed:.1f}s; console log: {run_dir}/console.log")
+    return 0 if "nova-test: done" in console else 1
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--chipset", default="ga102")
     r.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
+    sh = sub.add_parser("shell")
+    sh.add_argument("--chipset", default="ga102")
+    sh.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
     sub.add_parser("test")
     st = sub.add_parser("stress")
     st.add_argument("--cycles", type=int, default=200, help="sysfs unbind/bind cycles")
@@ -1227,7 +1287,7 @@ def main():
     args = p.parse_args()
     if not EMU.exists():
         raise SystemExit(f"{EMU} is missing: build it with `make emu`")
-    return {"run": cmd_run, "test": cmd_test, "bench": cmd_bench,
+    return {"run": cmd_run, "shell": cmd_shell, "test": cmd_test, "bench": cmd_bench,
             "stress": cmd_stress}[args.cmd](args)
 
 
