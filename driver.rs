@@ -211,7 +211,11 @@ impl pci::Driver for NovaCore {
         let mut gsp = this.gsp.lock();
         if let Some(gsp) = &mut *gsp {
             if let Err(e) = gsp.unload(pdev, &this.bar) {
-                dev_warn!(pdev, "GSP did not acknowledge the unload (error {})\n", e.to_errno());
+                dev_warn!(
+                    pdev,
+                    "GSP did not acknowledge the unload (error {})\n",
+                    e.to_errno()
+                );
             }
         }
     }

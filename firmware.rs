@@ -69,7 +69,12 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let fw = Firmware::request_nowarn(&name, dev).inspect_err(|e| {
-            dev_err!(dev, "{}: cannot load (error {})\n", name.to_str().unwrap_or("?"), e.to_errno());
+            dev_err!(
+                dev,
+                "{}: cannot load (error {})\n",
+                name.to_str().unwrap_or("?"),
+                e.to_errno()
+            );
         })?;
         let data = Untrusted::new_untrusted_ref(fw.data());
         let validated = validate_file(kind, data, version, spec.chipset).map_err(|e| {
@@ -79,7 +84,9 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
         if let Validated::Gsp(image) = validated {
             let (offset, size) = image.image;
             // `GspImage` checked that the section lies inside the file.
-            let head = data.subslice(offset, size.min(IMAGE_HEAD)).map_err(|_| EINVAL)?;
+            let head = data
+                .subslice(offset, size.min(IMAGE_HEAD))
+                .map_err(|_| EINVAL)?;
             // `GspImage` checked that these bytes lie inside the file.
             // UNTRUSTED: opaque firmware bytes for the GSP, not interpreted by the driver.
             image_head.extend_from_slice(head.untrusted(), GFP_KERNEL)?;
@@ -93,7 +100,11 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
 
 /// Loads the GSP firmware for `spec`: the forced version if `forced` is given, otherwise the
 /// newest version whose files are all present and valid.
-pub(crate) fn load(dev: &device::Device, spec: &Spec, forced: Option<FwVersion>) -> Result<GspFirmware> {
+pub(crate) fn load(
+    dev: &device::Device,
+    spec: &Spec,
+    forced: Option<FwVersion>,
+) -> Result<GspFirmware> {
     let mut last = ENOENT;
     let mut tried_any = false;
     for &version in FwVersion::ALL {
@@ -111,7 +122,12 @@ pub(crate) fn load(dev: &device::Device, spec: &Spec, forced: Option<FwVersion>)
     }
     if !tried_any {
         if let Some(f) = forced {
-            dev_err!(dev, "GSP firmware {} does not exist for {}\n", f, spec.chipset);
+            dev_err!(
+                dev,
+                "GSP firmware {} does not exist for {}\n",
+                f,
+                spec.chipset
+            );
         }
         return Err(ENOENT);
     }
@@ -166,8 +182,8 @@ impl<const N: usize> ModInfoBuilder<N> {
 
 #[kunit_tests(nova_core_firmware)]
 mod tests {
-    use super::*;
     use super::bin_hdr::BinFile;
+    use super::*;
     use crate::gpu::Architecture;
     use kernel::faux;
 
@@ -249,7 +265,13 @@ mod tests {
     fn real_turing_570_files_validate() -> Result {
         for &kind in FileKind::for_arch(Architecture::Turing) {
             let fw = request(Chipset::TU102, kind, FwVersion::R570_144)?;
-            assert!(validate_file(kind, untrusted(fw.data()), FwVersion::R570_144, Chipset::TU102).is_ok());
+            assert!(validate_file(
+                kind,
+                untrusted(fw.data()),
+                FwVersion::R570_144,
+                Chipset::TU102
+            )
+            .is_ok());
         }
         Ok(())
     }
@@ -258,7 +280,12 @@ mod tests {
     fn real_ampere_535_files_validate() -> Result {
         for &kind in FileKind::for_arch(Architecture::Ampere) {
             let fw = request(Chipset::GA102, kind, FwVersion::R535_113_01)?;
-            let r = validate_file(kind, untrusted(fw.data()), FwVersion::R535_113_01, Chipset::GA102);
+            let r = validate_file(
+                kind,
+                untrusted(fw.data()),
+                FwVersion::R535_113_01,
+                Chipset::GA102,
+            );
             assert!(r.is_ok());
         }
         Ok(())
@@ -268,7 +295,12 @@ mod tests {
     fn real_hopper_boot_files_validate() -> Result {
         for kind in [FileKind::Fmc, FileKind::Bootloader] {
             let fw = request(Chipset::GH100, kind, FwVersion::R570_144)?;
-            let r = validate_file(kind, untrusted(fw.data()), FwVersion::R570_144, Chipset::GH100);
+            let r = validate_file(
+                kind,
+                untrusted(fw.data()),
+                FwVersion::R570_144,
+                Chipset::GH100,
+            );
             assert!(r.is_ok());
         }
         Ok(())
@@ -278,7 +310,13 @@ mod tests {
     fn real_gsp_570_image_serves_every_family_it_signs() -> Result {
         let fw = request(Chipset::GA102, FileKind::Gsp, FwVersion::R570_144)?;
         let data = untrusted(fw.data());
-        for chip in [Chipset::GA102, Chipset::AD104, Chipset::GH100, Chipset::GB100, Chipset::GB207] {
+        for chip in [
+            Chipset::GA102,
+            Chipset::AD104,
+            Chipset::GH100,
+            Chipset::GB100,
+            Chipset::GB207,
+        ] {
             assert!(GspImage::validate(data, FwVersion::R570_144, chip).is_ok());
         }
         Ok(())
@@ -314,11 +352,19 @@ mod tests {
             (40, FwError::Truncated("ELF header")),
             (64, FwError::OutOfFile("section header table")),
             (shoff, FwError::OutOfFile("section header table")),
-            (shoff + 64 * 3 + 5, FwError::OutOfFile("section header table")),
+            (
+                shoff + 64 * 3 + 5,
+                FwError::OutOfFile("section header table"),
+            ),
             (data.len() - 1, FwError::OutOfFile("section header table")),
         ];
         for (cut, expected) in cuts {
-            let r = validate_file(FileKind::Gsp, untrusted(&data[..cut]), FwVersion::R570_144, Chipset::TU102);
+            let r = validate_file(
+                FileKind::Gsp,
+                untrusted(&data[..cut]),
+                FwVersion::R570_144,
+                Chipset::TU102,
+            );
             assert_eq!(r, Err(expected));
         }
         Ok(())
@@ -343,12 +389,26 @@ mod tests {
 
         let mut f = copy(fw.data())?;
         put32(&mut f, 12, 4);
-        assert_eq!(check(&f), Err(FwError::Malformed("sub-header overlaps the binary header")));
-
-        assert_eq!(check(&fw.data()[..10]), Err(FwError::Truncated("binary header")));
-        assert_eq!(check(&fw.data()[..fw.data().len() - 1]), Err(FwError::OutOfFile("data")));
         assert_eq!(
-            validate_file(FileKind::Bootloader, untrusted(&[]), FwVersion::R570_144, Chipset::GA102),
+            check(&f),
+            Err(FwError::Malformed("sub-header overlaps the binary header"))
+        );
+
+        assert_eq!(
+            check(&fw.data()[..10]),
+            Err(FwError::Truncated("binary header"))
+        );
+        assert_eq!(
+            check(&fw.data()[..fw.data().len() - 1]),
+            Err(FwError::OutOfFile("data"))
+        );
+        assert_eq!(
+            validate_file(
+                FileKind::Bootloader,
+                untrusted(&[]),
+                FwVersion::R570_144,
+                Chipset::GA102
+            ),
             Err(FwError::Empty)
         );
         Ok(())
@@ -430,7 +490,10 @@ mod tests {
         // Point a name at the last byte of the name table, which is then not NUL.
         let last = shoff - 1;
         f[last] = b'x';
-        assert_eq!(gsp_result(&f), Err(FwError::Malformed("section name not terminated")));
+        assert_eq!(
+            gsp_result(&f),
+            Err(FwError::Malformed("section name not terminated"))
+        );
         Ok(())
     }
 
@@ -444,10 +507,16 @@ mod tests {
         );
         let (mut f, _) = synthetic_gsp()?;
         f[0x3a] = 40;
-        assert_eq!(gsp_result(&f), Err(FwError::Malformed("unexpected section header size")));
+        assert_eq!(
+            gsp_result(&f),
+            Err(FwError::Malformed("unexpected section header size"))
+        );
         let (mut f, _) = synthetic_gsp()?;
         f[0x3c] = 0;
-        assert_eq!(gsp_result(&f), Err(FwError::Malformed("section count out of range")));
+        assert_eq!(
+            gsp_result(&f),
+            Err(FwError::Malformed("section count out of range"))
+        );
         Ok(())
     }
 
@@ -455,8 +524,15 @@ mod tests {
     fn modinfo_names_every_file() -> Result {
         let p = path(Chipset::GB202, FileKind::Fmc, FwVersion::R570_144)?;
         assert_eq!(p.to_bytes(), b"nvidia/gb202/gsp/fmc-570.144.bin");
-        let p = path(Chipset::TU117, FileKind::BooterUnload, FwVersion::R535_113_01)?;
-        assert_eq!(p.to_bytes(), b"nvidia/tu117/gsp/booter_unload-535.113.01.bin");
+        let p = path(
+            Chipset::TU117,
+            FileKind::BooterUnload,
+            FwVersion::R535_113_01,
+        )?;
+        assert_eq!(
+            p.to_bytes(),
+            b"nvidia/tu117/gsp/booter_unload-535.113.01.bin"
+        );
         assert!(!FwVersion::R535_113_01.supports(Chipset::GH100));
         assert!(FwVersion::R535_113_01.supports(Chipset::AD107));
         Ok(())

@@ -289,8 +289,10 @@ impl Validator for Spec {
         }
 
         // The revision fields are four bits wide, so they always fit in a `u8`.
-        let major = u8::try_from(boot42::major_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
-        let minor = u8::try_from(boot42::minor_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
+        let major =
+            u8::try_from(boot42::major_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
+        let minor =
+            u8::try_from(boot42::minor_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
 
         Ok(Spec {
             chipset,
@@ -325,7 +327,10 @@ mod tests {
                 s,
                 Ok(Spec {
                     chipset: chip,
-                    revision: Revision { major: 0xa, minor: 1 }
+                    revision: Revision {
+                        major: 0xa,
+                        minor: 1
+                    }
                 })
             );
         }
@@ -334,7 +339,10 @@ mod tests {
     #[test]
     fn chip_names_are_lower_case_and_unique() {
         for (i, &a) in Chipset::ALL.iter().enumerate() {
-            assert!(a.name().bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+            assert!(a
+                .name()
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
             for &b in &Chipset::ALL[i + 1..] {
                 assert!(a.name() != b.name());
                 assert!(a.id() != b.id());
@@ -353,7 +361,10 @@ mod tests {
             s,
             Ok(Spec {
                 chipset: Chipset::GA102,
-                revision: Revision { major: 0xa, minor: 1 }
+                revision: Revision {
+                    major: 0xa,
+                    minor: 1
+                }
             })
         );
     }
@@ -437,20 +448,36 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let edges = [0u32, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 0x1720_00a1, 0x172a_1000];
+        let edges = [
+            0u32,
+            0xffff_ffff,
+            0x8000_0000,
+            0x7fff_ffff,
+            0x1720_00a1,
+            0x172a_1000,
+        ];
         let mut identified = 0;
         for i in 0..200_000u32 {
             let r = next();
             let (b0, b42) = if (i as usize) < edges.len() * edges.len() {
-                (edges[i as usize / edges.len()], edges[i as usize % edges.len()])
+                (
+                    edges[i as usize / edges.len()],
+                    edges[i as usize % edges.len()],
+                )
             } else if i % 3 == 0 {
                 // Near-valid pairs: a real chip id in BOOT_42 with random other bits.
                 let chip = Chipset::ALL[(r as usize >> 40) % Chipset::ALL.len()];
-                ((r as u32 & !0x1ff0_0000) | (chip.id() << 20), ((r >> 32) as u32 & !0x3ff0_0000) | (chip.id() << 20))
+                (
+                    (r as u32 & !0x1ff0_0000) | (chip.id() << 20),
+                    ((r >> 32) as u32 & !0x3ff0_0000) | (chip.id() << 20),
+                )
             } else {
                 (r as u32, (r >> 32) as u32)
             };
-            if let Ok(s) = spec(IdRegs { boot0: b0, boot42: b42 }) {
+            if let Ok(s) = spec(IdRegs {
+                boot0: b0,
+                boot42: b42,
+            }) {
                 identified += 1;
                 let id = (boot42::architecture(b42) << 4) | boot42::implementation(b42);
                 assert_eq!(s.chipset.id(), id);

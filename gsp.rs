@@ -58,8 +58,14 @@ pub(crate) trait Interface: Sync {
 
     /// Appends this version's `GSP_ARGUMENTS_CACHED` for queues in a region at `shared`, of
     /// `pages` pages, with the queues at the given offsets.
-    fn encode_rmargs(&self, shared: u64, pages: u32, cmdq: u64, statq: u64, out: &mut KVec<u8>)
-        -> Result;
+    fn encode_rmargs(
+        &self,
+        shared: u64,
+        pages: u32,
+        cmdq: u64,
+        statq: u64,
+        out: &mut KVec<u8>,
+    ) -> Result;
 
     /// Appends LIBOS memory region arguments `(id8, address, size)` to `out`.
     fn encode_libos_args(&self, regions: &[(u64, u64, u64)], out: &mut KVec<u8>) -> Result;

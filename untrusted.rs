@@ -206,7 +206,10 @@ impl<T: ?Sized> Untrusted<T> {
     /// ```ignore
     /// let len = raw_len.validate_with(|&l: &u32| if l <= 64 { Ok(l) } else { Err(EINVAL) })?;
     /// ```
-    pub(crate) fn validate_with<R, E>(&self, check: impl FnOnce(&T) -> Result<R, E>) -> Result<R, E> {
+    pub(crate) fn validate_with<R, E>(
+        &self,
+        check: impl FnOnce(&T) -> Result<R, E>,
+    ) -> Result<R, E> {
         check(&self.0)
     }
 }
@@ -270,8 +273,13 @@ impl Untrusted<[u8]> {
     /// ```ignore
     /// let section: &Untrusted<[u8]> = file.subslice(offset, size)?;
     /// ```
-    pub(crate) fn subslice(&self, offset: usize, len: usize) -> Result<&Untrusted<[u8]>, ReadError> {
-        self.byte_range(offset, len).map(Untrusted::new_untrusted_ref)
+    pub(crate) fn subslice(
+        &self,
+        offset: usize,
+        len: usize,
+    ) -> Result<&Untrusted<[u8]>, ReadError> {
+        self.byte_range(offset, len)
+            .map(Untrusted::new_untrusted_ref)
     }
 
     fn byte_range(&self, offset: usize, len: usize) -> Result<&[u8], ReadError> {
@@ -448,16 +456,28 @@ mod tests {
 
     #[test]
     fn validator_rejects_bad_value() {
-        assert_eq!(Untrusted::new_untrusted(3u32).validate::<Even>(), Err(EINVAL));
+        assert_eq!(
+            Untrusted::new_untrusted(3u32).validate::<Even>(),
+            Err(EINVAL)
+        );
     }
 
     #[test]
     fn validator_over_unsized_bytes() {
         let good = [3u8, b'a', b'b', b'c'];
         let bad = [9u8, 0, 0];
-        assert_eq!(Untrusted::new_untrusted_ref(&good[..]).validate::<ShortString>(), Ok(3));
-        assert_eq!(Untrusted::new_untrusted_ref(&bad[..]).validate::<ShortString>(), Err(EINVAL));
-        assert_eq!(Untrusted::new_untrusted_ref(&[][..]).validate::<ShortString>(), Err(EINVAL));
+        assert_eq!(
+            Untrusted::new_untrusted_ref(&good[..]).validate::<ShortString>(),
+            Ok(3)
+        );
+        assert_eq!(
+            Untrusted::new_untrusted_ref(&bad[..]).validate::<ShortString>(),
+            Err(EINVAL)
+        );
+        assert_eq!(
+            Untrusted::new_untrusted_ref(&[][..]).validate::<ShortString>(),
+            Err(EINVAL)
+        );
     }
 
     #[test]
@@ -493,7 +513,10 @@ mod tests {
     fn validate_bytes_closure_decides() {
         let raw = Untrusted::new_untrusted_ref(&b"\x7fELF"[..]);
         assert_eq!(raw.validate_bytes(|b| Ok::<usize, Error>(b.len())), Ok(4));
-        assert_eq!(raw.validate_bytes(|_| Err::<(), Error>(EINVAL)), Err(EINVAL));
+        assert_eq!(
+            raw.validate_bytes(|_| Err::<(), Error>(EINVAL)),
+            Err(EINVAL)
+        );
     }
 
     #[test]
@@ -583,8 +606,14 @@ mod tests {
         // SAFETY: `u32` has no padding and every byte pattern is valid for `u8`.
         let bytes = unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 12) };
         let raw = Untrusted::new_untrusted_ref(bytes);
-        assert_eq!(raw.read_ref::<Pair>(8).map(|_| ()), Err(ReadError::OutOfBounds));
-        assert_eq!(raw.read_ref::<Pair>(usize::MAX).map(|_| ()), Err(ReadError::OutOfBounds));
+        assert_eq!(
+            raw.read_ref::<Pair>(8).map(|_| ()),
+            Err(ReadError::OutOfBounds)
+        );
+        assert_eq!(
+            raw.read_ref::<Pair>(usize::MAX).map(|_| ()),
+            Err(ReadError::OutOfBounds)
+        );
     }
 
     #[test]
@@ -593,15 +622,26 @@ mod tests {
         // SAFETY: `u32` has no padding and every byte pattern is valid for `u8`.
         let bytes = unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 16) };
         let raw = Untrusted::new_untrusted_ref(bytes);
-        assert_eq!(raw.read_ref::<Pair>(1).map(|_| ()), Err(ReadError::Misaligned));
+        assert_eq!(
+            raw.read_ref::<Pair>(1).map(|_| ()),
+            Err(ReadError::Misaligned)
+        );
     }
 
     #[test]
     fn read_copy_at_any_alignment() -> Result {
         let bytes = [0u8, 0x78, 0x56, 0x34, 0x12, 0];
         let raw = Untrusted::new_untrusted_ref(&bytes[..]);
-        assert_eq!(raw.read_copy::<u32>(1).map_err(|_| EINVAL)?.into_inner_untrusted(), 0x1234_5678);
-        assert_eq!(raw.read_copy::<u32>(3).map(|_| ()), Err(ReadError::OutOfBounds));
+        assert_eq!(
+            raw.read_copy::<u32>(1)
+                .map_err(|_| EINVAL)?
+                .into_inner_untrusted(),
+            0x1234_5678
+        );
+        assert_eq!(
+            raw.read_copy::<u32>(3).map(|_| ()),
+            Err(ReadError::OutOfBounds)
+        );
         Ok(())
     }
 

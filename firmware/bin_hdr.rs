@@ -64,8 +64,10 @@ impl Validator for BinFile {
             return Err(FwError::BadMagic);
         }
         let len = file.len();
-        let header_offset = usize::try_from(hdr.header_offset).map_err(|_| FwError::OutOfFile("header"))?;
-        let data_offset = usize::try_from(hdr.data_offset).map_err(|_| FwError::OutOfFile("data"))?;
+        let header_offset =
+            usize::try_from(hdr.header_offset).map_err(|_| FwError::OutOfFile("header"))?;
+        let data_offset =
+            usize::try_from(hdr.data_offset).map_err(|_| FwError::OutOfFile("data"))?;
         let data_size = usize::try_from(hdr.data_size).map_err(|_| FwError::OutOfFile("data"))?;
 
         if header_offset < core::mem::size_of::<BinHdr>() {

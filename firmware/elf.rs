@@ -158,7 +158,12 @@ fn to_usize(v: u64, what: &'static str) -> Result<usize, FwError> {
 }
 
 /// Checks that `offset..offset + size` lies inside a file of `len` bytes.
-fn in_file(offset: u64, size: u64, len: usize, what: &'static str) -> Result<(usize, usize), FwError> {
+fn in_file(
+    offset: u64,
+    size: u64,
+    len: usize,
+    what: &'static str,
+) -> Result<(usize, usize), FwError> {
     let end = offset.checked_add(size).ok_or(FwError::OutOfFile(what))?;
     if end > len as u64 {
         return Err(FwError::OutOfFile(what));
@@ -167,7 +172,9 @@ fn in_file(offset: u64, size: u64, len: usize, what: &'static str) -> Result<(us
 }
 
 fn read_header(file: &Untrusted<[u8]>) -> Result<Header, FwError> {
-    let ident = file.subslice(0, 16).map_err(|_| FwError::Truncated("ELF header"))?;
+    let ident = file
+        .subslice(0, 16)
+        .map_err(|_| FwError::Truncated("ELF header"))?;
     if !ident.starts_with(ELF_MAGIC) {
         return Err(FwError::BadMagic);
     }
@@ -259,7 +266,9 @@ impl Validator for Sections {
 
         let strtab = read_section(file, &hdr, hdr.shstrndx)?;
         let (str_off, str_size) = in_file(strtab.offset, strtab.size, len, "section name table")?;
-        let names = file.subslice(str_off, str_size).map_err(|_| FwError::OutOfFile("section name table"))?;
+        let names = file
+            .subslice(str_off, str_size)
+            .map_err(|_| FwError::OutOfFile("section name table"))?;
 
         let mut out = Sections {
             sections: [Section::default(); MAX_SECTIONS],
@@ -268,7 +277,10 @@ impl Validator for Sections {
         for i in 0..hdr.shnum {
             let raw = read_section(file, &hdr, i)?;
             let name_off = to_usize(raw.name, "section name")?;
-            let tail = names.untrusted().get(name_off..).ok_or(FwError::OutOfFile("section name"))?;
+            let tail = names
+                .untrusted()
+                .get(name_off..)
+                .ok_or(FwError::OutOfFile("section name"))?;
             let name_len = tail
                 .iter()
                 .position(|&b| b == 0)
@@ -283,7 +295,11 @@ impl Validator for Sections {
             };
             // `in_file` checked that `offset + size` does not overflow.
             let end = offset + size;
-            if size > 0 && out.iter().any(|o| o.size > 0 && offset < o.offset + o.size && o.offset < end) {
+            if size > 0
+                && out
+                    .iter()
+                    .any(|o| o.size > 0 && offset < o.offset + o.size && o.offset < end)
+            {
                 return Err(FwError::Malformed("sections overlap"));
             }
             let slot = out

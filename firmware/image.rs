@@ -210,8 +210,14 @@ impl GspImage {
         // The version must be NUL-terminated and equal to the file name's, byte for byte.
         let expected = version.name().as_bytes();
         let matches = raw.len() == expected.len() + 1
-            && *raw.subslice(0, expected.len()).map_err(|_| FwError::VersionMismatch)? == *expected
-            && *raw.subslice(expected.len(), 1).map_err(|_| FwError::VersionMismatch)? == [0u8];
+            && *raw
+                .subslice(0, expected.len())
+                .map_err(|_| FwError::VersionMismatch)?
+                == *expected
+            && *raw
+                .subslice(expected.len(), 1)
+                .map_err(|_| FwError::VersionMismatch)?
+                == [0u8];
         if !matches {
             return Err(FwError::VersionMismatch);
         }

@@ -29,9 +29,7 @@ use crate::{
             Queues,
             RamMemory, //
         },
-        versioned,
-        Function,
-        Interface,
+        versioned, Function, Interface,
     },
 };
 
@@ -158,7 +156,9 @@ pub(crate) fn run(
         gsp.static_info(pdev, bar)?;
     }
     let elapsed: Delta = start.elapsed();
-    let us = u64::try_from(elapsed.as_micros_ceil()).unwrap_or(u64::MAX).max(1);
+    let us = u64::try_from(elapsed.as_micros_ceil())
+        .unwrap_or(u64::MAX)
+        .max(1);
     dev_info!(
         pdev,
         "bench: {} GET_GSP_STATIC_INFO round trips: {} in {} us, {} per second\n",

@@ -35,15 +35,14 @@ use crate::{
             SystemFacts,
             REGISTRY, //
         },
-        replies::StaticInfo,
         msgq::MsgError,
         queues::{
             region_size,
             QueueMemory,
             Queues, //
         },
-        Function,
-        Interface,
+        replies::StaticInfo,
+        Function, Interface,
     },
     regs,
     untrusted::Untrusted,
@@ -88,7 +87,9 @@ impl QueueMemory for CoherentMemory {
 
 /// Packs a LIBOS region name the way the firmware reads it: first character most significant.
 pub(crate) fn libos_id8(name: &str) -> u64 {
-    name.bytes().take(8).fold(0u64, |id, c| (id << 8) | u64::from(c))
+    name.bytes()
+        .take(8)
+        .fold(0u64, |id, c| (id << 8) | u64::from(c))
 }
 
 /// Most commands the driver queues without waiting for their replies (the boot queues two).
@@ -165,8 +166,16 @@ impl Gsp {
         let mut libos = KVec::new();
         iface.encode_libos_args(
             &[
-                (libos_id8("RMARGS"), rmargs.dma_address(), u64::try_from(rmargs.len())?),
-                (libos_id8("FWIMAGE"), fwimage.dma_address(), u64::try_from(fwimage.len())?),
+                (
+                    libos_id8("RMARGS"),
+                    rmargs.dma_address(),
+                    u64::try_from(rmargs.len())?,
+                ),
+                (
+                    libos_id8("FWIMAGE"),
+                    fwimage.dma_address(),
+                    u64::try_from(fwimage.len())?,
+                ),
             ],
             &mut libos,
         )?;
@@ -184,8 +193,12 @@ impl Gsp {
         owed.push(iface.function(Function::SetRegistry))?;
 
         let args = libos.dma_address();
-        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(u32::try_from(args & 0xffff_ffff)?));
-        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(u32::try_from(args >> 32)?));
+        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(u32::try_from(
+            args & 0xffff_ffff,
+        )?));
+        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(u32::try_from(
+            args >> 32,
+        )?));
         bar.write_reg(regs::NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>());
 
         let mut gsp = Gsp {
@@ -204,7 +217,11 @@ impl Gsp {
                 // UNTRUSTED: the GSP's status word is only printed, to say why it refused.
                 let mailbox = raw.untrusted().into_raw();
                 if mailbox != 0 {
-                    dev_err!(pdev, "GSP refused to start: NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n", mailbox);
+                    dev_err!(
+                        pdev,
+                        "GSP refused to start: NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
+                        mailbox
+                    );
                 }
             })?;
         Ok(gsp)
@@ -238,7 +255,12 @@ impl Gsp {
                 Ok(Some((m, _))) if self.owed.first() == Some(m.function) => self.owed.pop(),
                 Ok(Some((m, payload))) if m.function == function => return Ok(payload),
                 Ok(Some((m, _))) if self.iface.is_event(m.function) => {
-                    dev_dbg!(pdev, "GSP event {:#x} while waiting for {:#x}\n", m.function, function);
+                    dev_dbg!(
+                        pdev,
+                        "GSP event {:#x} while waiting for {:#x}\n",
+                        m.function,
+                        function
+                    );
                 }
                 Ok(Some((m, _))) => {
                     dev_err!(
@@ -251,13 +273,23 @@ impl Gsp {
                 }
                 Ok(None) => {
                     if start.elapsed() > timeout {
-                        dev_err!(pdev, "GSP: no reply to {:#x} within {} ms\n", function, timeout.as_millis());
+                        dev_err!(
+                            pdev,
+                            "GSP: no reply to {:#x} within {} ms\n",
+                            function,
+                            timeout.as_millis()
+                        );
                         return Err(ETIMEDOUT);
                     }
                     fsleep(Delta::from_millis(1));
                 }
                 Err(e) => {
-                    dev_err!(pdev, "GSP status queue: {} (waiting for {:#x})\n", e, function);
+                    dev_err!(
+                        pdev,
+                        "GSP status queue: {} (waiting for {:#x})\n",
+                        e,
+                        function
+                    );
                     return Err(MsgError::errno(e));
                 }
             }

@@ -281,7 +281,10 @@ mod tests {
     #[test]
     fn rmargs_layout_differs_per_version() -> Result {
         // 535.113.01 has two lockless queue offsets more in MESSAGE_QUEUE_INIT_ARGUMENTS.
-        for (v, size, queue_args) in [(FwVersion::R535_113_01, 80, 48), (FwVersion::R570_144, 72, 32)] {
+        for (v, size, queue_args) in [
+            (FwVersion::R535_113_01, 80, 48),
+            (FwVersion::R570_144, 72, 32),
+        ] {
             let mut b = KVec::new();
             interface(v)?.encode_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
             assert_eq!(b.len(), size);
@@ -333,13 +336,13 @@ mod tests {
     fn static_info_name_sits_where_each_version_puts_it() -> Result {
         let name = b"NVIDIA GeForce RTX 3090\0";
         let b = reply(1656, 1260, name, 1224)?;
-        let info = v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..]))
-            .map_err(|_| EINVAL)?;
+        let info =
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
         assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
         assert_eq!(info.fb_length, 24 << 30);
         let b = reply(2168, 1820, name, 1752)?;
-        let info = v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..]))
-            .map_err(|_| EINVAL)?;
+        let info =
+            v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
         assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
         assert_eq!(info.fb_length, 24 << 30);
         Ok(())
@@ -350,18 +353,27 @@ mod tests {
         let b = reply(1656, 1260, b"NVIDIA\0", 1224)?;
         assert_eq!(
             v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..1655])),
-            Err(StaticInfoError::WrongSize { got: 1655, want: 1656 })
+            Err(StaticInfoError::WrongSize {
+                got: 1655,
+                want: 1656
+            })
         );
         // A 570.144 reply does not fit 535.113.01, nor the other way round: a version
         // mismatch shows here.
         assert_eq!(
             v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
-            Err(StaticInfoError::WrongSize { got: 1656, want: 2168 })
+            Err(StaticInfoError::WrongSize {
+                got: 1656,
+                want: 2168
+            })
         );
         let b535 = reply(2168, 1820, b"NVIDIA\0", 1752)?;
         assert_eq!(
             v570::decode_static_info(Untrusted::new_untrusted_ref(&b535[..])),
-            Err(StaticInfoError::WrongSize { got: 2168, want: 1656 })
+            Err(StaticInfoError::WrongSize {
+                got: 2168,
+                want: 1656
+            })
         );
         let b = reply(1656, 1260, &[b'A'; 64], 1224)?;
         assert_eq!(

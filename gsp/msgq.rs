@@ -438,7 +438,13 @@ mod tests {
     use kernel::prelude::*;
 
     /// Frames one message of version `v` into `out`; returns its elements.
-    fn encode(v: FwVersion, function: u32, seq: u32, payload: &[u8], out: &mut KVVec<u8>) -> Result<u32> {
+    fn encode(
+        v: FwVersion,
+        function: u32,
+        seq: u32,
+        payload: &[u8],
+        out: &mut KVVec<u8>,
+    ) -> Result<u32> {
         interface(v)?.encode_message(function, seq, payload, out)
     }
 
@@ -598,7 +604,10 @@ mod tests {
 
     #[test]
     fn rejects_truncated_input() {
-        assert_eq!(decode570(&[0u8; 16], 1, 0), Err(MsgError::BadElementCount(0)));
+        assert_eq!(
+            decode570(&[0u8; 16], 1, 0),
+            Err(MsgError::BadElementCount(0))
+        );
     }
 
     #[test]
@@ -610,7 +619,11 @@ mod tests {
         let mut ring = KVVec::new();
         let mut seq = 0;
         for (i, part) in split(&payload, v535::MAX_PAYLOAD).enumerate() {
-            let function = if i == 0 { SET_REGISTRY } else { v535::CONTINUATION };
+            let function = if i == 0 {
+                SET_REGISTRY
+            } else {
+                v535::CONTINUATION
+            };
             encode(FwVersion::R535_113_01, function, seq, part, &mut ring)?;
             seq += 1;
         }
@@ -625,7 +638,9 @@ mod tests {
             let m = v535::decode(Untrusted::new_untrusted_ref(&ring[off..]), 16, expected_seq)
                 .map_err(errno)?;
             let part = &ring[off + m.payload.0..off + m.payload.0 + m.payload.1];
-            done = whole.push(m.function, v535::CONTINUATION, part).map_err(errno)?;
+            done = whole
+                .push(m.function, v535::CONTINUATION, part)
+                .map_err(errno)?;
             off += m.elements as usize * ELEMENT_SIZE;
         }
         assert!(done);
@@ -661,7 +676,10 @@ mod tests {
         let mut out = KVVec::new();
         assert!(encode(FwVersion::R570_144, SET_REGISTRY, 0, &big, &mut out).is_err());
         let fits = KVVec::from_elem(0u8, v570::MAX_PAYLOAD, GFP_KERNEL)?;
-        assert_eq!(encode(FwVersion::R570_144, SET_REGISTRY, 0, &fits, &mut out)?, 16);
+        assert_eq!(
+            encode(FwVersion::R570_144, SET_REGISTRY, 0, &fits, &mut out)?,
+            16
+        );
         Ok(())
     }
 }

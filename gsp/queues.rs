@@ -214,7 +214,11 @@ impl<M: QueueMemory> Queues<M> {
         let mut elements = 0u32;
         let mut messages = 0u32;
         for part in split(payload, iface.max_payload()) {
-            let f = if messages == 0 { function } else { iface.continuation() };
+            let f = if messages == 0 {
+                function
+            } else {
+                iface.continuation()
+            };
             let seq = self.cmd_seq.wrapping_add(messages);
             let header = iface.encode_header(f, seq, part)?;
             elements += header.elements;
@@ -264,7 +268,9 @@ impl<M: QueueMemory> Queues<M> {
         }
         self.cmd_write = index;
         self.cmd_seq = self.cmd_seq.wrapping_add(messages);
-        Ok(self.mem.write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)?)
+        Ok(self
+            .mem
+            .write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)?)
     }
 
     /// Takes the next message from the status queue, if the GSP has written one.
@@ -289,7 +295,11 @@ impl<M: QueueMemory> Queues<M> {
         let take = available.min(u32::try_from(MAX_ELEMENTS).unwrap_or(u32::MAX));
         let mut bytes = KVec::new();
         bytes
-            .resize(usize::try_from(take).unwrap_or(0) * ELEMENT_SIZE, 0, GFP_KERNEL)
+            .resize(
+                usize::try_from(take).unwrap_or(0) * ELEMENT_SIZE,
+                0,
+                GFP_KERNEL,
+            )
             .map_err(|_| MsgError::BadElementCount(take))?;
         let mut index = self.stat_read;
         for chunk in bytes.chunks_mut(ELEMENT_SIZE) {
@@ -299,8 +309,11 @@ impl<M: QueueMemory> Queues<M> {
             index = self.ring.advance(index, 1);
         }
 
-        let message =
-            iface.decode_message(Untrusted::new_untrusted_ref(&bytes[..]), available, self.stat_seq)?;
+        let message = iface.decode_message(
+            Untrusted::new_untrusted_ref(&bytes[..]),
+            available,
+            self.stat_seq,
+        )?;
         let (off, len) = message.payload;
         let mut payload = KVec::new();
         payload
@@ -351,7 +364,10 @@ impl QueueMemory for RamMemory {
 
     fn write(&mut self, offset: usize, data: &[u8]) -> Result {
         let end = offset.checked_add(data.len()).ok_or(ERANGE)?;
-        self.0.get_mut(offset..end).ok_or(ERANGE)?.copy_from_slice(data);
+        self.0
+            .get_mut(offset..end)
+            .ok_or(ERANGE)?
+            .copy_from_slice(data);
         Ok(())
     }
 }
@@ -382,7 +398,13 @@ mod tests {
     }
 
     /// Plays the GSP: writes a status message at its write pointer and advances it.
-    fn gsp_post(q: &mut Queues<RamMemory>, v: FwVersion, function: u32, seq: u32, payload: &[u8]) -> Result {
+    fn gsp_post(
+        q: &mut Queues<RamMemory>,
+        v: FwVersion,
+        function: u32,
+        seq: u32,
+        payload: &[u8],
+    ) -> Result {
         let statq = q.offsets().1;
         let mut frames = KVVec::new();
         let n = interface(v)?.encode_message(function, seq, payload, &mut frames)?;
@@ -402,7 +424,10 @@ mod tests {
         let mut q = queues()?;
         assert_eq!(q.pages(), 129);
         let b = &q.memory().0;
-        assert_eq!(u64::from_le_bytes(b[0..8].try_into().map_err(|_| EINVAL)?), BASE);
+        assert_eq!(
+            u64::from_le_bytes(b[0..8].try_into().map_err(|_| EINVAL)?),
+            BASE
+        );
         assert_eq!(
             u64::from_le_bytes(b[128 * 8..129 * 8].try_into().map_err(|_| EINVAL)?),
             BASE + 128 * 0x1000
@@ -429,7 +454,10 @@ mod tests {
             let m = iface
                 .decode_message(Untrusted::new_untrusted_ref(bytes), 2, 1)
                 .map_err(MsgError::errno)?;
-            assert_eq!((m.function, m.elements, m.payload.1), (SET_REGISTRY, 2, 5000));
+            assert_eq!(
+                (m.function, m.elements, m.payload.1),
+                (SET_REGISTRY, 2, 5000)
+            );
         }
         Ok(())
     }
@@ -464,7 +492,8 @@ mod tests {
         let cmdq = q.offsets().0;
         // 100000 bytes: one full 16-element message, then a continuation of 9 elements.
         assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
-        let second = &q.memory().0[cmdq + PAGE + 16 * ELEMENT_SIZE..cmdq + PAGE + 25 * ELEMENT_SIZE];
+        let second =
+            &q.memory().0[cmdq + PAGE + 16 * ELEMENT_SIZE..cmdq + PAGE + 25 * ELEMENT_SIZE];
         let m = iface
             .decode_message(Untrusted::new_untrusted_ref(second), 9, 1)
             .map_err(MsgError::errno)?;
@@ -503,9 +532,15 @@ mod tests {
         assert!(matches!(q.receive(interface(v)?), Ok(None)));
         gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
         gsp_post(&mut q, v, SET_REGISTRY, 1, &[9u8; 6000])?;
-        let (m, p) = q.receive(interface(v)?).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = q
+            .receive(interface(v)?)
+            .map_err(MsgError::errno)?
+            .ok_or(EINVAL)?;
         assert_eq!((m.function, p.len()), (INIT_DONE, 0));
-        let (m, p) = q.receive(interface(v)?).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = q
+            .receive(interface(v)?)
+            .map_err(MsgError::errno)?
+            .ok_or(EINVAL)?;
         assert_eq!((m.function, p.len(), p[5999]), (SET_REGISTRY, 6000, 9));
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
@@ -523,7 +558,10 @@ mod tests {
         q.stat_read = 61;
         wr(&mut q, cmdq + RX_HEADER, 61);
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[5u8; 10_000])?;
-        let (m, p) = q.receive(interface(v)?).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = q
+            .receive(interface(v)?)
+            .map_err(MsgError::errno)?
+            .ok_or(EINVAL)?;
         assert_eq!((m.elements, p.len(), p[9999]), (3, 10_000, 5));
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 1);
         Ok(())
@@ -535,7 +573,10 @@ mod tests {
         let mut q = queues()?;
         let statq = q.offsets().1;
         wr(&mut q, statq + TX_WRITE_PTR, 63);
-        assert_eq!(q.receive(interface(v)?).map(|_| ()), Err(MsgError::BadPointer(63)));
+        assert_eq!(
+            q.receive(interface(v)?).map(|_| ()),
+            Err(MsgError::BadPointer(63))
+        );
         wr(&mut q, statq + TX_WRITE_PTR, 0);
         // A message claiming two elements when only one was written.
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[1u8; 5000])?;

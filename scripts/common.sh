@@ -25,6 +25,9 @@ BUILDROOT_PACKAGES=(
 	make bc bison flex libelf-dev libssl-dev cpio kmod xz-utils python3
 	# The emulated GPU and its tests (host-side Rust).
 	cargo
+	# The style and lint gates of make test (the kernel's checkpatch.pl,
+	# rustfmt, clippy) and the DKMS packaging.
+	perl rustfmt rust-clippy dkms
 	# The test machine.
 	qemu-system-x86 busybox-static
 	# The kernel sources and the real NVIDIA GSP firmware.

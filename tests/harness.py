@@ -306,13 +306,13 @@ def add_firmware(tree, chipset, spec):
         raise SystemExit(f"firmware column names files {chipset} does not have: {sorted(unknown)}")
 
 
-def build_initramfs(run_dir, firmware):
+def build_initramfs(run_dir, firmware, module=None):
     """Packs busybox, the guest init, the module and firmware into a cpio.
 
     `firmware` maps a chipset name to its firmware column (see
     parse_firmware_spec).
     """
-    ko = MODULE_SNAPSHOT or ROOT / "nova_core.ko"
+    ko = module or MODULE_SNAPSHOT or ROOT / "nova_core.ko"
     if not ko.exists():
         raise SystemExit(f"{ko} is missing: build it with `make modules`")
     tree = run_dir / "initramfs"
@@ -396,7 +396,7 @@ class Emulator:
 
 
 def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False,
-         qemu_extra=(), during=None, interactive=False):
+         qemu_extra=(), during=None, interactive=False, module=None):
     """Boots the test kernel with one emulator per entry.
 
     The module's KUnit suites run at insmod only when `kunit` is set (they need
@@ -406,7 +406,7 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
     run_dir/qemu-trace.log. `interactive` puts the guest's console on this process's terminal
     (still logged to console.log) and waits for the guest without a time limit.
     """
-    initramfs = build_initramfs(run_dir, firmware or {})
+    initramfs = build_initramfs(run_dir, firmware or {}, module)
     emus = []
     try:
         for i, args in enumerate(emu_args_list):
@@ -602,6 +602,74 @@ def audit_untrusted(results):
     results.check("audit: flags the fixture's unexplained use and nothing else",
                   proc.returncode == 1 and [l.split(":")[1] for l in flagged] == ["13"],
                   proc.stdout.strip())
+
+
+# The files the style gates read: every source, script and text file of the project.
+SOURCE_SUFFIXES = {".rs", ".py", ".sh", ".h", ".md", ".toml", ".table", ".config"}
+SOURCE_NAMES = {"Makefile", "Kbuild", "Kconfig", "run", "dkms.conf"}
+SKIP_DIRS = {".git", "target", "artifacts", "corpus", "__pycache__"}
+
+
+def source_files(suffixes=None):
+    """The project's own files (build products and generated bindings left out)."""
+    out = []
+    for path in sorted(ROOT.rglob("*")):
+        rel = path.relative_to(ROOT)
+        if any(part in SKIP_DIRS for part in rel.parts) or not path.is_file():
+            continue
+        if path.name == "bindings_generated.rs":
+            continue
+        if suffixes is not None:
+            if path.suffix in suffixes:
+                out.append(path)
+        elif path.suffix in SOURCE_SUFFIXES or path.name in SOURCE_NAMES:
+            out.append(path)
+    return out
+
+
+CHECKPATCH_TYPES = "SPDX_LICENSE_TAG,TRAILING_WHITESPACE,SPACE_BEFORE_TAB,DOS_LINE_ENDINGS,MISSING_EOF_NEWLINE"
+
+
+def checkpatch(files):
+    return subprocess.run(
+        ["perl", str(LINUX_SRC / "scripts" / "checkpatch.pl"), "--no-tree", "--terse",
+         "--show-types", f"--types={CHECKPATCH_TYPES}", "-f"] + [str(f) for f in files],
+        capture_output=True, text=True)
+
+
+def rustfmt_check(files):
+    return subprocess.run(
+        ["rustfmt", "--check", "--edition", "2021", "--config-path",
+         str(LINUX_SRC / ".rustfmt.toml")] + [str(f) for f in files],
+        capture_output=True, text=True)
+
+
+def check_style(run_dir, results):
+    """The kernel's style gates on every file: checkpatch.pl's SPDX and whitespace checks, and
+    rustfmt with the kernel's .rustfmt.toml. Each is first shown to catch a bad file."""
+    bad = run_dir / "style-fixture.rs"
+    bad.write_text("fn  main() { let x=1; }  \n")
+    proc = checkpatch([bad])
+    results.check("style: checkpatch flags a file without SPDX tag, with trailing whitespace",
+                  "SPDX_LICENSE_TAG" in proc.stdout and "TRAILING_WHITESPACE" in proc.stdout,
+                  proc.stdout + proc.stderr)
+    proc = rustfmt_check([bad])
+    results.check("style: rustfmt --check flags a badly formatted file",
+                  proc.returncode != 0 and "Diff in" in proc.stdout, proc.stdout + proc.stderr)
+    bad.unlink()
+
+    files = source_files()
+    proc = checkpatch(files)
+    problems = [l for l in proc.stdout.splitlines() if re.search(r":\d+: (ERROR|WARNING):", l)]
+    results.check(f"style: SPDX tag and clean whitespace in all {len(files)} files (checkpatch.pl)",
+                  proc.returncode == 0 and not problems,
+                  "; ".join(problems[:5]) or proc.stderr.strip()[:300])
+    rust = source_files({".rs"})
+    proc = rustfmt_check(rust)
+    diffs = re.findall(r"^Diff in (\S+)", proc.stdout, re.M)
+    results.check(f"style: all {len(rust)} Rust files formatted as rustfmt with the kernel's "
+                  f".rustfmt.toml", proc.returncode == 0,
+                  f"{len(diffs)} hunks, e.g. {sorted(set(diffs))[:3]} {proc.stderr.strip()[:200]}")
 
 
 def check_modinfo(results):
@@ -1006,6 +1074,55 @@ def check_surprise(plan, name, seen, outcome, results):
                       f"{accesses_in_phase(counts, PHASE_REMOVAL_ASKED)} accesses")
 
 
+DKMS_VERSION = "0.1"  # dkms.conf's PACKAGE_VERSION
+
+
+def check_dkms(run_dir, results):
+    """DKMS as a user runs it (Debian's dkms, in the build root): the source tree under
+    /usr/src, `dkms add`, `build` and `install` against the test kernel's build tree; the
+    installed module then loads in the guest and brings the GSP up."""
+    kver = (KERNEL / "include" / "config" / "kernel.release").read_text().strip()
+    src = Path(f"/usr/src/nova_core-{DKMS_VERSION}")
+    log_file = run_dir / "dkms.log"
+    subprocess.run(["dkms", "remove", "-m", "nova_core", "-v", DKMS_VERSION, "--all"],
+                   capture_output=True)
+    shutil.rmtree(src, ignore_errors=True)
+    for f in source_files():
+        rel = f.relative_to(ROOT)
+        if rel.parts[0] in ("emu", "fuzz", "tests", "scripts", "docs", ".ci"):
+            continue
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, src / rel)
+    # The test kernel is not installed in the build root: give it its module tree.
+    Path(f"/lib/modules/{kver}").mkdir(parents=True, exist_ok=True)
+    text = ""
+    ok = True
+    for step in ("add", "build", "install"):
+        cmd = ["dkms", step, "-m", "nova_core", "-v", DKMS_VERSION]
+        if step != "add":
+            cmd += ["-k", kver, f"--kernelsourcedir={KERNEL}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        text += f"$ {' '.join(cmd)}\n{proc.stdout}{proc.stderr}\n"
+        if proc.returncode != 0:
+            ok = False
+            break
+    log_file.write_text(text)
+    installed = Path(f"/lib/modules/{kver}/updates/dkms/nova_core.ko")
+    results.check("dkms: add, build and install against the test kernel", ok and installed.exists(),
+                  f"see {log_file}")
+    if not installed.exists():
+        return
+    boot_dir = run_dir / "dkms"
+    boot_dir.mkdir()
+    console, emus, _, timed_out = boot(boot_dir, [["--chipset", "ga102"]], "load,settle", "",
+                                       {"ga102": "-"}, module=installed)
+    lines = device_lines(console, emus[0].bdf)
+    results.check("dkms: the installed module binds the emulated GPU and brings its GSP up",
+                  not timed_out and any(re.match(r"GSP 570\.144 up: ", l) for l in lines),
+                  f"{emus[0].bdf} logged: {lines[:4]}")
+    check_kernel_clean(console, results, "dkms")
+
+
 def shell_smoke(run_dir, results):
     """`make shell` as a user would drive it: wait for the shell, type commands, `exit`."""
     import threading
@@ -1071,12 +1188,14 @@ def cmd_test(_args):
     t0 = time.monotonic()
     cargo_tests(run_dir, results)
     audit_untrusted(results)
+    check_style(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
 
     jobs = table_jobs(read_table()) + [lifecycle_job(cycles=10, modcycles=3)] + surprise_jobs()
     run_jobs(run_dir, jobs, results)
     shell_smoke(run_dir, results)
+    check_dkms(run_dir, results)
     fuzz_sample(run_dir, results)
 
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s)")

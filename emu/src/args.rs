@@ -9,10 +9,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::chipset::{
-    self,
-    Revision,
-};
+use crate::chipset::{self, Revision};
 use crate::device::DeviceConfig;
 use crate::gsp::GspConfig;
 
@@ -240,7 +237,10 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         .transpose()?;
     let gsp_version = values
         .get("--gsp-version")
-        .map(|v| v.parse().map_err(|e| ArgError(format!("--gsp-version: {e}"))))
+        .map(|v| {
+            v.parse()
+                .map_err(|e| ArgError(format!("--gsp-version: {e}")))
+        })
         .transpose()?;
     let fb_size = match values.get("--fb-size") {
         Some(v) => parse_number(v, true).filter(|&n| n > 0).ok_or_else(|| {
@@ -495,20 +495,37 @@ mod tests {
 
     #[test]
     fn bar0_size_0_means_no_bar0() {
-        assert_eq!(serve(&["--socket", "/s", "--bar0-size", "0"]).device.bar0_size, 0);
+        assert_eq!(
+            serve(&["--socket", "/s", "--bar0-size", "0"])
+                .device
+                .bar0_size,
+            0
+        );
     }
 
     #[test]
     fn device_id_and_gsp_fault_options() {
-        let o = serve(&["--socket", "/s", "--device-id", "0x1e04", "--gsp-fault", "flood@2"]);
+        let o = serve(&[
+            "--socket",
+            "/s",
+            "--device-id",
+            "0x1e04",
+            "--gsp-fault",
+            "flood@2",
+        ]);
         assert_eq!(o.device.device_id, Some(0x1e04));
         let fault = o.device.gsp.expect("gsp").fault.expect("fault");
         assert_eq!(fault.to_string(), "flood@2");
         assert!(error(&["--socket", "/s", "--device-id", "0x10000"]).contains("--device-id"));
         assert!(error(&["--socket", "/s", "--gsp-fault", "fib"]).contains("unknown GSP fault"));
-        assert!(error(&["--socket", "/s", "--no-gsp", "--gsp-fault", "mute"])
-            .contains("--gsp-fault makes no sense with --no-gsp"));
-        assert!(matches!(parse_strs(&["--list-gsp-faults"]), Ok(Command::ListGspFaults)));
+        assert!(
+            error(&["--socket", "/s", "--no-gsp", "--gsp-fault", "mute"])
+                .contains("--gsp-fault makes no sense with --no-gsp")
+        );
+        assert!(matches!(
+            parse_strs(&["--list-gsp-faults"]),
+            Ok(Command::ListGspFaults)
+        ));
     }
 
     #[test]

@@ -11,30 +11,14 @@ use std::fs::File;
 use std::io;
 use std::mem::size_of;
 use std::path::Path;
-use std::sync::{
-    Arc,
-    Mutex,
-};
+use std::sync::{Arc, Mutex};
 
 use vfio_bindings::bindings::vfio::{
-    vfio_region_info,
-    VFIO_PCI_NUM_REGIONS,
-    VFIO_REGION_INFO_FLAG_READ,
-    VFIO_REGION_INFO_FLAG_WRITE,
+    vfio_region_info, VFIO_PCI_NUM_REGIONS, VFIO_REGION_INFO_FLAG_READ, VFIO_REGION_INFO_FLAG_WRITE,
 };
-use vfio_user::{
-    DmaMapFlags,
-    DmaUnmapFlags,
-    IrqInfo,
-    Server,
-    ServerBackend,
-    ServerRegion,
-};
+use vfio_user::{DmaMapFlags, DmaUnmapFlags, IrqInfo, Server, ServerBackend, ServerRegion};
 
-use crate::device::{
-    irq_layout,
-    Device,
-};
+use crate::device::{irq_layout, Device};
 use crate::logger::lock;
 
 /// The vfio regions of `device`: BAR0..BAR5, ROM, config space and VGA, in
@@ -141,12 +125,8 @@ mod tests {
     use crate::device::tests::ga102_config;
     use crate::logger::Logger;
     use vfio_bindings::bindings::vfio::{
-        VFIO_IRQ_INFO_EVENTFD,
-        VFIO_PCI_BAR0_REGION_INDEX,
-        VFIO_PCI_BAR1_REGION_INDEX,
-        VFIO_PCI_CONFIG_REGION_INDEX,
-        VFIO_PCI_MSI_IRQ_INDEX,
-        VFIO_PCI_ROM_REGION_INDEX,
+        VFIO_IRQ_INFO_EVENTFD, VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_BAR1_REGION_INDEX,
+        VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_MSI_IRQ_INDEX, VFIO_PCI_ROM_REGION_INDEX,
     };
     use vfio_user::Client;
 
@@ -258,7 +238,8 @@ mod tests {
                 .expect("write");
         }
         let mut back = [0u8; 8];
-        ram.read_exact_at(&mut back, 0x1fff8).expect("read the memfd");
+        ram.read_exact_at(&mut back, 0x1fff8)
+            .expect("read the memfd");
         assert_eq!(u64::from_le_bytes(back), 0x0123_4567_89ab_cdef);
 
         client.dma_unmap(0x8000_0000, 0x10000).expect("DMA unmap");

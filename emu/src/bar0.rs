@@ -11,10 +11,7 @@
 
 use std::collections::HashMap;
 
-use crate::logger::{
-    LogOnce,
-    Logger,
-};
+use crate::logger::{LogOnce, Logger};
 
 /// NV_PMC_BOOT_0: chip identification.
 pub const NV_PMC_BOOT_0: u64 = 0x000000;
@@ -93,8 +90,18 @@ pub static REGISTERS: &[Register] = &[
 /// (`--no-gsp`). STARTCPU reads back 0 (it only triggers the start); the
 /// device acts on the writes of CPUCTL and QUEUE_HEAD(0).
 pub static GSP_REGISTERS: &[Register] = &[
-    Register::read_write(NV_PGSP_FALCON_MAILBOX0, "NV_PGSP_FALCON_MAILBOX0", |_| 0, !0),
-    Register::read_write(NV_PGSP_FALCON_MAILBOX1, "NV_PGSP_FALCON_MAILBOX1", |_| 0, !0),
+    Register::read_write(
+        NV_PGSP_FALCON_MAILBOX0,
+        "NV_PGSP_FALCON_MAILBOX0",
+        |_| 0,
+        !0,
+    ),
+    Register::read_write(
+        NV_PGSP_FALCON_MAILBOX1,
+        "NV_PGSP_FALCON_MAILBOX1",
+        |_| 0,
+        !0,
+    ),
     Register::read_write(
         NV_PGSP_FALCON_CPUCTL,
         "NV_PGSP_FALCON_CPUCTL",
@@ -303,7 +310,9 @@ mod tests {
         let mut plain = Bar0::new(identity(), false, log2);
         plain.write(NV_PGSP_FALCON_MAILBOX1, 0x12, 0xffff_ffff);
         assert_eq!(plain.read(NV_PGSP_FALCON_MAILBOX1), 0);
-        assert!(text.contents().contains("unmodelled write of 0x00000012 to BAR0+0x110044"));
+        assert!(text
+            .contents()
+            .contains("unmodelled write of 0x00000012 to BAR0+0x110044"));
     }
 
     #[test]

@@ -10,11 +10,7 @@
 
 use std::io;
 
-use crate::access::{
-    check_bounds,
-    invalid,
-    DwordSpace,
-};
+use crate::access::{check_bounds, invalid, DwordSpace};
 use crate::chipset::Chipset;
 
 /// Size of the configuration space region.
@@ -221,21 +217,18 @@ impl DwordSpace for ConfigSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::{
-        read_bytes,
-        write_bytes,
-    };
-    use crate::chipset::{
-        find,
-        CHIPSETS,
-        CLASS_3D,
-        CLASS_VGA,
-    };
+    use crate::access::{read_bytes, write_bytes};
+    use crate::chipset::{find, CHIPSETS, CLASS_3D, CLASS_VGA};
 
     const MIB: u64 = 1 << 20;
 
     fn ga102() -> ConfigSpace {
-        ConfigSpace::new(find("ga102").expect("ga102"), subsystem(true), 16 * MIB, 256 * MIB)
+        ConfigSpace::new(
+            find("ga102").expect("ga102"),
+            subsystem(true),
+            16 * MIB,
+            256 * MIB,
+        )
     }
 
     fn r32(c: &mut ConfigSpace, offset: u64) -> u32 {

@@ -12,14 +12,8 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{
-    self,
-    Write,
-};
-use std::path::{
-    Path,
-    PathBuf,
-};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -178,8 +172,7 @@ impl Counts {
             config_reads: self.config_reads,
             config_writes: self.config_writes,
         };
-        let mut text = serde_json::to_string_pretty(&report)
-            .map_err(io::Error::other)?;
+        let mut text = serde_json::to_string_pretty(&report).map_err(io::Error::other)?;
         text.push('\n');
         Ok(text)
     }

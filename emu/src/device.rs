@@ -7,83 +7,32 @@
 //! which the emulator reads and writes guest RAM, counted as `sysmem`.
 
 use std::fs::File;
-use std::io::{
-    self,
-    Write,
-};
+use std::io::{self, Write};
 
 use vfio_bindings::bindings::vfio::{
-    VFIO_IRQ_INFO_AUTOMASKED,
-    VFIO_IRQ_INFO_EVENTFD,
-    VFIO_IRQ_INFO_MASKABLE,
-    VFIO_IRQ_INFO_NORESIZE,
-    VFIO_IRQ_SET_ACTION_MASK,
-    VFIO_IRQ_SET_ACTION_TRIGGER,
-    VFIO_IRQ_SET_ACTION_TYPE_MASK,
-    VFIO_IRQ_SET_ACTION_UNMASK,
-    VFIO_IRQ_SET_DATA_EVENTFD,
-    VFIO_IRQ_SET_DATA_NONE,
-    VFIO_IRQ_SET_DATA_TYPE_MASK,
-    VFIO_PCI_BAR0_REGION_INDEX,
-    VFIO_PCI_BAR1_REGION_INDEX,
-    VFIO_PCI_BAR3_REGION_INDEX,
-    VFIO_PCI_BAR5_REGION_INDEX,
-    VFIO_PCI_CONFIG_REGION_INDEX,
-    VFIO_PCI_INTX_IRQ_INDEX,
-    VFIO_PCI_MSI_IRQ_INDEX,
+    VFIO_IRQ_INFO_AUTOMASKED, VFIO_IRQ_INFO_EVENTFD, VFIO_IRQ_INFO_MASKABLE,
+    VFIO_IRQ_INFO_NORESIZE, VFIO_IRQ_SET_ACTION_MASK, VFIO_IRQ_SET_ACTION_TRIGGER,
+    VFIO_IRQ_SET_ACTION_TYPE_MASK, VFIO_IRQ_SET_ACTION_UNMASK, VFIO_IRQ_SET_DATA_EVENTFD,
+    VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_DATA_TYPE_MASK, VFIO_PCI_BAR0_REGION_INDEX,
+    VFIO_PCI_BAR1_REGION_INDEX, VFIO_PCI_BAR3_REGION_INDEX, VFIO_PCI_BAR5_REGION_INDEX,
+    VFIO_PCI_CONFIG_REGION_INDEX, VFIO_PCI_INTX_IRQ_INDEX, VFIO_PCI_MSI_IRQ_INDEX,
     VFIO_PCI_NUM_IRQS,
 };
-use vfio_user::{
-    DmaMapFlags,
-    DmaUnmapFlags,
-};
+use vfio_user::{DmaMapFlags, DmaUnmapFlags};
 
-use crate::access::{
-    check_bounds,
-    invalid,
-    read_bytes,
-    write_bytes,
-    DwordSpace,
-};
+use crate::access::{check_bounds, invalid, read_bytes, write_bytes, DwordSpace};
 use crate::bar0::{
-    Bar0,
-    Identity,
-    CPUCTL_STARTCPU,
-    NV_PGSP_FALCON_CPUCTL,
-    NV_PGSP_FALCON_MAILBOX0,
-    NV_PGSP_FALCON_MAILBOX1,
-    NV_PGSP_QUEUE_HEAD0,
+    Bar0, Identity, CPUCTL_STARTCPU, NV_PGSP_FALCON_CPUCTL, NV_PGSP_FALCON_MAILBOX0,
+    NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
 };
-use crate::chipset::{
-    self,
-    Chipset,
-    Revision,
-};
+use crate::chipset::{self, Chipset, Revision};
 use crate::config::{
-    self as config_space,
-    ConfigSpace,
-    BAR3_SIZE,
-    BAR5_SIZE,
-    CONFIG_SIZE,
-    PHASE_ALIAS_OFFSET,
+    self as config_space, ConfigSpace, BAR3_SIZE, BAR5_SIZE, CONFIG_SIZE, PHASE_ALIAS_OFFSET,
 };
-use crate::counts::{
-    Counts,
-    Direction,
-    Region,
-};
-use crate::gsp::{
-    Gsp,
-    GspConfig,
-};
-use crate::guest_mem::{
-    GuestMem,
-    Sysmem,
-};
-use crate::logger::{
-    LogOnce,
-    Logger,
-};
+use crate::counts::{Counts, Direction, Region};
+use crate::gsp::{Gsp, GspConfig};
+use crate::guest_mem::{GuestMem, Sysmem};
+use crate::logger::{LogOnce, Logger};
 
 /// Offset of NV_EMU_PHASE from the end of BAR0.
 pub const PHASE_FROM_END: u64 = 0x10;
@@ -954,7 +903,10 @@ pub mod tests {
         let (log, _) = Logger::memory();
         let mut dev = Device::new(choice, log);
         assert_eq!(read32(&mut dev, CONFIG, 0), 0x1e04_10de);
-        assert_eq!(dev.identity().boot0, crate::chipset::boot0(crate::chipset::find("ga102").unwrap(), Default::default()));
+        assert_eq!(
+            dev.identity().boot0,
+            crate::chipset::boot0(crate::chipset::find("ga102").unwrap(), Default::default())
+        );
     }
 
     #[test]
@@ -1098,7 +1050,8 @@ pub mod tests {
         write32(&mut dev, BAR0, phase, 2);
         dev.sysmem().write_u32(0x10_2000, 9).expect("write");
         let mut back = [0u8; 4];
-        file.read_exact_at(&mut back, 0x2000).expect("read the memfd");
+        file.read_exact_at(&mut back, 0x2000)
+            .expect("read the memfd");
         assert_eq!(u32::from_le_bytes(back), 9);
         assert_eq!(dev.counts().tally(0, Region::Sysmem, 0x10_1000).reads, 1);
         assert_eq!(dev.counts().tally(2, Region::Sysmem, 0x10_2000).writes, 1);
@@ -1122,7 +1075,10 @@ pub mod tests {
             text.contains("DMA unmap: guest 0x100000+0x4000, flags 0x0: 1 mapping(s) removed"),
             "{text}"
         );
-        assert!(text.contains("with fd, file offset 0x4000, flags 0x3: refused"), "{text}");
+        assert!(
+            text.contains("with fd, file offset 0x4000, flags 0x3: refused"),
+            "{text}"
+        );
         let json = dev.counts_json().expect("json");
         assert!(json.contains("\"sysmem\""), "{json}");
     }

@@ -49,20 +49,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
 use std::io;
-use std::sync::atomic::{
-    fence,
-    Ordering,
-};
+use std::sync::atomic::{fence, Ordering};
 use std::sync::Arc;
 
 use vfio_user::DmaMapFlags;
 
 use crate::access::invalid;
-use crate::counts::{
-    Counts,
-    Direction,
-    Region,
-};
+use crate::counts::{Counts, Direction, Region};
 
 use self::raw::Mmap;
 
@@ -608,8 +601,11 @@ mod raw {
             let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
             let page = u64::try_from(page).ok().filter(|&p| p > 0).unwrap_or(4096);
             let below = offset % page;
-            let too_large =
-                || invalid(format!("cannot map {len:#x} bytes at file offset {offset:#x}"));
+            let too_large = || {
+                invalid(format!(
+                    "cannot map {len:#x} bytes at file offset {offset:#x}"
+                ))
+            };
             let map_offset = libc::off_t::try_from(offset - below).map_err(|_| too_large())?;
             let map_len = len.checked_add(below as usize).ok_or_else(too_large)?;
             let mut prot = libc::PROT_NONE;
@@ -721,10 +717,12 @@ mod raw {
             // mapping; the pointer is aligned for the type read.
             unsafe {
                 match N {
-                    4 if p as usize % 4 == 0 => bytes
-                        .copy_from_slice(&ptr::read_volatile(p.cast::<u32>()).to_ne_bytes()),
-                    8 if p as usize % 8 == 0 => bytes
-                        .copy_from_slice(&ptr::read_volatile(p.cast::<u64>()).to_ne_bytes()),
+                    4 if p as usize % 4 == 0 => {
+                        bytes.copy_from_slice(&ptr::read_volatile(p.cast::<u32>()).to_ne_bytes())
+                    }
+                    8 if p as usize % 8 == 0 => {
+                        bytes.copy_from_slice(&ptr::read_volatile(p.cast::<u64>()).to_ne_bytes())
+                    }
                     _ => self.read(offset, &mut bytes),
                 }
             }
@@ -921,7 +919,9 @@ pub mod tests {
             .expect("map after a gap");
 
         let mut eight = [0u8; 8];
-        let err = mem.read(0x10ffc, &mut eight).expect_err("runs into the gap");
+        let err = mem
+            .read(0x10ffc, &mut eight)
+            .expect_err("runs into the gap");
         assert_eq!(
             err,
             GuestMemError {
@@ -932,10 +932,7 @@ pub mod tests {
             }
         );
         assert!(err.to_string().contains("0x11000 is not mapped"), "{err}");
-        assert_eq!(
-            io::Error::from(err).kind(),
-            io::ErrorKind::InvalidInput
-        );
+        assert_eq!(io::Error::from(err).kind(), io::ErrorKind::InvalidInput);
 
         assert_eq!(
             fault(mem.write(0x10ffc, &[0x77; 8])),
@@ -966,11 +963,17 @@ pub mod tests {
         let file = memfd("perm", 0x10000);
         number_pages(&file);
         let mut mem = GuestMem::new();
-        mem.map(RW, 0x0000, 0x10000, 0x1000, dup(&file)).expect("rw");
-        mem.map(RO, 0x1000, 0x11000, 0x1000, dup(&file)).expect("ro");
-        mem.map(WO, 0x2000, 0x12000, 0x1000, dup(&file)).expect("wo");
+        mem.map(RW, 0x0000, 0x10000, 0x1000, dup(&file))
+            .expect("rw");
+        mem.map(RO, 0x1000, 0x11000, 0x1000, dup(&file))
+            .expect("ro");
+        mem.map(WO, 0x2000, 0x12000, 0x1000, dup(&file))
+            .expect("wo");
 
-        assert_eq!(mem.read_u32(0x11000).expect("read-only is readable"), 0x0101_0101);
+        assert_eq!(
+            mem.read_u32(0x11000).expect("read-only is readable"),
+            0x0101_0101
+        );
         assert_eq!(fault(mem.write_u32(0x11000, 0)), Fault::ReadOnly(0x11000));
         assert_eq!(fault(mem.write(0x11800, &[0])), Fault::ReadOnly(0x11800));
         // A write from the writable mapping into the read-only one writes
@@ -984,7 +987,8 @@ pub mod tests {
         assert_eq!(file_bytes(&file, 0x1000, 1), [1]);
 
         assert_eq!(fault(mem.read_u32(0x12000)), Fault::NotReadable(0x12000));
-        mem.write_u32(0x12000, 0x0403_0201).expect("write-only is writable");
+        mem.write_u32(0x12000, 0x0403_0201)
+            .expect("write-only is writable");
         assert_eq!(file_bytes(&file, 0x2000, 4), [1, 2, 3, 4]);
     }
 
@@ -995,7 +999,10 @@ pub mod tests {
         assert_eq!(mem.ranges(), [(0xc0000, 0xe0000, RO, false)]);
         assert_eq!(fault(mem.read_u32(0xc0000)), Fault::NoFd(0xc0000));
         let err = mem.read_u32(0xdfff0).expect_err("no fd");
-        assert!(err.to_string().contains("without a file descriptor"), "{err}");
+        assert!(
+            err.to_string().contains("without a file descriptor"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1018,9 +1025,7 @@ pub mod tests {
         assert_eq!(mem.read_u32(0x0ffe).expect("across the seam"), 0x0808_0000);
 
         // One mapping over all three (and beyond) replaces them all.
-        let changed = mem
-            .map(RO, 0xc000, 0x0, 0x5000, dup(&file))
-            .expect("map C");
+        let changed = mem.map(RO, 0xc000, 0x0, 0x5000, dup(&file)).expect("map C");
         assert_eq!((changed.removed, changed.trimmed), (3, 0));
         assert_eq!(mem.len(), 1);
         assert_eq!(byte(&mem, 0x3000), 0xf);
@@ -1040,9 +1045,12 @@ pub mod tests {
         let file = memfd("unmap", 0x10000);
         number_pages(&file);
         let mut mem = GuestMem::new();
-        mem.map(RW, 0x0000, 0x0000, 0x2000, dup(&file)).expect("map");
-        mem.map(RW, 0x4000, 0x2000, 0x2000, dup(&file)).expect("map");
-        mem.map(RW, 0x8000, 0x4000, 0x2000, dup(&file)).expect("map");
+        mem.map(RW, 0x0000, 0x0000, 0x2000, dup(&file))
+            .expect("map");
+        mem.map(RW, 0x4000, 0x2000, 0x2000, dup(&file))
+            .expect("map");
+        mem.map(RW, 0x8000, 0x4000, 0x2000, dup(&file))
+            .expect("map");
         let changed = mem.unmap(0x1000, 0x4000).expect("unmap");
         assert_eq!((changed.removed, changed.trimmed), (1, 2));
         let starts: Vec<(u64, u64)> = mem.ranges().iter().map(|r| (r.0, r.1)).collect();
@@ -1071,7 +1079,8 @@ pub mod tests {
         let mut mem = GuestMem::new();
         assert_eq!(mmaps_of("munmap"), 0);
         mem.map(RW, 0, 0x10000, 0x3000, dup(&file)).expect("map");
-        mem.map(RW, 0x8000, 0x20000, 0x1000, dup(&file)).expect("map");
+        mem.map(RW, 0x8000, 0x20000, 0x1000, dup(&file))
+            .expect("map");
         assert!(mmaps_of("munmap") >= 2);
         mem.unmap(0x11000, 0x1000).expect("unmap the middle");
         assert_eq!(mem.len(), 3);
@@ -1109,7 +1118,8 @@ pub mod tests {
         let file = memfd("counts", 0x2000);
         let mut mem = GuestMem::new();
         mem.map(RW, 0, 0x1000, 0x1000, dup(&file)).expect("map");
-        mem.map(RO, 0x1000, 0x2000, 0x1000, dup(&file)).expect("map");
+        mem.map(RO, 0x1000, 0x2000, 0x1000, dup(&file))
+            .expect("map");
         let mut counts = Counts::new();
         let mut four = [0u8; 4];
         {

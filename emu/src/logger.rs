@@ -9,16 +9,9 @@
 
 use std::collections::HashSet;
 use std::fs::OpenOptions;
-use std::io::{
-    self,
-    Write,
-};
+use std::io::{self, Write};
 use std::path::Path;
-use std::sync::{
-    Arc,
-    Mutex,
-    MutexGuard,
-};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// Locks a mutex, also when another thread panicked while holding it: the

@@ -25,32 +25,16 @@ mod logger;
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::{
-    self,
-    Write,
-};
+use std::io::{self, Write};
 use std::os::unix::fs::FileTypeExt;
-use std::path::{
-    Path,
-    PathBuf,
-};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{
-    Arc,
-    Mutex,
-};
+use std::sync::{Arc, Mutex};
 
-use crate::args::{
-    ArgError,
-    Command,
-    Options,
-};
+use crate::args::{ArgError, Command, Options};
 use crate::backend::Backend;
 use crate::device::Device;
-use crate::logger::{
-    lock,
-    Logger,
-};
+use crate::logger::{lock, Logger};
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -226,7 +210,9 @@ fn serve(options: Options) -> Result<(), String> {
             "emulated GSP: subsystem 1af4:4e56, firmware version {}, framebuffer {:#x} bytes, \
              firmware root {}",
             g.forced_version
-                .map_or("identified from FWIMAGE".to_string(), |v| format!("forced to {v}")),
+                .map_or("identified from FWIMAGE".to_string(), |v| format!(
+                    "forced to {v}"
+                )),
             g.fb_size,
             g.firmware_root.display()
         ),

@@ -5,26 +5,13 @@
 //! counts file written when the connection ends or on SIGTERM.
 
 use std::fs;
-use std::io::{
-    BufRead,
-    BufReader,
-};
+use std::io::{BufRead, BufReader};
 use std::os::unix::net::UnixListener;
-use std::path::{
-    Path,
-    PathBuf,
-};
-use std::process::{
-    Child,
-    Command,
-    Stdio,
-};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
-use vfio_bindings::bindings::vfio::{
-    VFIO_PCI_BAR0_REGION_INDEX,
-    VFIO_PCI_CONFIG_REGION_INDEX,
-};
+use vfio_bindings::bindings::vfio::{VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX};
 use vfio_user::Client;
 
 const EMU: &str = env!("CARGO_BIN_EXE_nova-emu");

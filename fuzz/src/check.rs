@@ -51,7 +51,12 @@ pub fn identify(data: &[u8]) -> Option<&'static str> {
     };
     let spec = Untrusted::new_untrusted(regs).validate::<Spec>().ok()?;
     let id = ((regs.boot42 >> 24) & 0x3f) << 4 | ((regs.boot42 >> 20) & 0xf);
-    assert_eq!(spec.chipset.id(), id, "{regs:x?} identified as {}", spec.chipset);
+    assert_eq!(
+        spec.chipset.id(),
+        id,
+        "{regs:x?} identified as {}",
+        spec.chipset
+    );
     Some(spec.chipset.name())
 }
 
@@ -63,10 +68,21 @@ pub fn elf_sections(data: &[u8]) -> Result<usize, String> {
     let mut n = 0;
     for s in sections.iter() {
         let end = s.offset.checked_add(s.size).expect("section end overflows");
-        assert!(end <= data.len(), "section {:?} ends at {end} beyond {}", s.name(), data.len());
+        assert!(
+            end <= data.len(),
+            "section {:?} ends at {end} beyond {}",
+            s.name(),
+            data.len()
+        );
         for o in sections.iter().skip(n + 1) {
-            let disjoint = s.size == 0 || o.size == 0 || end <= o.offset || o.offset + o.size <= s.offset;
-            assert!(disjoint, "sections {:?} and {:?} overlap", s.name(), o.name());
+            let disjoint =
+                s.size == 0 || o.size == 0 || end <= o.offset || o.offset + o.size <= s.offset;
+            assert!(
+                disjoint,
+                "sections {:?} and {:?} overlap",
+                s.name(),
+                o.name()
+            );
         }
         n += 1;
     }
@@ -152,10 +168,19 @@ fn queue_message_with(bytes: &[u8], available: u32, seq: u32) -> usize {
     for decode in decoders {
         if let Ok(m) = decode(Untrusted::new_untrusted_ref(bytes), available, seq) {
             let size = m.elements as usize * ELEMENT_SIZE;
-            assert!(m.elements >= 1 && m.elements <= available && m.elements as usize <= MAX_ELEMENTS);
-            assert!(size <= bytes.len(), "message of {size} bytes accepted from {}", bytes.len());
+            assert!(
+                m.elements >= 1 && m.elements <= available && m.elements as usize <= MAX_ELEMENTS
+            );
+            assert!(
+                size <= bytes.len(),
+                "message of {size} bytes accepted from {}",
+                bytes.len()
+            );
             let (off, len) = m.payload;
-            assert!(off + len <= size, "payload {off}+{len} outside the message of {size}");
+            assert!(
+                off + len <= size,
+                "payload {off}+{len} outside the message of {size}"
+            );
             accepted += 1;
         }
     }
@@ -199,9 +224,15 @@ pub fn reassembly(data: &[u8]) {
     let mut r = Reassembly::new(&mut buf);
     let mut total = 0usize;
     for chunk in data.get(1..).unwrap_or(&[]).chunks(9) {
-        let Some((&len, _)) = chunk.split_first() else { break };
+        let Some((&len, _)) = chunk.split_first() else {
+            break;
+        };
         let part = vec![0xa5u8; usize::from(len % 64)];
-        let function = if chunk.len() > 1 && chunk[1] & 1 == 1 { 73 } else { 71 };
+        let function = if chunk.len() > 1 && chunk[1] & 1 == 1 {
+            73
+        } else {
+            71
+        };
         match r.push(function, 71, &part) {
             Ok(done) => {
                 total += part.len();
@@ -215,7 +246,8 @@ pub fn reassembly(data: &[u8]) {
 
 /// A `GET_GSP_STATIC_INFO` reply, decoded for each version: an accepted name is printable.
 pub fn static_info(data: &[u8]) -> usize {
-    let decoders: [fn(&Untrusted<[u8]>) -> Result<replies::StaticInfo, replies::StaticInfoError>; 2] = [
+    let decoders: [fn(&Untrusted<[u8]>) -> Result<replies::StaticInfo, replies::StaticInfoError>;
+        2] = [
         replies::versioned::r535_113_01::decode_static_info,
         replies::versioned::r570_144::decode_static_info,
     ];

@@ -11,7 +11,10 @@
 //! and tested here is the code the module runs; [`check`] has one entry point per Validator,
 //! which the fuzz targets (`targets/`) and the tests (`tests/`) call.
 
-#![allow(dead_code, reason = "the module uses parts of the core these entry points do not")]
+#![allow(
+    dead_code,
+    reason = "the module uses parts of the core these entry points do not"
+)]
 
 #[path = "../../untrusted.rs"]
 pub(crate) mod untrusted;

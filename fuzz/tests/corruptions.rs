@@ -28,15 +28,28 @@ fn files() -> Vec<(String, String, String, PathBuf)> {
     let mut out = Vec::new();
     for chip in CHIPS {
         let dir = fw_root().join("nvidia").join(chip).join("gsp");
-        let entries = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e} (run inside the build root: make test)", dir.display()));
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (run inside the build root: make test)",
+                dir.display()
+            )
+        });
         for e in entries {
             let path = e.expect("dir entry").path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".bin") else { continue };
-            let Some((kind, version)) = stem.split_once('-') else { continue };
+            let Some(stem) = name.strip_suffix(".bin") else {
+                continue;
+            };
+            let Some((kind, version)) = stem.split_once('-') else {
+                continue;
+            };
             if ["booter_load", "booter_unload", "bootloader", "fmc", "gsp"].contains(&kind) {
-                out.push((chip.to_string(), kind.to_string(), version.to_string(), path));
+                out.push((
+                    chip.to_string(),
+                    kind.to_string(),
+                    version.to_string(),
+                    path,
+                ));
             }
         }
     }
@@ -69,13 +82,27 @@ struct Elf {
 fn parse_elf(d: &[u8]) -> Elf {
     let is64 = d[4] == 2;
     let (shoff, shentsize, shnum, shstrndx) = if is64 {
-        (get(d, 0x28, 8) as usize, get(d, 0x3a, 2) as usize, get(d, 0x3c, 2) as usize, get(d, 0x3e, 2) as usize)
+        (
+            get(d, 0x28, 8) as usize,
+            get(d, 0x3a, 2) as usize,
+            get(d, 0x3c, 2) as usize,
+            get(d, 0x3e, 2) as usize,
+        )
     } else {
-        (get(d, 0x20, 4) as usize, get(d, 0x2e, 2) as usize, get(d, 0x30, 2) as usize, get(d, 0x32, 2) as usize)
+        (
+            get(d, 0x20, 4) as usize,
+            get(d, 0x2e, 2) as usize,
+            get(d, 0x30, 2) as usize,
+            get(d, 0x32, 2) as usize,
+        )
     };
     let field = |i: usize, off64: usize, off32: usize, n64: usize| {
         let h = shoff + i * shentsize;
-        if is64 { get(d, h + off64, n64) as usize } else { get(d, h + off32, 4) as usize }
+        if is64 {
+            get(d, h + off64, n64) as usize
+        } else {
+            get(d, h + off32, 4) as usize
+        }
     };
     let strtab = field(shstrndx, 0x18, 0x10, 8);
     let mut sections = Vec::new();
@@ -83,9 +110,20 @@ fn parse_elf(d: &[u8]) -> Elf {
         let name_off = strtab + field(i, 0, 0, 4);
         let end = d[name_off..].iter().position(|&b| b == 0).unwrap();
         let name = String::from_utf8_lossy(&d[name_off..name_off + end]).into_owned();
-        sections.push((shoff + i * shentsize, name, field(i, 0x18, 0x10, 8), field(i, 0x20, 0x14, 8)));
+        sections.push((
+            shoff + i * shentsize,
+            name,
+            field(i, 0x18, 0x10, 8),
+            field(i, 0x20, 0x14, 8),
+        ));
     }
-    Elf { is64, shoff, shentsize, shnum, sections }
+    Elf {
+        is64,
+        shoff,
+        shentsize,
+        shnum,
+        sections,
+    }
 }
 
 fn elf_edits(d: &[u8], version: &str) -> Vec<Edit> {
@@ -116,12 +154,21 @@ fn elf_edits(d: &[u8], version: &str) -> Vec<Edit> {
     e.push(Edit::Write(4, vec![3], "class"));
     e.push(Edit::Write(5, vec![2], "byte order"));
     // The section header table pointing outside the file, or with a bad shape.
-    let (shoff_at, shent_at, shnum_at, shstr_at) =
-        if elf.is64 { (0x28, 0x3a, 0x3c, 0x3e) } else { (0x20, 0x2e, 0x30, 0x32) };
+    let (shoff_at, shent_at, shnum_at, shstr_at) = if elf.is64 {
+        (0x28, 0x3a, 0x3c, 0x3e)
+    } else {
+        (0x20, 0x2e, 0x30, 0x32)
+    };
     for v in [len as u64, len as u64 - 1, u64::MAX, 1 << 63, u64::MAX - 63] {
         e.push(Edit::Write(shoff_at, le(v, w(8)), "shoff"));
     }
-    for v in [0u64, 1, elf.shentsize as u64 - 1, elf.shentsize as u64 + 1, 0xffff] {
+    for v in [
+        0u64,
+        1,
+        elf.shentsize as u64 - 1,
+        elf.shentsize as u64 + 1,
+        0xffff,
+    ] {
         e.push(Edit::Write(shent_at, le(v, 2), "shentsize"));
     }
     for v in [0u64, elf.shnum as u64 + 1, 0xffff] {
@@ -131,28 +178,57 @@ fn elf_edits(d: &[u8], version: &str) -> Vec<Edit> {
         e.push(Edit::Write(shstr_at, le(v, 2), "shstrndx"));
     }
     // Every section: outside the file, huge, overlapping its predecessor, unnamed.
-    let (name_at, off_at, size_at) = if elf.is64 { (0, 0x18, 0x20) } else { (0, 0x10, 0x14) };
+    let (name_at, off_at, size_at) = if elf.is64 {
+        (0, 0x18, 0x20)
+    } else {
+        (0, 0x10, 0x14)
+    };
     for (i, (h, _, off, size)) in elf.sections.iter().enumerate() {
         if *size == 0 {
             continue;
         }
-        e.push(Edit::Write(h + off_at, le(len as u64, w(8)), "section offset"));
-        e.push(Edit::Write(h + off_at, le(u64::MAX - *size as u64 + 1, w(8)), "section offset"));
+        e.push(Edit::Write(
+            h + off_at,
+            le(len as u64, w(8)),
+            "section offset",
+        ));
+        e.push(Edit::Write(
+            h + off_at,
+            le(u64::MAX - *size as u64 + 1, w(8)),
+            "section offset",
+        ));
         e.push(Edit::Write(h + size_at, le(u64::MAX, w(8)), "section size"));
-        e.push(Edit::Write(h + size_at, le((len - off + 1) as u64, w(8)), "section size"));
+        e.push(Edit::Write(
+            h + size_at,
+            le((len - off + 1) as u64, w(8)),
+            "section size",
+        ));
         e.push(Edit::Write(h + name_at, le(0xffff_fff0, 4), "section name"));
-        if let Some((_, _, prev_off, prev_size)) = elf.sections[..i].iter().rev().find(|s| s.3 > 0) {
+        if let Some((_, _, prev_off, prev_size)) = elf.sections[..i].iter().rev().find(|s| s.3 > 0)
+        {
             // Start inside the previous section.
-            e.push(Edit::Write(h + off_at, le((prev_off + prev_size / 2) as u64, w(8)), "overlap"));
+            e.push(Edit::Write(
+                h + off_at,
+                le((prev_off + prev_size / 2) as u64, w(8)),
+                "overlap",
+            ));
         }
     }
     // .fwversion: the other version's string, unterminated, shortened.
     if let Some((_, _, off, size)) = elf.sections.iter().find(|s| s.1 == ".fwversion") {
-        let other = if version == "570.144" { "535.113.01" } else { "570.144" };
+        let other = if version == "570.144" {
+            "535.113.01"
+        } else {
+            "570.144"
+        };
         let mut text = other.as_bytes().to_vec();
         text.resize(*size, 0);
         e.push(Edit::Write(*off, text, "version of the other release"));
-        e.push(Edit::Write(off + size - 1, vec![b'9'], "version not terminated"));
+        e.push(Edit::Write(
+            off + size - 1,
+            vec![b'9'],
+            "version not terminated",
+        ));
         e.push(Edit::Write(off + size - 2, vec![0], "version shortened"));
     }
     e
@@ -164,7 +240,19 @@ fn bin_edits(d: &[u8]) -> Vec<Edit> {
     let data_offset = get(d, 16, 4) as usize;
     let data_size = get(d, 20, 4) as usize;
     let mut e = Vec::new();
-    for c in [1, 3, 4, 11, 12, 23, 24, header_offset, header_offset + 15, data_offset, data_offset + data_size - 1] {
+    for c in [
+        1,
+        3,
+        4,
+        11,
+        12,
+        23,
+        24,
+        header_offset,
+        header_offset + 15,
+        data_offset,
+        data_offset + data_size - 1,
+    ] {
         if c < len {
             e.push(Edit::Truncate(c));
         }
@@ -219,7 +307,12 @@ fn run(kind: &str, version: &str, chip: &str, data: &mut Vec<u8>, edits: Vec<Edi
 #[test]
 fn every_real_firmware_file_is_valid_and_every_corruption_is_handled() {
     let files = files();
-    assert!(files.len() > 100, "{} firmware files found under {}", files.len(), fw_root().display());
+    assert!(
+        files.len() > 100,
+        "{} firmware files found under {}",
+        files.len(),
+        fw_root().display()
+    );
     let mut contents: HashMap<PathBuf, Vec<u8>> = HashMap::new();
     let mut tally = Tally::default();
     let mut corrupted = std::collections::HashSet::new();
@@ -234,7 +327,11 @@ fn every_real_firmware_file_is_valid_and_every_corruption_is_handled() {
         if !corrupted.insert(real.clone()) {
             continue;
         }
-        let edits = if data.starts_with(b"\x7fELF") { elf_edits(data, version) } else { bin_edits(data) };
+        let edits = if data.starts_with(b"\x7fELF") {
+            elf_edits(data, version)
+        } else {
+            bin_edits(data)
+        };
         run(kind, version, chip, data, edits, &mut tally);
         tally.inputs += 1;
         if check::firmware_file(kind, version, chip, &[]).is_err() {

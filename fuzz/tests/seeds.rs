@@ -35,5 +35,8 @@ fn seeds_of_real_firmware_are_valid_inputs() {
         check::bin_file(&s).expect("a real binary firmware file is valid");
     }
     let ids = read("identify");
-    assert_eq!(ids.iter().filter(|s| check::identify(s).is_some()).count(), 24);
+    assert_eq!(
+        ids.iter().filter(|s| check::identify(s).is_some()).count(),
+        24
+    );
 }

@@ -65,24 +65,80 @@ pub enum Lie {
 
 /// The lies, their names and what they do (`--list-gsp-faults`).
 pub const LIES: &[(&str, Lie, &str)] = &[
-    ("write-ptr-range", Lie::WritePtrRange, "status queue write pointer beyond the queue"),
-    ("write-ptr-back", Lie::WritePtrBack, "write pointer one element back, message not written"),
-    ("read-ptr-range", Lie::ReadPtrRange, "command queue read pointer beyond the queue, for good"),
+    (
+        "write-ptr-range",
+        Lie::WritePtrRange,
+        "status queue write pointer beyond the queue",
+    ),
+    (
+        "write-ptr-back",
+        Lie::WritePtrBack,
+        "write pointer one element back, message not written",
+    ),
+    (
+        "read-ptr-range",
+        Lie::ReadPtrRange,
+        "command queue read pointer beyond the queue, for good",
+    ),
     ("count-zero", Lie::CountZero, "elemCount 0"),
-    ("count-huge", Lie::CountHuge, "elemCount 17, beyond the 16 of a message"),
-    ("count-unwritten", Lie::CountUnwritten, "elemCount one more than written"),
-    ("length-huge", Lie::LengthHuge, "RPC length beyond the message's elements"),
-    ("length-short", Lie::LengthShort, "RPC length shorter than the RPC header"),
+    (
+        "count-huge",
+        Lie::CountHuge,
+        "elemCount 17, beyond the 16 of a message",
+    ),
+    (
+        "count-unwritten",
+        Lie::CountUnwritten,
+        "elemCount one more than written",
+    ),
+    (
+        "length-huge",
+        Lie::LengthHuge,
+        "RPC length beyond the message's elements",
+    ),
+    (
+        "length-short",
+        Lie::LengthShort,
+        "RPC length shorter than the RPC header",
+    ),
     ("checksum", Lie::Checksum, "wrong checksum"),
-    ("seq-repeat", Lie::SeqRepeat, "previous sequence number repeated"),
+    (
+        "seq-repeat",
+        Lie::SeqRepeat,
+        "previous sequence number repeated",
+    ),
     ("seq-skip", Lie::SeqSkip, "one sequence number skipped"),
-    ("function-unknown", Lie::FunctionUnknown, "function number 0xabcd, in no version"),
-    ("reply-function", Lie::ReplyFunction, "reply carries another command's function"),
+    (
+        "function-unknown",
+        Lie::FunctionUnknown,
+        "function number 0xabcd, in no version",
+    ),
+    (
+        "reply-function",
+        Lie::ReplyFunction,
+        "reply carries another command's function",
+    ),
     ("reply-short", Lie::ReplyShort, "reply payload cut to half"),
-    ("reply-long", Lie::ReplyLong, "reply payload 64 bytes too long"),
-    ("other-version", Lie::OtherVersion, "reply laid out for the other firmware version"),
-    ("flood", Lie::Flood, "half the free room filled with events before every message"),
-    ("mute", Lie::Mute, "no answer from then on (mute@0: never comes up)"),
+    (
+        "reply-long",
+        Lie::ReplyLong,
+        "reply payload 64 bytes too long",
+    ),
+    (
+        "other-version",
+        Lie::OtherVersion,
+        "reply laid out for the other firmware version",
+    ),
+    (
+        "flood",
+        Lie::Flood,
+        "half the free room filled with events before every message",
+    ),
+    (
+        "mute",
+        Lie::Mute,
+        "no answer from then on (mute@0: never comes up)",
+    ),
 ];
 
 /// The message index a lie is told at when `@N` is not given.
@@ -136,7 +192,10 @@ impl FromStr for Fault {
             .ok_or_else(|| {
                 format!(
                     "unknown GSP fault '{name}'; known faults are {}",
-                    LIES.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
+                    LIES.iter()
+                        .map(|(n, _, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             })?;
         Ok(Fault { lie, at })
@@ -159,8 +218,17 @@ mod tests {
     #[test]
     fn every_lie_parses_by_its_name_with_and_without_a_message_number() {
         for (name, lie, _) in LIES {
-            assert_eq!(name.parse::<Fault>(), Ok(Fault { lie: *lie, at: DEFAULT_AT }));
-            assert_eq!(format!("{name}@0").parse::<Fault>(), Ok(Fault { lie: *lie, at: 0 }));
+            assert_eq!(
+                name.parse::<Fault>(),
+                Ok(Fault {
+                    lie: *lie,
+                    at: DEFAULT_AT
+                })
+            );
+            assert_eq!(
+                format!("{name}@0").parse::<Fault>(),
+                Ok(Fault { lie: *lie, at: 0 })
+            );
             assert_eq!(lie.name(), *name);
         }
     }
@@ -168,7 +236,10 @@ mod tests {
     #[test]
     fn bad_fault_specs_are_named_in_the_error() {
         let e = "lie".parse::<Fault>().unwrap_err();
-        assert!(e.contains("unknown GSP fault 'lie'") && e.contains("checksum"), "{e}");
+        assert!(
+            e.contains("unknown GSP fault 'lie'") && e.contains("checksum"),
+            "{e}"
+        );
         let e = "checksum@x".parse::<Fault>().unwrap_err();
         assert!(e.contains("'x'"), "{e}");
     }

@@ -4,16 +4,8 @@
 //! names, exactly as documented, and logged; the messages before it are
 //! honest.
 
-use super::fault::{
-    FLOOD_EVENT,
-    LIES,
-    UNKNOWN_FUNCTION,
-};
-use super::tests::{
-    boot,
-    Driver,
-    STATQ_OFF,
-};
+use super::fault::{FLOOD_EVENT, LIES, UNKNOWN_FUNCTION};
+use super::tests::{boot, Driver, STATQ_OFF};
 use super::wire::*;
 
 /// The raw elements of the next status message, as the GSP wrote them.
@@ -81,7 +73,10 @@ fn checksum_lie_leaves_everything_else_intact() {
     let err = decode(&msg).expect_err("the checksum is wrong");
     assert!(err.contains("checksum"), "{err}");
     assert_eq!(get_u32(&msg, elem::SEQ_NUM), 3);
-    assert_eq!(get_u32(&msg, elem::SIZE_OF + rpc::FUNCTION), function::GET_GSP_STATIC_INFO);
+    assert_eq!(
+        get_u32(&msg, elem::SIZE_OF + rpc::FUNCTION),
+        function::GET_GSP_STATIC_INFO
+    );
 }
 
 #[test]
@@ -126,7 +121,11 @@ fn flood_fills_the_queue_with_events_before_each_message() {
     assert!(msgs[..30].iter().all(|m| m.function == FLOOD_EVENT));
     assert_eq!(msgs[30].function, function::GET_GSP_STATIC_INFO);
     let seqs: Vec<u32> = msgs.iter().map(|m| m.seq).collect();
-    assert_eq!(seqs, (3..34).collect::<Vec<_>>(), "consecutive sequence numbers");
+    assert_eq!(
+        seqs,
+        (3..34).collect::<Vec<_>>(),
+        "consecutive sequence numbers"
+    );
     // And again for the next message.
     d.send(function::UNLOADING_GUEST_DRIVER, &[]);
     let msgs = d.receive();
@@ -138,7 +137,10 @@ fn flood_fills_the_queue_with_events_before_each_message() {
 fn flood_from_the_start_still_lets_the_gsp_come_up() {
     let mut d = Driver::lying(Version::R570_144, "flood@0");
     d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 928]);
-    d.queue(function::SET_REGISTRY, &super::tests::registry_table(&[("A", 1)], 0));
+    d.queue(
+        function::SET_REGISTRY,
+        &super::tests::registry_table(&[("A", 1)], 0),
+    );
     assert_eq!(d.start(), 0);
     let msgs = d.receive();
     let replies: Vec<u32> = msgs
@@ -185,7 +187,15 @@ fn record_writes_every_posted_message() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["status-00000.bin", "status-00001.bin", "status-00002.bin", "status-00003.bin"]);
+    assert_eq!(
+        names,
+        [
+            "status-00000.bin",
+            "status-00001.bin",
+            "status-00002.bin",
+            "status-00003.bin"
+        ]
+    );
     let last = std::fs::read(dir.join("status-00003.bin")).expect("read");
     let m = decode(&last).expect("a recorded message is the message posted");
     assert_eq!(m.function, function::GET_GSP_STATIC_INFO);

@@ -8,15 +8,8 @@
 //! offset and size is checked against the file before it is used.
 
 use std::fs::File;
-use std::io::{
-    Read,
-    Seek,
-    SeekFrom,
-};
-use std::path::{
-    Path,
-    PathBuf,
-};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 use super::wire::Version;
 
@@ -78,7 +71,10 @@ pub fn fwimage_head(path: &Path) -> Result<Vec<u8>, String> {
         ));
     }
     let table_len = shentsize * shnum;
-    if shoff.checked_add(table_len).is_none_or(|end| end > file_len) {
+    if shoff
+        .checked_add(table_len)
+        .is_none_or(|end| end > file_len)
+    {
         return Err(format!("section table at {shoff:#x} lies outside the file"));
     }
     let mut table = vec![0u8; table_len as usize];
@@ -198,10 +194,7 @@ pub mod tests {
 
     /// A fresh, empty folder under the system's temporary folder.
     pub fn temp_dir(tag: &str) -> PathBuf {
-        use std::sync::atomic::{
-            AtomicU32,
-            Ordering,
-        };
+        use std::sync::atomic::{AtomicU32, Ordering};
         static N: AtomicU32 = AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
             "nova-emu-{tag}-{}-{}",
@@ -222,7 +215,9 @@ pub mod tests {
 
     /// A distinctive image: a byte pattern seeded by `seed`.
     pub fn image(seed: u8, len: usize) -> Vec<u8> {
-        (0..len).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect()
+        (0..len)
+            .map(|i| (i as u8).wrapping_mul(31) ^ seed)
+            .collect()
     }
 
     #[test]
@@ -303,7 +298,10 @@ pub mod tests {
         assert_eq!(other.identify(&region, &mut log), None);
         drop(log);
         assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(lines[0].contains("tu102/gsp/gsp-535.113.01.bin"), "{lines:?}");
+        assert!(
+            lines[0].contains("tu102/gsp/gsp-535.113.01.bin"),
+            "{lines:?}"
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 }

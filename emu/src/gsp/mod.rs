@@ -24,36 +24,14 @@ mod tests;
 use std::path::PathBuf;
 
 use crate::chipset::Chipset;
-use crate::guest_mem::{
-    GuestMemError,
-    Sysmem,
-};
+use crate::guest_mem::{GuestMemError, Sysmem};
 use crate::logger::Logger;
 
-use self::fault::{
-    Fault,
-    Lie,
-};
+use self::fault::{Fault, Lie};
 use self::firmware::Firmware;
 use self::wire::{
-    elem,
-    function,
-    get_u32,
-    get_u64,
-    libos,
-    mq_args,
-    put_u32,
-    put_u64,
-    queue,
-    registry,
-    rx_header,
-    tx_header,
-    Version,
-    GPU_NAME_LEN,
-    MAX_ELEMS,
-    MAX_RPC_PAYLOAD,
-    NV_ERR_INVALID_ARGUMENT,
-    PAGE,
+    elem, function, get_u32, get_u64, libos, mq_args, put_u32, put_u64, queue, registry, rx_header,
+    tx_header, Version, GPU_NAME_LEN, MAX_ELEMS, MAX_RPC_PAYLOAD, NV_ERR_INVALID_ARGUMENT, PAGE,
 };
 
 /// MAILBOX0 after a start refused because no firmware matched FWIMAGE (or
@@ -410,7 +388,9 @@ impl Gsp {
                 get_u64(&args, mq_args::LOCKLESS_STAT_QUEUE_OFFSET),
             );
             if lockless != (0, 0) {
-                self.line(&format!("lockless queue offsets {lockless:x?} are not 0 (ignored)"));
+                self.line(&format!(
+                    "lockless queue offsets {lockless:x?} are not 0 (ignored)"
+                ));
             }
         }
         self.line(&format!(
@@ -464,7 +444,11 @@ impl Gsp {
         put_u32(&mut header, tx_header::MSG_COUNT as usize, queue::MSG_COUNT);
         put_u32(&mut header, tx_header::WRITE_PTR as usize, 0);
         put_u32(&mut header, tx_header::FLAGS as usize, queue::FLAGS);
-        put_u32(&mut header, tx_header::RX_HDR_OFF as usize, queue::RX_HDR_OFF);
+        put_u32(
+            &mut header,
+            tx_header::RX_HDR_OFF as usize,
+            queue::RX_HDR_OFF,
+        );
         put_u32(&mut header, tx_header::ENTRY_OFF as usize, queue::ENTRY_OFF);
         let fault = |e: GuestMemError| (ERR_FAULT, e.to_string());
         mem.write(statq, &header).map_err(fault)?;
@@ -532,7 +516,12 @@ impl Gsp {
         }
         let mut msg = first;
         msg.resize(count as usize * queue::MSG_SIZE as usize, 0);
-        read_ring(mem, cmdq, (rptr + 1) % queue::MSG_COUNT, &mut msg[queue::MSG_SIZE as usize..])?;
+        read_ring(
+            mem,
+            cmdq,
+            (rptr + 1) % queue::MSG_COUNT,
+            &mut msg[queue::MSG_SIZE as usize..],
+        )?;
         let decoded = match wire::decode(&msg) {
             Ok(d) => d,
             Err(e) => {
@@ -577,7 +566,11 @@ impl Gsp {
                 return Ok(false);
             }
             self.consume(mem, count)?;
-            return if done.stop { Err(Halt::Stopped) } else { Ok(true) };
+            return if done.stop {
+                Err(Halt::Stopped)
+            } else {
+                Ok(true)
+            };
         }
 
         // A new command ends a message still waiting for continuations.
@@ -733,7 +726,11 @@ impl Gsp {
         let n = bytes.len().min(GPU_NAME_LEN - 1);
         let at = version.static_info_name_offset();
         info[at..at + n].copy_from_slice(&bytes[..n]);
-        put_u64(&mut info, version.static_info_fb_length_offset(), self.config.fb_size);
+        put_u64(
+            &mut info,
+            version.static_info_fb_length_offset(),
+            self.config.fb_size,
+        );
         info
     }
 
@@ -788,11 +785,17 @@ impl Gsp {
             seq = seq.wrapping_add(1);
         }
         if events > 0 {
-            self.line(&format!("fault flood at message {index}: {events} events first"));
+            self.line(&format!(
+                "fault flood at message {index}: {events} events first"
+            ));
         }
         let first = messages.len();
         for (i, chunk) in chunks.iter().enumerate() {
-            let f = if i == 0 { reply.function } else { function::CONTINUATION_RECORD };
+            let f = if i == 0 {
+                reply.function
+            } else {
+                function::CONTINUATION_RECORD
+            };
             let result = if i == 0 { reply.rpc_result } else { 0 };
             messages.push(wire::encode(seq, f, result, reply.rpc_seq, chunk));
             seq = seq.wrapping_add(1);
@@ -860,7 +863,10 @@ impl Gsp {
             Lie::OtherVersion if reply.function == function::GET_GSP_STATIC_INFO => {
                 let other = version.other();
                 reply.payload = self.static_info(other);
-                format!("GspStaticConfigInfo of {other} ({} bytes)", reply.payload.len())
+                format!(
+                    "GspStaticConfigInfo of {other} ({} bytes)",
+                    reply.payload.len()
+                )
             }
             Lie::OtherVersion => "nothing differs between the versions here".to_string(),
             _ => return,
@@ -962,12 +968,18 @@ fn write_ring(mem: &mut Sysmem<'_>, q: u64, index: u32, data: &[u8]) -> Result<(
 fn parse_registry(table: &[u8]) -> Result<Vec<String>, String> {
     use registry::*;
     if table.len() < TABLE_HEADER_SIZE {
-        return Err(format!("{} bytes cannot hold the table header", table.len()));
+        return Err(format!(
+            "{} bytes cannot hold the table header",
+            table.len()
+        ));
     }
     let size = get_u32(table, TABLE_SIZE) as usize;
     let count = get_u32(table, TABLE_NUM_ENTRIES) as usize;
     if size > table.len() {
-        return Err(format!("table size {size} exceeds the {} bytes sent", table.len()));
+        return Err(format!(
+            "table size {size} exceeds the {} bytes sent",
+            table.len()
+        ));
     }
     let table = &table[..size.max(TABLE_HEADER_SIZE)];
     let entries_end = count
@@ -990,7 +1002,10 @@ fn parse_registry(table: &[u8]) -> Result<Vec<String>, String> {
             let data = get_u32(e, ENTRY_DATA);
             keys.push(format!("{name} = {data:#x}"));
         } else {
-            keys.push(format!("{name} (type {kind}, {} bytes)", get_u32(e, ENTRY_LENGTH)));
+            keys.push(format!(
+                "{name} (type {kind}, {} bytes)",
+                get_u32(e, ENTRY_LENGTH)
+            ));
         }
     }
     Ok(keys)

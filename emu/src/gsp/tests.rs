@@ -11,19 +11,12 @@ use std::path::PathBuf;
 use vfio_bindings::bindings::vfio::VFIO_PCI_BAR0_REGION_INDEX;
 use vfio_user::DmaMapFlags;
 
-use super::firmware::tests::{
-    image,
-    install,
-    temp_dir,
-};
+use super::firmware::tests::{image, install, temp_dir};
 use super::firmware::FWIMAGE_HEAD;
 use super::wire::*;
 use super::*;
 use crate::bar0::{
-    NV_PGSP_FALCON_CPUCTL,
-    NV_PGSP_FALCON_MAILBOX0,
-    NV_PGSP_FALCON_MAILBOX1,
-    NV_PGSP_QUEUE_HEAD0,
+    NV_PGSP_FALCON_CPUCTL, NV_PGSP_FALCON_MAILBOX0, NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
 };
 use crate::device::tests::ga102_config;
 use crate::device::Device;
@@ -45,7 +38,14 @@ pub(super) const CMDQ_OFF: u64 = SHM_OFF + 0x1000;
 pub(super) const STATQ_OFF: u64 = CMDQ_OFF + 0x40000;
 
 fn image_of(v: Version) -> Vec<u8> {
-    image(if v == Version::R535_113_01 { 0x35 } else { 0x70 }, 70000)
+    image(
+        if v == Version::R535_113_01 {
+            0x35
+        } else {
+            0x70
+        },
+        70000,
+    )
 }
 
 /// A firmware root with fake firmware of both versions for ga102.
@@ -200,7 +200,9 @@ impl Driver {
 
     fn reg_read(&mut self, offset: u64) -> u32 {
         let mut b = [0u8; 4];
-        self.dev.region_read(BAR0, offset, &mut b).expect("BAR0 read");
+        self.dev
+            .region_read(BAR0, offset, &mut b)
+            .expect("BAR0 read");
         u32::from_le_bytes(b)
     }
 
@@ -322,26 +324,44 @@ pub(super) fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
 /// and GSP_INIT_DONE.
 pub(super) fn boot(d: &mut Driver) {
     let v = d.version;
-    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; v.system_info_size()]);
+    d.queue(
+        function::GSP_SET_SYSTEM_INFO,
+        &vec![0u8; v.system_info_size()],
+    );
     d.queue(
         function::SET_REGISTRY,
-        &registry_table(&[("RMSecBusResetEnable", 1), ("RMForcePcieConfigSave", 0)], 0),
+        &registry_table(
+            &[("RMSecBusResetEnable", 1), ("RMForcePcieConfigSave", 0)],
+            0,
+        ),
     );
     assert_eq!(d.start(), 0, "{}", d.log());
     let header = d.get(STATQ_OFF, 32);
     let fields: Vec<u32> = (0..8).map(|i| get_u32(&header, i * 4)).collect();
     assert_eq!(fields, [0, 0x40000, 0x1000, 63, 3, 1, 0x20, 0x1000]);
-    assert_eq!(d.get_u32(STATQ_OFF + 0x20), 2, "the GSP's command read pointer");
+    assert_eq!(
+        d.get_u32(STATQ_OFF + 0x20),
+        2,
+        "the GSP's command read pointer"
+    );
     let msgs = d.receive();
     let got: Vec<(u32, u32, u32, usize)> = msgs
         .iter()
         .map(|m| (m.seq, m.function, m.result, m.payload.len()))
         .collect();
-    assert_eq!(got, [(0, 72, 0, 0), (1, 73, 0, 0), (2, 0x1001, 0, 0)], "{}", d.log());
+    assert_eq!(
+        got,
+        [(0, 72, 0, 0), (1, 73, 0, 0), (2, 0x1001, 0, 0)],
+        "{}",
+        d.log()
+    );
     let log = d.log();
     assert!(log.contains(&format!("FWIMAGE is ga102 {v}")), "{log}");
     assert!(log.contains("registry RMSecBusResetEnable = 0x1"), "{log}");
-    assert!(log.contains("registry RMForcePcieConfigSave = 0x0"), "{log}");
+    assert!(
+        log.contains("registry RMForcePcieConfigSave = 0x0"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -364,7 +384,11 @@ fn boot_static_info_and_unload_for_each_version() {
         let fb = get_u64(&m.payload, v.static_info_fb_length_offset());
         assert_eq!(fb, 24 << 30);
         let nonzero = m.payload.iter().filter(|&&b| b != 0).count();
-        assert_eq!(nonzero, end + 1, "zero but name and fb_length (24 GiB = one 0x06 byte)");
+        assert_eq!(
+            nonzero,
+            end + 1,
+            "zero but name and fb_length (24 GiB = one 0x06 byte)"
+        );
 
         d.set_phase(5);
         d.send(function::UNLOADING_GUEST_DRIVER, &[]);
@@ -471,7 +495,9 @@ fn system_info_of_the_other_version_gets_invalid_argument() {
     let msgs = d.receive();
     let got: Vec<(u32, u32)> = msgs.iter().map(|m| (m.function, m.result)).collect();
     assert_eq!(got, [(72, NV_ERR_INVALID_ARGUMENT), (0x1001, 0)]);
-    assert!(d.log().contains("664 bytes, but GspSystemInfo of 570.144 has 928"));
+    assert!(d
+        .log()
+        .contains("664 bytes, but GspSystemInfo of 570.144 has 928"));
     // It keeps serving, with 570.144's structures.
     d.send(function::GET_GSP_STATIC_INFO, &[]);
     assert_eq!(d.receive()[0].payload.len(), 1656);
@@ -485,7 +511,11 @@ fn no_firmware_match_is_an_error_in_mailbox0_and_writes_nothing() {
     assert_eq!(d.start(), ERR_NO_FIRMWARE_MATCH);
     assert_eq!(d.sysmem(0).1, 0, "no write");
     assert_eq!(d.get_u32(STATQ_OFF + 16), 0);
-    assert!(d.log().contains("matches no GSP firmware of ga102"), "{}", d.log());
+    assert!(
+        d.log().contains("matches no GSP firmware of ga102"),
+        "{}",
+        d.log()
+    );
     d.doorbell();
     assert!(d.log().contains("doorbell while stopped"));
 
@@ -501,7 +531,11 @@ fn a_non_contiguous_page_table_is_refused() {
     let mut d = Driver::new(Version::R535_113_01, None);
     d.put(SHM_OFF + 8 * 7, &0x1234_5000u64.to_le_bytes());
     assert_eq!(d.start(), ERR_BAD_SHARED_MEMORY);
-    assert!(d.log().contains("page table entry 7 is 0x12345000"), "{}", d.log());
+    assert!(
+        d.log().contains("page table entry 7 is 0x12345000"),
+        "{}",
+        d.log()
+    );
     assert_eq!(d.sysmem(0).1, 0);
 }
 

@@ -320,7 +320,10 @@ pub fn elem_count(rpc_len: usize) -> u32 {
 /// Builds one queue message: element header (with checksum), RPC header and
 /// payload, padded to whole elements. `payload` must fit one message.
 pub fn encode(seq: u32, function: u32, rpc_result: u32, rpc_seq: u32, payload: &[u8]) -> Vec<u8> {
-    assert!(payload.len() <= MAX_RPC_PAYLOAD, "payload too large for one message");
+    assert!(
+        payload.len() <= MAX_RPC_PAYLOAD,
+        "payload too large for one message"
+    );
     let rpc_len = rpc::SIZE_OF + payload.len();
     let count = elem_count(rpc_len);
     let mut msg = vec![0u8; count as usize * queue::MSG_SIZE as usize];
@@ -354,7 +357,10 @@ pub struct Decoded {
 /// Returns a description of the first problem found.
 pub fn decode(msg: &[u8]) -> Result<Decoded, String> {
     if msg.len() < elem::SIZE_OF + rpc::SIZE_OF || msg.len() % queue::MSG_SIZE as usize != 0 {
-        return Err(format!("a message of {} bytes is not whole elements", msg.len()));
+        return Err(format!(
+            "a message of {} bytes is not whole elements",
+            msg.len()
+        ));
     }
     let count = get_u32(msg, elem::ELEM_COUNT);
     if count as usize * queue::MSG_SIZE as usize != msg.len() {
@@ -418,7 +424,10 @@ mod tests {
         // Queue element header: authTag[16], aad[16], then four u32.
         assert_eq!(elem::SIZE_OF, 48);
         assert_eq!((elem::AUTH_TAG, elem::AAD), (0, 16));
-        assert_eq!((elem::CHECKSUM, elem::SEQ_NUM, elem::ELEM_COUNT, elem::PAD), (32, 36, 40, 44));
+        assert_eq!(
+            (elem::CHECKSUM, elem::SEQ_NUM, elem::ELEM_COUNT, elem::PAD),
+            (32, 36, 40, 44)
+        );
         // RPC header: eight u32.
         assert_eq!(rpc::SIZE_OF, 32);
         assert_eq!(rpc::SPARE + 4, rpc::SIZE_OF);
@@ -426,19 +435,28 @@ mod tests {
         assert_eq!(&rpc::SIGNATURE_VALUE.to_le_bytes(), b"VRPC");
         // LibosMemoryRegionInitArgument: three u64, two u8, padded to 32.
         assert_eq!(libos::SIZE_OF, 32);
-        assert_eq!((libos::PA, libos::SIZE, libos::KIND, libos::LOC), (8, 16, 24, 25));
+        assert_eq!(
+            (libos::PA, libos::SIZE, libos::KIND, libos::LOC),
+            (8, 16, 24, 25)
+        );
         // MESSAGE_QUEUE_INIT_ARGUMENTS: u32 count padded to 8.
         assert_eq!(mq_args::CMD_QUEUE_OFFSET, 16);
         assert_eq!(
             Version::R535_113_01.mq_init_args_size(),
             mq_args::LOCKLESS_STAT_QUEUE_OFFSET + 8
         );
-        assert_eq!(Version::R570_144.mq_init_args_size(), mq_args::STAT_QUEUE_OFFSET + 8);
+        assert_eq!(
+            Version::R570_144.mq_init_args_size(),
+            mq_args::STAT_QUEUE_OFFSET + 8
+        );
         // Registry table.
         assert_eq!(registry::ENTRY_SIZE, 16);
         assert_eq!(registry::TABLE_HEADER_SIZE, 8);
         // Queues: header page plus 63 elements fill 256 KiB.
-        assert_eq!(queue::ENTRY_OFF + queue::MSG_COUNT * queue::MSG_SIZE, queue::SIZE);
+        assert_eq!(
+            queue::ENTRY_OFF + queue::MSG_COUNT * queue::MSG_SIZE,
+            queue::SIZE
+        );
         assert_eq!(MAX_RPC_PAYLOAD, 65456);
         assert_eq!(MAX_ELEMS, 16);
     }
@@ -447,10 +465,22 @@ mod tests {
     fn per_version_structure_sizes() {
         let v = Version::R535_113_01;
         assert_eq!((v.system_info_size(), v.static_info_size()), (664, 2168));
-        assert_eq!((v.static_info_name_offset(), v.static_info_fb_length_offset()), (1820, 1752));
+        assert_eq!(
+            (
+                v.static_info_name_offset(),
+                v.static_info_fb_length_offset()
+            ),
+            (1820, 1752)
+        );
         let v = Version::R570_144;
         assert_eq!((v.system_info_size(), v.static_info_size()), (928, 1656));
-        assert_eq!((v.static_info_name_offset(), v.static_info_fb_length_offset()), (1260, 1224));
+        assert_eq!(
+            (
+                v.static_info_name_offset(),
+                v.static_info_fb_length_offset()
+            ),
+            (1260, 1224)
+        );
         for v in Version::ALL {
             assert!(v.static_info_name_offset() + GPU_NAME_LEN <= v.static_info_size());
             assert!(v.static_info_fb_length_offset() + 8 <= v.static_info_size());
@@ -503,7 +533,10 @@ mod tests {
         // 48 + 32 + 4016 = 4096: one element; one byte more: two.
         assert_eq!(encode(0, 1, 0, 0, &[0; 4016]).len(), 4096);
         assert_eq!(encode(0, 1, 0, 0, &[0; 4017]).len(), 8192);
-        assert_eq!(encode(0, 1, 0, 0, &vec![0; MAX_RPC_PAYLOAD]).len(), MAX_MSG_SIZE);
+        assert_eq!(
+            encode(0, 1, 0, 0, &vec![0; MAX_RPC_PAYLOAD]).len(),
+            MAX_MSG_SIZE
+        );
     }
 
     #[test]

@@ -62,7 +62,9 @@ impl Parse for Cond {
                 input.parse::<Token![>]>()?;
                 Op::Gt
             } else {
-                return Err(input.error("expected one of `==`, `!=`, `<`, `<=`, `>`, `>=` after `V`"));
+                return Err(
+                    input.error("expected one of `==`, `!=`, `<`, `<=`, `>`, `>=` after `V`")
+                );
             };
             return Ok(Cond::Cmp(op, input.parse()?));
         }
@@ -76,7 +78,10 @@ impl Parse for Cond {
             "not" => {
                 let mut list = list;
                 if list.len() != 1 {
-                    return Err(syn::Error::new(head.span(), "`not` takes exactly one condition"));
+                    return Err(syn::Error::new(
+                        head.span(),
+                        "`not` takes exactly one condition",
+                    ));
                 }
                 Ok(Cond::Not(Box::new(list.remove(0))))
             }
@@ -138,8 +143,9 @@ pub(crate) fn keep(attrs: &mut Vec<Attribute>, args: &Args, current: usize) -> s
             return true;
         }
         let result = match &attr.meta {
-            syn::Meta::List(list) => syn::parse2::<Cond>(list.tokens.clone())
-                .and_then(|c| c.eval(args, current)),
+            syn::Meta::List(list) => {
+                syn::parse2::<Cond>(list.tokens.clone()).and_then(|c| c.eval(args, current))
+            }
             _ => Err(syn::Error::new_spanned(
                 attr,
                 "expected a condition: #[ver(V >= r570_144)]",

@@ -296,7 +296,8 @@ impl VisitMut for Filter<'_> {
             if let Some(first) = p.segments.first() {
                 if first.ident == "super" {
                     let span = first.ident.span();
-                    p.segments.insert(0, syn::PathSegment::from(syn::Ident::new("super", span)));
+                    p.segments
+                        .insert(0, syn::PathSegment::from(syn::Ident::new("super", span)));
                 }
             }
         }
@@ -313,9 +314,12 @@ impl VisitMut for Filter<'_> {
         if self.depth == 0 {
             if let syn::UseTree::Path(p) = t {
                 if p.ident == "super" {
-                    let inner = core::mem::replace(t, syn::UseTree::Glob(syn::UseGlob {
-                        star_token: Default::default(),
-                    }));
+                    let inner = core::mem::replace(
+                        t,
+                        syn::UseTree::Glob(syn::UseGlob {
+                            star_token: Default::default(),
+                        }),
+                    );
                     let span = match &inner {
                         syn::UseTree::Path(p) => p.ident.span(),
                         _ => proc_macro2::Span::call_site(),

@@ -30,7 +30,10 @@ impl Version {
     fn parse_ident(ident: Ident) -> syn::Result<Version> {
         let name = ident.to_string();
         let digits = name.strip_prefix('r').ok_or_else(|| {
-            syn::Error::new(ident.span(), format!("version `{name}` must look like r570_144"))
+            syn::Error::new(
+                ident.span(),
+                format!("version `{name}` must look like r570_144"),
+            )
         })?;
         let parts: Result<Vec<u32>, _> = digits.split('_').map(str::parse::<u32>).collect();
         match parts {
@@ -56,10 +59,14 @@ impl Args {
             .iter()
             .position(|v| v.ident == *ident)
             .ok_or_else(|| {
-                let known: Vec<String> = self.versions.iter().map(|v| v.ident.to_string()).collect();
+                let known: Vec<String> =
+                    self.versions.iter().map(|v| v.ident.to_string()).collect();
                 syn::Error::new(
                     ident.span(),
-                    format!("unknown version `{ident}`; expected one of: {}", known.join(", ")),
+                    format!(
+                        "unknown version `{ident}`; expected one of: {}",
+                        known.join(", ")
+                    ),
                 )
             })
     }
