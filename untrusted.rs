@@ -579,6 +579,10 @@ mod tests {
     }
 
     #[test]
+    #[allow(
+        clippy::op_ref,
+        reason = "the comparison with a borrowed slice is under test"
+    )]
     fn bytes_compare_with_trusted_bytes() {
         let raw = Untrusted::new_untrusted_ref(&b"570.144"[..]);
         assert!(*raw == *b"570.144");

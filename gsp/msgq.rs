@@ -366,14 +366,20 @@ pub(crate) mod versioned {
         }
         let elements = u32::try_from((HEADERS + payload.len()).div_ceil(ELEMENT_SIZE))
             .map_err(|_| too_long)?;
-        let mut element = fw::GSP_MSG_QUEUE_ELEMENT::default();
-        element.seqNum = sequence;
-        element.elemCount = elements;
-        element.rpc.header_version = fw::NV_VGPU_MSG_HEADER_VERSION;
-        element.rpc.signature = fw::NV_VGPU_MSG_SIGNATURE_VALID;
-        element.rpc.length = u32::try_from(RPC_HEADER + payload.len()).map_err(|_| too_long)?;
-        element.rpc.function = function;
-        element.rpc.sequence = sequence;
+        let length = u32::try_from(RPC_HEADER + payload.len()).map_err(|_| too_long)?;
+        let mut element = fw::GSP_MSG_QUEUE_ELEMENT {
+            seqNum: sequence,
+            elemCount: elements,
+            rpc: fw::rpc_message_header_v {
+                header_version: fw::NV_VGPU_MSG_HEADER_VERSION,
+                signature: fw::NV_VGPU_MSG_SIGNATURE_VALID,
+                length,
+                function,
+                sequence,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
         element.checkSum = checksum_parts(&[element.as_bytes(), payload]);
 
         let mut header = FramedHeader {
@@ -495,10 +501,10 @@ mod tests {
         assert_eq!(checksum(&b), 0);
     }
 
-    fn roundtrip_impl(
-        v: FwVersion,
-        decode: fn(&Untrusted<[u8]>, u32, u32) -> Result<Message, MsgError>,
-    ) -> Result {
+    /// One version's message validator.
+    type Decode = fn(&Untrusted<[u8]>, u32, u32) -> Result<Message, MsgError>;
+
+    fn roundtrip_impl(v: FwVersion, decode: Decode) -> Result {
         let mut out = KVVec::new();
         let payload = [0x5au8; 5000];
         let elements = encode(v, SET_REGISTRY, 7, &payload, &mut out)?;

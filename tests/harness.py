@@ -672,6 +672,30 @@ def check_style(run_dir, results):
                   f"{len(diffs)} hunks, e.g. {sorted(set(diffs))[:3]} {proc.stderr.strip()[:200]}")
 
 
+def check_clippy(run_dir, results):
+    """`make CLIPPY=1` of the module (the kernel's clippy lints, through clippy-driver): no
+    warning. The object is removed first, so that every file goes through clippy."""
+    bad = run_dir / "clippy_fixture.rs"
+    bad.write_text("pub fn f(v: &Vec<u8>) -> usize {\n    v.len()\n}\n")
+    proc = subprocess.run(["clippy-driver", "--edition", "2021", "--crate-type", "lib",
+                           "-W", "clippy::all", "-o", str(run_dir / "clippy_fixture.rlib"),
+                           str(bad)], capture_output=True, text=True)
+    results.check("clippy: clippy-driver flags a fixture's lint (&Vec parameter)",
+                  "ptr_arg" in proc.stderr, proc.stderr[-300:])
+    (ROOT / "nova_core.o").unlink(missing_ok=True)
+    proc = subprocess.run(["make", "-s", "-C", str(KERNEL), f"M={ROOT}", "LLVM=1",
+                           "CONFIG_NOVA_CORE=m", "CLIPPY=1", "modules"],
+                          capture_output=True, text=True)
+    log_file = run_dir / "clippy.log"
+    log_file.write_text(proc.stdout + proc.stderr)
+    warnings = re.findall(r"^(?:warning|error)\b.*$", proc.stderr, re.M)
+    cmd = ROOT / ".nova_core.o.cmd"
+    ran = cmd.exists() and "clippy-driver" in cmd.read_text()
+    results.check("clippy: make CLIPPY=1 builds the module without a warning",
+                  proc.returncode == 0 and ran and not warnings,
+                  f"{len(warnings)} warnings, clippy-driver used: {ran}; see {log_file}")
+
+
 def check_modinfo(results):
     """modinfo lists exactly the firmware files the driver may request, and each exists."""
     out = subprocess.run(["modinfo", "-F", "firmware", str(ROOT / "nova_core.ko")],
@@ -689,6 +713,18 @@ def check_modinfo(results):
     results.check("modinfo: PCI aliases for NVIDIA VGA and 3D controllers",
                   "pci:v000010DEd*sv*sd*bc03sc00i*" in info and "pci:v000010DEd*sv*sd*bc03sc02i*" in info,
                   info)
+    fields = {}
+    for line in info.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), []).append(value.strip())
+    results.check("modinfo: description, license GPL v2, author",
+                  fields.get("description", [""])[0].startswith("Core driver for NVIDIA GSP")
+                  and fields.get("license") == ["GPL v2"] and fields.get("author"),
+                  str({k: v for k, v in fields.items() if k in ("description", "license", "author")}))
+    params = sorted(v.split(":")[0] for v in fields.get("parm", []))
+    results.check("modinfo: the module parameters bench and gsp_version, described",
+                  params == ["bench", "gsp_version"]
+                  and all(len(v.split(":", 1)[1]) > 20 for v in fields.get("parm", [])), str(params))
 
 
 def check_code_size(results):
@@ -1189,6 +1225,7 @@ def cmd_test(_args):
     cargo_tests(run_dir, results)
     audit_untrusted(results)
     check_style(run_dir, results)
+    check_clippy(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
 
