@@ -18,8 +18,12 @@ all: modules
 
 ifneq ($(KDIR),)
 # The user's kernel, built with the host's toolchain.
-modules modules_install clean rust-analyzer:
+modules modules_install clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m $@
+
+rust-analyzer:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m $@
+	python3 scripts/rust-project.py $(CURDIR)
 else
 # The project's test kernel, built with the build root's toolchain.
 modules modules_install rust-analyzer: setup

@@ -20,3 +20,6 @@ in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m \
 if [ "$target" = modules ]; then
 	printf '[nova] nova_core.ko built in %ds\n' $((SECONDS - t0))
 fi
+if [ "$target" = rust-analyzer ]; then
+	python3 "$NOVA_ROOT/scripts/rust-project.py" "$NOVA_ROOT"
+fi

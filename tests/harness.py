@@ -696,6 +696,31 @@ def check_clippy(run_dir, results):
                   f"{len(warnings)} warnings, clippy-driver used: {ran}; see {log_file}")
 
 
+def check_rust_analyzer(run_dir, results):
+    """`make rust-analyzer` writes a rust-project.json in which every crate's root exists and
+    nova_core sees the kernel crate and the versioning macro (a built proc macro)."""
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "module.sh"), "rust-analyzer"],
+                          capture_output=True, text=True)
+    (run_dir / "rust-analyzer.log").write_text(proc.stdout + proc.stderr)
+    path = ROOT / "rust-project.json"
+    try:
+        crates = json.loads(path.read_text())["crates"]
+    except (OSError, ValueError, KeyError) as err:
+        results.check("rust-analyzer: rust-project.json written", False, str(err))
+        return
+    missing = [c["root_module"] for c in crates if not (ROOT / c["root_module"]).exists()]
+    by_name = {c.get("display_name"): c for c in crates}
+    nova = by_name.get("nova_core", {})
+    deps = {d["name"]: crates[d["crate"]].get("display_name") for d in nova.get("deps", [])}
+    macro = by_name.get("nova_versions", {})
+    results.check("rust-analyzer: the module's crate graph, with the kernel crate and the "
+                  "versioning macro",
+                  proc.returncode == 0 and not missing and deps.get("kernel") == "kernel"
+                  and deps.get("nova_versions") == "nova_versions" and macro.get("is_proc_macro")
+                  and Path(macro.get("proc_macro_dylib_path", "/nonexistent")).exists(),
+                  f"exit {proc.returncode}, missing roots {missing[:3]}, nova_core deps {deps}")
+
+
 def check_modinfo(results):
     """modinfo lists exactly the firmware files the driver may request, and each exists."""
     out = subprocess.run(["modinfo", "-F", "firmware", str(ROOT / "nova_core.ko")],
@@ -1226,6 +1251,7 @@ def cmd_test(_args):
     audit_untrusted(results)
     check_style(run_dir, results)
     check_clippy(run_dir, results)
+    check_rust_analyzer(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
 
