@@ -558,6 +558,13 @@ def cargo_tests(run_dir, results):
     """The host-side crates' tests: the emulated GPU and the versioning macro."""
     for label, path, target in HOST_CRATES:
         cargo_test(run_dir, results, label, path, target)
+        env = dict(os.environ, CARGO_TARGET_DIR=str(target))
+        proc = subprocess.run(["cargo", "clippy", "--all-targets", "--locked", "--quiet", "--",
+                               "-D", "warnings"], cwd=path, capture_output=True, text=True,
+                              env=env)
+        (run_dir / f"cargo-clippy-{label}.log").write_text(proc.stdout + proc.stderr)
+        results.check(f"{label}: cargo clippy --all-targets, no warning", proc.returncode == 0,
+                      f"see {run_dir}/cargo-clippy-{label}.log")
 
 
 def cargo_test(run_dir, results, label, path, target):

@@ -340,7 +340,7 @@ impl Device {
         };
         match event {
             GspEvent::Start => {
-                let args = u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX1)) << 32
+                let args = (u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX1)) << 32)
                     | u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX0));
                 let code = gsp.start(&mut self.sysmem(), args);
                 self.bar0.set(NV_PGSP_FALCON_MAILBOX0, code);

@@ -50,7 +50,7 @@ pub fn identify(data: &[u8]) -> Option<&'static str> {
         boot42: u32_at(data, 4),
     };
     let spec = Untrusted::new_untrusted(regs).validate::<Spec>().ok()?;
-    let id = ((regs.boot42 >> 24) & 0x3f) << 4 | ((regs.boot42 >> 20) & 0xf);
+    let id = (((regs.boot42 >> 24) & 0x3f) << 4) | ((regs.boot42 >> 20) & 0xf);
     assert_eq!(
         spec.chipset.id(),
         id,
@@ -59,6 +59,13 @@ pub fn identify(data: &[u8]) -> Option<&'static str> {
     );
     Some(spec.chipset.name())
 }
+
+/// A status queue message validator of one version.
+type DecodeMessage = fn(&Untrusted<[u8]>, u32, u32) -> Result<msgq::Message, msgq::MsgError>;
+
+/// A static-info validator of one version.
+type DecodeStaticInfo =
+    fn(&Untrusted<[u8]>) -> Result<replies::StaticInfo, replies::StaticInfoError>;
 
 /// The ELF section table validator (GSP images, FMC files).
 pub fn elf_sections(data: &[u8]) -> Result<usize, String> {
@@ -161,7 +168,7 @@ pub fn any_firmware_file(data: &[u8]) -> Result<(), String> {
 /// elements written and its payload inside the message.
 fn queue_message_with(bytes: &[u8], available: u32, seq: u32) -> usize {
     let mut accepted = 0;
-    let decoders: [fn(&Untrusted<[u8]>, u32, u32) -> Result<msgq::Message, msgq::MsgError>; 2] = [
+    let decoders: [DecodeMessage; 2] = [
         msgq::versioned::r535_113_01::decode,
         msgq::versioned::r570_144::decode,
     ];
@@ -246,8 +253,7 @@ pub fn reassembly(data: &[u8]) {
 
 /// A `GET_GSP_STATIC_INFO` reply, decoded for each version: an accepted name is printable.
 pub fn static_info(data: &[u8]) -> usize {
-    let decoders: [fn(&Untrusted<[u8]>) -> Result<replies::StaticInfo, replies::StaticInfoError>;
-        2] = [
+    let decoders: [DecodeStaticInfo; 2] = [
         replies::versioned::r535_113_01::decode_static_info,
         replies::versioned::r570_144::decode_static_info,
     ];

@@ -148,8 +148,8 @@ fn elf_edits(d: &[u8], version: &str) -> Vec<Edit> {
         }
     }
     // Magic, class, byte order.
-    for i in 0..4 {
-        e.push(Edit::Write(i, vec![d[i] ^ 0xff], "magic"));
+    for (i, &b) in d.iter().enumerate().take(4) {
+        e.push(Edit::Write(i, vec![b ^ 0xff], "magic"));
     }
     e.push(Edit::Write(4, vec![3], "class"));
     e.push(Edit::Write(5, vec![2], "byte order"));
@@ -281,7 +281,7 @@ struct Tally {
     accepted: Vec<String>,
 }
 
-fn run(kind: &str, version: &str, chip: &str, data: &mut Vec<u8>, edits: Vec<Edit>, t: &mut Tally) {
+fn run(kind: &str, version: &str, chip: &str, data: &mut [u8], edits: Vec<Edit>, t: &mut Tally) {
     for edit in edits {
         t.inputs += 1;
         let (result, what) = match edit {

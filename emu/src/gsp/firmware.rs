@@ -284,19 +284,20 @@ pub mod tests {
         install(&dir, "ga102", Version::R535_113_01, &a);
         install(&dir, "ga102", Version::R570_144, &b);
         let mut lines = Vec::new();
-        let mut log = |l: String| lines.push(l);
-        let mut fw = Firmware::new(dir.clone(), "ga102");
-        let mut region = b.clone();
-        region.resize(FWIMAGE_HEAD, 0);
-        assert_eq!(fw.identify(&region, &mut log), Some(Version::R570_144));
-        region[..a.len()].copy_from_slice(&a);
-        assert_eq!(fw.identify(&region, &mut log), Some(Version::R535_113_01));
-        region[10] ^= 0xff;
-        assert_eq!(fw.identify(&region, &mut log), None);
-        // Another chip has no firmware at all.
-        let mut other = Firmware::new(dir.clone(), "tu102");
-        assert_eq!(other.identify(&region, &mut log), None);
-        drop(log);
+        {
+            let mut log = |l: String| lines.push(l);
+            let mut fw = Firmware::new(dir.clone(), "ga102");
+            let mut region = b.clone();
+            region.resize(FWIMAGE_HEAD, 0);
+            assert_eq!(fw.identify(&region, &mut log), Some(Version::R570_144));
+            region[..a.len()].copy_from_slice(&a);
+            assert_eq!(fw.identify(&region, &mut log), Some(Version::R535_113_01));
+            region[10] ^= 0xff;
+            assert_eq!(fw.identify(&region, &mut log), None);
+            // Another chip has no firmware at all.
+            let mut other = Firmware::new(dir.clone(), "tu102");
+            assert_eq!(other.identify(&region, &mut log), None);
+        }
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(
             lines[0].contains("tu102/gsp/gsp-535.113.01.bin"),
