@@ -617,7 +617,7 @@ SOURCE_NAMES = {"Makefile", "Kbuild", "Kconfig", "run", "dkms.conf"}
 SKIP_DIRS = {".git", "target", "artifacts", "corpus", "__pycache__"}
 
 
-def source_files(suffixes=None):
+def source_files():
     """The project's own files (build products and generated bindings left out)."""
     out = []
     for path in sorted(ROOT.rglob("*")):
@@ -626,10 +626,7 @@ def source_files(suffixes=None):
             continue
         if path.name == "bindings_generated.rs":
             continue
-        if suffixes is not None:
-            if path.suffix in suffixes:
-                out.append(path)
-        elif path.suffix in SOURCE_SUFFIXES or path.name in SOURCE_NAMES:
+        if path.suffix in SOURCE_SUFFIXES or path.name in SOURCE_NAMES:
             out.append(path)
     return out
 
@@ -671,7 +668,7 @@ def check_style(run_dir, results):
     results.check(f"style: SPDX tag and clean whitespace in all {len(files)} files (checkpatch.pl)",
                   proc.returncode == 0 and not problems,
                   "; ".join(problems[:5]) or proc.stderr.strip()[:300])
-    rust = source_files({".rs"})
+    rust = [f for f in files if f.suffix == ".rs"]
     proc = rustfmt_check(rust)
     diffs = re.findall(r"^Diff in (\S+)", proc.stdout, re.M)
     results.check(f"style: all {len(rust)} Rust files formatted as rustfmt with the kernel's "

@@ -106,19 +106,27 @@ pub fn bin_file(data: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// Every file role, in the order `any_firmware_file`'s selector byte (and `seeds.py`) uses.
+const KINDS: [FileKind; 5] = [
+    FileKind::BooterLoad,
+    FileKind::BooterUnload,
+    FileKind::Bootloader,
+    FileKind::Fmc,
+    FileKind::Gsp,
+];
+
+/// The names of the supported chips, as in firmware paths.
+pub fn chip_names() -> impl Iterator<Item = &'static str> {
+    Chipset::ALL.iter().map(|c| c.name())
+}
+
 /// A firmware file of role `kind` (`gsp`, `fmc`, `booter_load`, ...), version `version`
 /// (`570.144`, ...) for chip `chip` (`ga102`, ...), validated as the driver does.
 pub fn firmware_file(kind: &str, version: &str, chip: &str, data: &[u8]) -> Result<(), String> {
-    let kind = [
-        FileKind::BooterLoad,
-        FileKind::BooterUnload,
-        FileKind::Bootloader,
-        FileKind::Fmc,
-        FileKind::Gsp,
-    ]
-    .into_iter()
-    .find(|k| k.name() == kind)
-    .ok_or_else(|| format!("unknown file kind {kind}"))?;
+    let kind = KINDS
+        .into_iter()
+        .find(|k| k.name() == kind)
+        .ok_or_else(|| format!("unknown file kind {kind}"))?;
     let version = FwVersion::ALL
         .iter()
         .copied()
@@ -150,14 +158,7 @@ pub fn any_firmware_file(data: &[u8]) -> Result<(), String> {
     let Some((&pick, file)) = data.split_first() else {
         return Err("empty input".into());
     };
-    let kinds = [
-        FileKind::BooterLoad,
-        FileKind::BooterUnload,
-        FileKind::Bootloader,
-        FileKind::Fmc,
-        FileKind::Gsp,
-    ];
-    let kind = kinds[usize::from(pick) % kinds.len()];
+    let kind = KINDS[usize::from(pick) % KINDS.len()];
     let version = FwVersion::ALL[usize::from(pick >> 3) % FwVersion::ALL.len()];
     let chip = Chipset::ALL[usize::from(pick >> 4) % Chipset::ALL.len()];
     validate(kind, version, chip, file).map_err(|e| e.to_string())

@@ -13,12 +13,6 @@ use std::path::PathBuf;
 
 use nova_core_parse::check;
 
-const CHIPS: &[&str] = &[
-    "tu102", "tu104", "tu106", "tu117", "tu116", "ga100", "ga102", "ga103", "ga104", "ga106",
-    "ga107", "gh100", "ad102", "ad103", "ad104", "ad106", "ad107", "gb100", "gb102", "gb202",
-    "gb203", "gb205", "gb206", "gb207",
-];
-
 fn fw_root() -> PathBuf {
     PathBuf::from(std::env::var("NOVA_FW_ROOT").unwrap_or_else(|_| "/usr/lib/firmware".into()))
 }
@@ -26,7 +20,7 @@ fn fw_root() -> PathBuf {
 /// (chip, kind, version, path) of every GSP file of every supported chip.
 fn files() -> Vec<(String, String, String, PathBuf)> {
     let mut out = Vec::new();
-    for chip in CHIPS {
+    for chip in check::chip_names() {
         let dir = fw_root().join("nvidia").join(chip).join("gsp");
         let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
             panic!(

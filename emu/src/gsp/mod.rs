@@ -748,7 +748,7 @@ impl Gsp {
 
         let mut reply = reply;
         if let Some(lie) = told {
-            self.alter_payload(lie, version, &mut reply);
+            self.alter_payload(lie, version, index, &mut reply);
         }
         let chunks: Vec<&[u8]> = if reply.payload.is_empty() {
             vec![&[]]
@@ -848,8 +848,7 @@ impl Gsp {
     }
 
     /// Tells a lie about a reply's payload.
-    fn alter_payload(&self, lie: Lie, version: Version, reply: &mut Reply) {
-        let index = self.state.as_ref().map_or(0, |s| s.posted);
+    fn alter_payload(&self, lie: Lie, version: Version, index: u32, reply: &mut Reply) {
         let what = match lie {
             Lie::ReplyShort => {
                 let half = reply.payload.len() / 2;
