@@ -5,14 +5,14 @@
 # and reuse it afterwards.
 #
 # Against a kernel of your own (a Rust-enabled build tree):
-#   make KDIR=/path/to/kernel/build LLVM=1 [modules|modules_install|clean|rust-analyzer]
+#   make KDIR=/path/to/kernel/build LLVM=1 [modules|modules_install|clean|rust-analyzer|rustdoc]
 
 export NOVA_CACHE ?= /var/cache/nova-core
 CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer setup emu run shell test stress fuzz bench audit-untrusted
+.PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test stress fuzz bench audit-untrusted
 
 all: modules
 
@@ -24,9 +24,14 @@ modules modules_install clean:
 rust-analyzer:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m $@
 	python3 scripts/rust-project.py $(CURDIR)
+
+# The module's documentation (rustdoc/nova_core/index.html), warnings fatal.
+rustdoc:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m modules
+	python3 scripts/rustdoc.py $(CURDIR) $(CURDIR)/rustdoc
 else
 # The project's test kernel, built with the build root's toolchain.
-modules modules_install rust-analyzer: setup
+modules modules_install rust-analyzer rustdoc: setup
 	scripts/module.sh $@
 
 clean:

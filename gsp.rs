@@ -119,7 +119,7 @@ gsp_versioned! {
 pub(crate) mod versioned {
     use kernel::prelude::*;
 
-    /// The implementation of [`Interface`](super::Interface) for one firmware version.
+    /// The implementation of [`Interface`](crate::gsp::Interface) for one firmware version.
     pub(crate) struct Impl;
 
     impl super::Interface for Impl {

@@ -14,6 +14,13 @@ fi
 [ -f "$kdir/.nova-complete" ] || die "no test kernel at $kdir (run make setup)"
 cd "$NOVA_ROOT"
 t0=$SECONDS
+if [ "$target" = rustdoc ]; then
+	# kbuild has no rustdoc target for external modules: build the module, then
+	# document it with the flags kbuild compiled it with.
+	in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m modules
+	in_root python3 "$NOVA_ROOT/scripts/rustdoc.py" "$NOVA_ROOT" "$NOVA_ROOT/rustdoc"
+	exit 0
+fi
 # modules_install goes to a staging tree of the test kernel, not to the host.
 in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m \
 	INSTALL_MOD_PATH="$NOVA_CACHE/modules-install" "$target"

@@ -614,7 +614,7 @@ def audit_untrusted(results):
 # The files the style gates read: every source, script and text file of the project.
 SOURCE_SUFFIXES = {".rs", ".py", ".sh", ".h", ".md", ".toml", ".table", ".config"}
 SOURCE_NAMES = {"Makefile", "Kbuild", "Kconfig", "run", "dkms.conf"}
-SKIP_DIRS = {".git", "target", "artifacts", "corpus", "__pycache__"}
+SKIP_DIRS = {".git", "target", "artifacts", "corpus", "__pycache__", "rustdoc"}
 
 
 def source_files():
@@ -698,6 +698,28 @@ def check_clippy(run_dir, results):
     results.check("clippy: make CLIPPY=1 builds the module without a warning",
                   proc.returncode == 0 and ran and not warnings,
                   f"{len(warnings)} warnings, clippy-driver used: {ran}; see {log_file}")
+
+
+def check_rustdoc(run_dir, results):
+    """`make rustdoc`: the module's documentation (private items included) builds with
+    warnings fatal; the same flags fail a fixture with a broken intra-doc link."""
+    script = ROOT / "scripts" / "rustdoc.py"
+    bad = run_dir / "rustdoc_fixture.rs"
+    bad.write_text("//! A fixture.\n\n/// Returns [`nowhere`].\npub fn f() {}\n")
+    proc = subprocess.run([sys.executable, str(script), str(ROOT), str(run_dir / "rustdoc-fixture"),
+                           str(bad)], capture_output=True, text=True)
+    results.check("rustdoc: a broken intra-doc link fails the build",
+                  proc.returncode != 0 and "unresolved link to `nowhere`" in proc.stderr,
+                  proc.stderr[-300:])
+    out = run_dir / "rustdoc"
+    proc = subprocess.run([sys.executable, str(script), str(ROOT), str(out)],
+                          capture_output=True, text=True)
+    (run_dir / "rustdoc.log").write_text(proc.stdout + proc.stderr)
+    page = out / "nova_core" / "untrusted" / "struct.Untrusted.html"
+    results.check("rustdoc: the module's documentation builds without a warning",
+                  proc.returncode == 0 and "warning" not in proc.stderr and page.exists(),
+                  f"exit {proc.returncode}, {page.name} written: {page.exists()}; "
+                  f"see {run_dir / 'rustdoc.log'}")
 
 
 def check_rust_analyzer(run_dir, results):
@@ -1255,6 +1277,7 @@ def cmd_test(_args):
     audit_untrusted(results)
     check_style(run_dir, results)
     check_clippy(run_dir, results)
+    check_rustdoc(run_dir, results)
     check_rust_analyzer(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
