@@ -81,6 +81,13 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
             dev_err!(dev, "{}: invalid: {}\n", name.to_str().unwrap_or("?"), e);
             e.errno()
         })?;
+        dev_dbg!(
+            dev,
+            "{}: {} bytes, valid: {}\n",
+            name.to_str().unwrap_or("?"),
+            data.len(),
+            validated
+        );
         if let Validated::Gsp(image) = validated {
             let (offset, size) = image.image;
             // `GspImage` checked that the section lies inside the file.

@@ -55,6 +55,7 @@ kernel_display!(
     gpu::Spec,
     firmware::FwVersion,
     firmware::FwError,
+    firmware::Validated,
     gsp::msgq::MsgError,
     gsp::replies::StaticInfoError,
 );

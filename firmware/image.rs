@@ -237,6 +237,25 @@ pub(crate) enum Validated {
     Gsp(GspImage),
 }
 
+impl core::fmt::Display for Validated {
+    /// What the driver found in the file (its debug-level log line).
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Validated::Bin(b) => write!(
+                f,
+                "ucode {:#x} bytes at {:#x}, header at {:#x}",
+                b.data_size, b.data_offset, b.header_offset
+            ),
+            Validated::Elf => write!(f, "ELF image"),
+            Validated::Gsp(g) => write!(
+                f,
+                ".fwimage {:#x} bytes at {:#x}, signature {:#x} bytes at {:#x}",
+                g.image.1, g.image.0, g.signature.1, g.signature.0
+            ),
+        }
+    }
+}
+
 /// Validates the contents of one file of role `kind`.
 pub(crate) fn validate_file(
     kind: FileKind,

@@ -151,6 +151,14 @@ impl Gsp {
         let base = region.dma_address();
         let mut queues = Queues::new(CoherentMemory(region), base)?;
         let (cmdq, statq) = queues.offsets();
+        dev_dbg!(
+            pdev,
+            "GSP queues: {} pages at DMA {:#x}, command queue at +{:#x}, status queue at +{:#x}\n",
+            queues.pages(),
+            base,
+            cmdq,
+            statq
+        );
 
         let mut rmargs = KVec::new();
         iface.encode_rmargs(
@@ -200,6 +208,7 @@ impl Gsp {
             args >> 32,
         )?));
         bar.write_reg(regs::NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>());
+        let started = Instant::<Monotonic>::now();
 
         let mut gsp = Gsp {
             iface,
@@ -224,6 +233,11 @@ impl Gsp {
                     );
                 }
             })?;
+        dev_dbg!(
+            pdev,
+            "GSP_INIT_DONE {} ms after STARTCPU\n",
+            started.elapsed().as_millis()
+        );
         Ok(gsp)
     }
 
@@ -320,19 +334,28 @@ impl Gsp {
         bar: &Bar0<'_>,
     ) -> Result<StaticInfo> {
         let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[])?;
-        self.iface
+        let info = self
+            .iface
             .decode_static_info(Untrusted::new_untrusted_ref(&reply[..]))
             .map_err(|e| {
                 dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {}\n", e);
                 EIO
-            })
+            })?;
+        dev_dbg!(
+            pdev,
+            "GET_GSP_STATIC_INFO: {} bytes, {} MiB framebuffer\n",
+            reply.len(),
+            info.fb_length >> 20
+        );
+        Ok(info)
     }
 
     /// Tells the GSP the driver is going away; the GSP stops touching memory afterwards.
     pub(crate) fn unload(&mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result {
         let mut payload = KVec::new();
         self.iface.encode_unloading(&mut payload)?;
-        self.rpc(pdev, bar, Function::UnloadingGuestDriver, &payload)
-            .map(|_| ())
+        self.rpc(pdev, bar, Function::UnloadingGuestDriver, &payload)?;
+        dev_dbg!(pdev, "GSP acknowledged UNLOADING_GUEST_DRIVER\n");
+        Ok(())
     }
 }
