@@ -19,15 +19,15 @@ all: modules
 ifneq ($(KDIR),)
 # The user's kernel, built with the host's toolchain.
 modules modules_install clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m $@
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE_OOT=m $@
 
 rust-analyzer:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m $@
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE_OOT=m $@
 	python3 scripts/rust-project.py $(CURDIR)
 
 # The module's documentation (rustdoc/nova_core/index.html), warnings fatal.
 rustdoc:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE=m modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NOVA_CORE_OOT=m modules
 	python3 scripts/rustdoc.py $(CURDIR) $(CURDIR)/rustdoc
 else
 # The project's test kernel, built with the build root's toolchain.

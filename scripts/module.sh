@@ -17,12 +17,12 @@ t0=$SECONDS
 if [ "$target" = rustdoc ]; then
 	# kbuild has no rustdoc target for external modules: build the module, then
 	# document it with the flags kbuild compiled it with.
-	in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m modules
+	in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE_OOT=m modules
 	in_root python3 "$NOVA_ROOT/scripts/rustdoc.py" "$NOVA_ROOT" "$NOVA_ROOT/rustdoc"
 	exit 0
 fi
 # modules_install goes to a staging tree of the test kernel, not to the host.
-in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE=m \
+in_root make -s -C "$kdir" M="$NOVA_ROOT" LLVM=1 CONFIG_NOVA_CORE_OOT=m \
 	INSTALL_MOD_PATH="$NOVA_CACHE/modules-install" "$target"
 if [ "$target" = modules ]; then
 	printf '[nova] nova_core.ko built in %ds\n' $((SECONDS - t0))

@@ -688,7 +688,7 @@ def check_clippy(run_dir, results):
                   "ptr_arg" in proc.stderr, proc.stderr[-300:])
     (ROOT / "nova_core.o").unlink(missing_ok=True)
     proc = subprocess.run(["make", "-s", "-C", str(KERNEL), f"M={ROOT}", "LLVM=1",
-                           "CONFIG_NOVA_CORE=m", "CLIPPY=1", "modules"],
+                           "CONFIG_NOVA_CORE_OOT=m", "CLIPPY=1", "modules"],
                           capture_output=True, text=True)
     log_file = run_dir / "clippy.log"
     log_file.write_text(proc.stdout + proc.stderr)
@@ -720,6 +720,42 @@ def check_rustdoc(run_dir, results):
                   proc.returncode == 0 and "warning" not in proc.stderr and page.exists(),
                   f"exit {proc.returncode}, {page.name} written: {page.exists()}; "
                   f"see {run_dir / 'rustdoc.log'}")
+
+
+def kconfig_resolve(run_dir, changes):
+    """Runs the kernel's `olddefconfig` on the test kernel's .config with `changes` (lines
+    appended) and the project's Kconfig sourced after the kernel's own; returns (output,
+    resulting .config). Works in a scratch folder: the test kernel's tree is left alone."""
+    work = run_dir / "kconfig"
+    (work / "obj").mkdir(parents=True, exist_ok=True)
+    top = (LINUX_SRC / "Kconfig").read_text() + f'\nsource "{ROOT / "Kconfig"}"\n'
+    (work / "Kconfig").write_text(top)
+    config = (KERNEL / ".config").read_text() + "".join(f"{c}\n" for c in changes)
+    (work / "obj" / ".config").write_text(config)
+    proc = subprocess.run(["make", "-s", "-C", str(LINUX_SRC), f"O={work / 'obj'}", "LLVM=1",
+                           f"KBUILD_KCONFIG={work / 'Kconfig'}", "olddefconfig"],
+                          capture_output=True, text=True)
+    return proc.stdout + proc.stderr, (work / "obj" / ".config").read_text()
+
+
+def check_kconfig(run_dir, results):
+    """The Kconfig entry, as a kernel tree would read it: NOVA_CORE_OOT=m holds on the test
+    kernel's config and selects the Rust firmware loader; it is refused without Rust and next
+    to the kernel's own nova-core (same module name)."""
+    out, config = kconfig_resolve(run_dir, ["CONFIG_NOVA_CORE_OOT=m"])
+    (run_dir / "kconfig.log").write_text(out)
+    results.check("Kconfig: NOVA_CORE_OOT=m holds on the test kernel's config",
+                  "CONFIG_NOVA_CORE_OOT=m" in config.splitlines()
+                  and "CONFIG_RUST_FW_LOADER_ABSTRACTIONS=y" in config.splitlines()
+                  and "warning" not in out.lower() and "error" not in out.lower(),
+                  f"see {run_dir / 'kconfig.log'}: {out[-300:]}")
+    for why, change in (("without Rust", "# CONFIG_RUST is not set"),
+                        ("next to the kernel's nova-core", "CONFIG_NOVA_CORE=m")):
+        _, config = kconfig_resolve(run_dir, ["CONFIG_NOVA_CORE_OOT=m", change])
+        results.check(f"Kconfig: NOVA_CORE_OOT refused {why}",
+                      "# CONFIG_NOVA_CORE_OOT is not set" in config.splitlines()
+                      or "CONFIG_NOVA_CORE_OOT" not in config,
+                      [l for l in config.splitlines() if "NOVA_CORE" in l])
 
 
 def check_rust_analyzer(run_dir, results):
@@ -1320,6 +1356,7 @@ def cmd_test(_args):
     check_style(run_dir, results)
     check_clippy(run_dir, results)
     check_rustdoc(run_dir, results)
+    check_kconfig(run_dir, results)
     check_rust_analyzer(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
