@@ -106,12 +106,17 @@ fn check_bar0(pdev: &pci::Device<Core<'_>>) -> Result {
     })
 }
 
-/// Reads the identification registers and validates them into a [`Spec`].
-fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
-    let raw = Untrusted::new_untrusted(IdRegs {
+/// Reads the identification registers, as the device answers them.
+pub(crate) fn read_id(bar: &Bar0<'_>) -> Untrusted<IdRegs> {
+    Untrusted::new_untrusted(IdRegs {
         boot0: bar.read(regs::NV_PMC_BOOT_0).into_raw(),
         boot42: bar.read(regs::NV_PMC_BOOT_42).into_raw(),
-    });
+    })
+}
+
+/// Reads the identification registers and validates them into a [`Spec`].
+fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
+    let raw = read_id(bar);
     {
         // UNTRUSTED: the raw values are only printed, at debug level.
         let regs = raw.untrusted();
@@ -182,7 +187,7 @@ impl pci::Driver for NovaCore {
                     dev_err!(pdev, "no GSP interface implementation for {}\n", fw.version);
                 })?;
                 let facts = system_facts(pdev, &spec)?;
-                let mut gsp = Gsp::boot(pdev, &bar, iface, &fw.image_head, &facts)?;
+                let mut gsp = Gsp::boot(pdev, &bar, spec, iface, &fw.image_head, &facts)?;
                 let info = gsp.static_info(pdev, &bar)?;
                 dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name());
                 let iterations = crate::module_parameters::bench.value();

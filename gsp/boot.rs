@@ -29,7 +29,11 @@ use kernel::{
 };
 
 use crate::{
-    driver::Bar0,
+    driver::{
+        read_id,
+        Bar0, //
+    },
+    gpu::Spec,
     gsp::{
         commands::{
             SystemFacts,
@@ -57,6 +61,11 @@ const EMU_SUBSYSTEM_DEVICE: u16 = 0x4e56;
 const INIT_TIMEOUT: Delta = Delta::from_secs(10);
 /// How long one RPC may take.
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
+/// How often a wait that finds the status queue empty checks the device itself: that the GPU
+/// is still there (a removed device reads all ones on PCIe, zeros under QEMU) and, while the
+/// GSP starts, that it did not refuse to. Replies normally come well within one interval, so
+/// the message path does not pay for it.
+const CHECK_INTERVAL: Delta = Delta::from_millis(10);
 
 /// Whether `pdev` is the project's emulated GPU, the only one the reduced boot may run on.
 pub(crate) fn is_emulated(pdev: &pci::Device<Core<'_>>) -> bool {
@@ -125,6 +134,10 @@ impl Owed {
 
 /// A running GSP: its queues and the memory it was given.
 pub(crate) struct Gsp {
+    /// The GPU as identified at probe; a device that no longer reads as this one is gone.
+    spec: Spec,
+    /// While the GSP starts: what the driver wrote to MAILBOX0 (the GSP answers there).
+    starting: Option<u32>,
     iface: &'static dyn Interface,
     queues: Queues<CoherentMemory>,
     owed: Owed,
@@ -139,6 +152,7 @@ impl Gsp {
     pub(crate) fn boot(
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
+        spec: Spec,
         iface: &'static dyn Interface,
         fwimage_head: &[u8],
         facts: &SystemFacts,
@@ -201,9 +215,8 @@ impl Gsp {
         owed.push(iface.function(Function::SetRegistry))?;
 
         let args = libos.dma_address();
-        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(u32::try_from(
-            args & 0xffff_ffff,
-        )?));
+        let args_low = u32::try_from(args & 0xffff_ffff)?;
+        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(args_low));
         bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(u32::try_from(
             args >> 32,
         )?));
@@ -211,6 +224,8 @@ impl Gsp {
         let started = Instant::<Monotonic>::now();
 
         let mut gsp = Gsp {
+            spec,
+            starting: Some(args_low),
             iface,
             queues,
             owed,
@@ -218,21 +233,8 @@ impl Gsp {
             _libos: libos,
             _fwimage: fwimage,
         };
-        // `wait_for` logged why the wait failed; a GSP that refused the start also left a
-        // status word, which says why.
-        gsp.wait_for(pdev, iface.function(Function::InitDone), INIT_TIMEOUT)
-            .inspect_err(|_| {
-                let raw = Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0));
-                // UNTRUSTED: the GSP's status word is only printed, to say why it refused.
-                let mailbox = raw.untrusted().into_raw();
-                if mailbox != 0 {
-                    dev_err!(
-                        pdev,
-                        "GSP refused to start: NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
-                        mailbox
-                    );
-                }
-            })?;
+        gsp.wait_for(pdev, bar, iface.function(Function::InitDone), INIT_TIMEOUT)?;
+        gsp.starting = None;
         dev_dbg!(
             pdev,
             "GSP_INIT_DONE {} ms after STARTCPU\n",
@@ -245,14 +247,17 @@ impl Gsp {
     ///
     /// Replies to commands sent earlier without waiting must come first, in order; other events
     /// are skipped (and logged at debug level). A reply nobody asked for ends the wait with an
-    /// error, as does a failed reply or a message that does not validate.
+    /// error, as does a failed reply, a message that does not validate, or a failed
+    /// [`Gsp::check_device`] while the queue stays empty.
     fn wait_for(
         &mut self,
         pdev: &pci::Device<Core<'_>>,
+        bar: &Bar0<'_>,
         function: u32,
         timeout: Delta,
     ) -> Result<KVec<u8>> {
         let start = Instant::<Monotonic>::now();
+        let mut next_check = CHECK_INTERVAL;
         loop {
             match self.queues.receive(self.iface) {
                 // A failed reply to any command (e.g. the boot's queued ones) ends the wait.
@@ -286,7 +291,12 @@ impl Gsp {
                     return Err(EIO);
                 }
                 Ok(None) => {
-                    if start.elapsed() > timeout {
+                    let waited = start.elapsed();
+                    if waited >= next_check {
+                        self.check_device(pdev, bar, function)?;
+                        next_check = waited + CHECK_INTERVAL;
+                    }
+                    if waited > timeout {
                         dev_err!(
                             pdev,
                             "GSP: no reply to {:#x} within {} ms\n",
@@ -310,6 +320,42 @@ impl Gsp {
         }
     }
 
+    /// Checks, while the status queue is empty, that waiting still makes sense: the GPU still
+    /// identifies as the one probed, and a starting GSP has not refused to start.
+    fn check_device(&self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>, function: u32) -> Result {
+        let id = read_id(bar);
+        if id.validate::<Spec>().ok() != Some(self.spec) {
+            // UNTRUSTED: the raw values are only printed, to say what the device answered.
+            let regs = id.untrusted();
+            dev_err!(
+                pdev,
+                "GPU gone: NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x} (waiting for {:#x})\n",
+                regs.boot0,
+                regs.boot42,
+                function
+            );
+            return Err(ENODEV);
+        }
+        if let Some(written) = self.starting {
+            let raw = Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw());
+            // The GSP answers STARTCPU in MAILBOX0: 0 when it started, an error code when it
+            // refused; until then MAILBOX0 still holds what the driver wrote.
+            raw.validate_with(|&mailbox| match mailbox {
+                0 => Ok(()),
+                m if m == written => Ok(()),
+                code => {
+                    dev_err!(
+                        pdev,
+                        "GSP refused to start: NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
+                        code
+                    );
+                    Err(EIO)
+                }
+            })?;
+        }
+        Ok(())
+    }
+
     /// Sends an RPC and waits for its reply.
     fn rpc(
         &mut self,
@@ -324,7 +370,7 @@ impl Gsp {
             Error::from(e)
         })?;
         bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed());
-        self.wait_for(pdev, f, RPC_TIMEOUT)
+        self.wait_for(pdev, bar, f, RPC_TIMEOUT)
     }
 
     /// Asks the GSP for its static information (GPU name, framebuffer size).

@@ -163,7 +163,7 @@ def read_table(path=TABLE):
         expects = [e.strip() for e in expect.split("&&") if e.strip()]
         for e in expects:
             try:
-                re.compile(e)
+                re.compile(e.removeprefix("!"))
             except re.error as err:
                 raise SystemExit(f"{path}:{n}: bad regular expression {e!r}: {err}")
         params = "" if params == "-" else params
@@ -482,11 +482,18 @@ def device_lines(console, bdf):
     return out
 
 
-def accesses_in_phase(counts, phase):
-    """Total BAR accesses (reads + writes) recorded in one phase."""
+# The identification registers (NV_PMC_BOOT_0, NV_PMC_BOOT_42): a driver waiting for the GSP
+# reads them to tell whether the device is still there.
+ID_REGISTERS = {("bar0", 0x0), ("bar0", 0xa00)}
+
+
+def accesses_in_phase(counts, phase, ignore=()):
+    """Total BAR accesses (reads + writes) recorded in one phase, except reads of the
+    registers in `ignore` ((region, offset) pairs)."""
     for p in counts.get("phases", []):
         if p.get("phase") == phase:
-            return sum(a["reads"] + a["writes"] for a in p["accesses"])
+            return sum(a["writes"] + (0 if (a["region"], int(a["offset"], 16)) in ignore
+                                      else a["reads"]) for a in p["accesses"])
     return 0
 
 
@@ -720,6 +727,9 @@ def check_rustdoc(run_dir, results):
                   proc.returncode == 0 and "warning" not in proc.stderr and page.exists(),
                   f"exit {proc.returncode}, {page.name} written: {page.exists()}; "
                   f"see {run_dir / 'rustdoc.log'}")
+    # 14 MB of pages per run: `make rustdoc` is the way to read them.
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(run_dir / "rustdoc-fixture", ignore_errors=True)
 
 
 def kconfig_resolve(run_dir, changes):
@@ -756,6 +766,7 @@ def check_kconfig(run_dir, results):
                       "# CONFIG_NOVA_CORE_OOT is not set" in config.splitlines()
                       or "CONFIG_NOVA_CORE_OOT" not in config,
                       [l for l in config.splitlines() if "NOVA_CORE" in l])
+    shutil.rmtree(run_dir / "kconfig", ignore_errors=True)
 
 
 def check_rust_analyzer(run_dir, results):
@@ -830,6 +841,12 @@ def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
         for exp in sc.expect:
+            if exp.startswith("!"):
+                rx = re.compile(exp[1:])
+                found = [l for l in lines if rx.search(l)]
+                results.check(f"{sc.name}: log has no /{exp[1:]}/", not found,
+                              f"{emu.bdf} logged: {found[:3]}")
+                continue
             rx = re.compile(exp)
             results.check(f"{sc.name}: log has /{exp}/", any(rx.search(l) for l in lines),
                           f"{emu.bdf} logged: {lines[:6]}")
@@ -1050,15 +1067,16 @@ SURPRISES = (
     # probe (device lock); the slot is ejected as soon as the guest took the request.
     SurprisePlan("surprise-probe", "mute@3", "load,settle,settle,devices,rmmod,kmemleak",
                  r"GSP: fault mute at message 3", 1.0, None,
-                 [r"GSP: no reply to 0x41 within 5000 ms$",
-                  r"probe with driver nova_core failed with error -110$"], True),
+                 [r"GPU gone: NV_PMC_BOOT_0 = 0x00000000, NV_PMC_BOOT_42 = 0x00000000 "
+                  r"\(waiting for 0x41\)$"], True),
     # device_del while bound: acpiphp unbinds the driver, which sends UNLOADING_GUEST_DRIVER;
     # the slot is ejected as soon as that RPC reached the GSP.
     SurprisePlan("surprise-unbind", "mute@4", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
                  r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 4",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$",
-                  r"GSP: no reply to 0x2f within 5000 ms$",
-                  r"GSP did not acknowledge the unload \(error -110\)$"], False),
+                  r"GPU gone: NV_PMC_BOOT_0 = 0x00000000, NV_PMC_BOOT_42 = 0x00000000 "
+                  r"\(waiting for 0x2f\)$",
+                  r"GSP did not acknowledge the unload \(error -19\)$"], False),
 )
 
 
@@ -1191,10 +1209,9 @@ def check_surprise(plan, name, seen, outcome, results):
                   PHASE_REMOVED in phases and accesses_in_phase(counts, PHASE_REMOVED) == 0,
                   f"phases {sorted(phases)}, {accesses_in_phase(counts, PHASE_REMOVED)} accesses")
     if plan.quiet:
-        results.check(f"{name}: no MMIO or shared-memory access after device_del",
-                      PHASE_REMOVAL_ASKED in phases
-                      and accesses_in_phase(counts, PHASE_REMOVAL_ASKED) == 0,
-                      f"{accesses_in_phase(counts, PHASE_REMOVAL_ASKED)} accesses")
+        n = accesses_in_phase(counts, PHASE_REMOVAL_ASKED, ignore=ID_REGISTERS)
+        results.check(f"{name}: after device_del, no access but the driver's presence checks",
+                      PHASE_REMOVAL_ASKED in phases and n == 0, f"{n} accesses")
 
 
 DKMS_VERSION = "0.1"  # dkms.conf's PACKAGE_VERSION
