@@ -106,6 +106,7 @@ impl Pending {
 }
 
 /// One reply or event to post.
+#[derive(Clone)]
 struct Reply {
     function: u32,
     rpc_result: u32,
@@ -129,6 +130,9 @@ struct Running {
     /// Sequence number of the next status message.
     stat_seq: u32,
     pending: Option<Pending>,
+    /// The reply to a command already carried out that did not fit in the
+    /// status queue: posted before any other command is read.
+    held: Option<Held>,
     /// Messages of the conversation posted so far (see [`fault`]).
     posted: u32,
     /// A `mute` fault took effect: nothing is read or posted any more.
@@ -462,6 +466,7 @@ impl Gsp {
             cmd_seq: 0,
             stat_seq: 0,
             pending: None,
+            held: None,
             posted: 0,
             muted: false,
             bad_read_ptr: false,
@@ -489,6 +494,14 @@ impl Gsp {
         if s.muted {
             return Ok(false);
         }
+        if let Some(held) = self.state.as_mut().and_then(|s| s.held.take()) {
+            return match self.deliver(mem, held)? {
+                Delivered::Posted { stop: true } => Err(Halt::Stopped),
+                Delivered::Posted { stop: false } => Ok(true),
+                Delivered::Held => Ok(false),
+            };
+        }
+        let s = self.state.as_ref().expect("running");
         let (cmdq, rptr, expected_seq) = (s.cmdq, s.cmd_rptr, s.cmd_seq);
         let wptr = mem.read_u32(cmdq + tx_header::WRITE_PTR)?;
         if wptr >= queue::MSG_COUNT {
@@ -552,37 +565,17 @@ impl Gsp {
                 return Ok(true);
             };
             p.payload.extend_from_slice(&decoded.payload);
-            if !p.complete_after(chunk) {
-                self.state.as_mut().expect("running").pending = Some(p);
-                self.consume(mem, count)?;
-                return Ok(true);
-            }
-            let done = self.act(mem, p)?;
-            if !done.posted {
-                // Keep the record unconsumed; it is read again next time.
-                let mut p = done.pending;
-                p.payload.truncate(p.payload.len() - chunk);
-                self.state.as_mut().expect("running").pending = Some(p);
-                return Ok(false);
-            }
-            self.consume(mem, count)?;
-            return if done.stop {
-                Err(Halt::Stopped)
-            } else {
-                Ok(true)
-            };
+            return self.take_elements(mem, p, chunk, count);
         }
 
         // A new command ends a message still waiting for continuations.
         let s = self.state.as_mut().expect("running");
         if let Some(p) = s.pending.take() {
-            let done = self.act(mem, p)?;
-            if !done.posted {
-                self.state.as_mut().expect("running").pending = Some(done.pending);
-                return Ok(false);
-            }
-            if done.stop {
-                return Err(Halt::Stopped);
+            // The new command is read again once this one's reply is out.
+            match self.act(mem, p)? {
+                Delivered::Posted { stop: true } => return Err(Halt::Stopped),
+                Delivered::Posted { stop: false } => {}
+                Delivered::Held => return Ok(false),
             }
         }
         let p = Pending {
@@ -591,20 +584,30 @@ impl Gsp {
             payload: decoded.payload,
         };
         let chunk = p.payload.len();
+        self.take_elements(mem, p, chunk, count)
+    }
+
+    /// Takes the `count` elements that brought the last `chunk` bytes of `p`: keeps `p`
+    /// pending if continuation records are still due, otherwise carries it out. Either way
+    /// the elements are consumed: a reply that does not fit is held, not the command.
+    fn take_elements(
+        &mut self,
+        mem: &mut Sysmem<'_>,
+        p: Pending,
+        chunk: usize,
+        count: u32,
+    ) -> Result<bool, Halt> {
         if !p.complete_after(chunk) {
             self.state.as_mut().expect("running").pending = Some(p);
             self.consume(mem, count)?;
             return Ok(true);
         }
-        let done = self.act(mem, p)?;
-        if !done.posted {
-            return Ok(false);
-        }
+        let delivered = self.act(mem, p)?;
         self.consume(mem, count)?;
-        if done.stop {
-            Err(Halt::Stopped)
-        } else {
-            Ok(true)
+        match delivered {
+            Delivered::Posted { stop: true } => Err(Halt::Stopped),
+            Delivered::Posted { stop: false } => Ok(true),
+            Delivered::Held => Ok(false),
         }
     }
 
@@ -646,12 +649,11 @@ impl Gsp {
     }
 
     /// Executes a complete command and posts its reply.
-    fn act(&mut self, mem: &mut Sysmem<'_>, p: Pending) -> Result<Acted, Halt> {
+    fn act(&mut self, mem: &mut Sysmem<'_>, p: Pending) -> Result<Delivered, Halt> {
         if self.mute_now() {
             return Err(Halt::Wait);
         }
         let version = self.state.as_ref().expect("running").version;
-        let name = function::name(p.function);
         let mut stop = false;
         let (rpc_result, payload) = match p.function {
             function::GSP_SET_SYSTEM_INFO => {
@@ -704,17 +706,21 @@ impl Gsp {
             rpc_seq: p.rpc_seq,
             payload,
         };
-        let posted = self.post(mem, reply)?;
-        if !posted {
-            self.line(&format!(
-                "status queue full: the reply to {name} waits for the next doorbell"
-            ));
+        Ok(self.deliver(mem, Held { reply, stop })?)
+    }
+
+    /// Posts the reply to a command carried out, or holds it (logged) while
+    /// the status queue has no room for it.
+    fn deliver(&mut self, mem: &mut Sysmem<'_>, held: Held) -> Result<Delivered, GuestMemError> {
+        let name = function::name(held.reply.function);
+        if self.post(mem, held.reply.clone())? {
+            return Ok(Delivered::Posted { stop: held.stop });
         }
-        Ok(Acted {
-            posted,
-            stop,
-            pending: p,
-        })
+        self.line(&format!(
+            "status queue full: the reply to {name} waits for the next doorbell"
+        ));
+        self.state.as_mut().expect("running").held = Some(held);
+        Ok(Delivered::Held)
     }
 
     /// GspStaticConfigInfo of `version`: zero but for the name and the
@@ -912,14 +918,19 @@ impl Gsp {
 }
 
 /// What [`Gsp::act`] did.
-struct Acted {
-    /// The reply was written (else nothing was, and the command must be
-    /// done again).
-    posted: bool,
-    /// The GSP stops after this command.
+/// A command's reply, with what the GSP does once it is posted.
+struct Held {
+    reply: Reply,
+    /// The GSP stops after this reply (UNLOADING_GUEST_DRIVER).
     stop: bool,
-    /// The command, handed back for a retry.
-    pending: Pending,
+}
+
+/// What became of a command's reply.
+enum Delivered {
+    /// In the status queue.
+    Posted { stop: bool },
+    /// Held until the driver makes room.
+    Held,
 }
 
 /// Address of the msgqRxHeader read pointer in a queue's header page.

@@ -574,3 +574,34 @@ fn a_full_status_queue_holds_replies_until_the_driver_reads() {
     assert_eq!(rest.len(), 1);
     assert_eq!(rest[0].seq, first[61].seq + 1);
 }
+
+#[test]
+fn a_continued_command_whose_reply_does_not_fit_is_served_once_later() {
+    let mut d = Driver::new(Version::R535_113_01, None);
+    boot(&mut d);
+    // Fill the status queue's 62 free elements with unread replies.
+    for _ in 0..40 {
+        d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    }
+    d.doorbell();
+    for _ in 0..22 {
+        d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    }
+    d.doorbell();
+    let table = registry_table(&[("Late", 9)], MAX_RPC_PAYLOAD + 5000);
+    d.send(function::SET_REGISTRY, &table[..MAX_RPC_PAYLOAD]);
+    d.send(function::CONTINUATION_RECORD, &table[MAX_RPC_PAYLOAD..]);
+    assert!(d.log().contains("status queue full"), "{}", d.log());
+    assert_eq!(d.receive().len(), 62);
+    // The record is read again: the message is whole once, not twice.
+    d.doorbell();
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 1, "{}", d.log());
+    assert_eq!((msgs[0].function, msgs[0].result), (73, 0));
+    assert_eq!(
+        d.log().matches("registry Late = 0x9").count(),
+        1,
+        "{}",
+        d.log()
+    );
+}
