@@ -539,30 +539,28 @@ fn a_non_contiguous_page_table_is_refused() {
     assert_eq!(d.sysmem(0).1, 0);
 }
 
+/// Queues 62 commands with one-element replies, in two doorbells (the command queue holds
+/// fewer than 62 at a time): once the driver has read the boot's messages, their replies fill
+/// the status queue's free elements (one always stays empty).
+fn fill_status_queue(d: &mut Driver) {
+    for n in [40, 22] {
+        for _ in 0..n {
+            d.queue(function::GET_GSP_STATIC_INFO, &[]);
+        }
+        d.doorbell();
+    }
+}
+
 #[test]
 fn a_full_status_queue_holds_replies_until_the_driver_reads() {
     let mut d = Driver::new(Version::R570_144, None);
     boot(&mut d);
     // The driver read the 3 boot messages: the status queue has 62 free
     // elements (one always stays empty). 62 one-element replies fit.
-    for _ in 0..40 {
-        d.queue(function::GET_GSP_STATIC_INFO, &[]);
-    }
-    d.doorbell();
-    for _ in 0..22 {
-        d.queue(function::GET_GSP_STATIC_INFO, &[]);
-    }
-    d.doorbell();
+    fill_status_queue(&mut d);
     assert_eq!(d.receive().len(), 62);
     // Again without reading: 62 more fit, the 63rd waits.
-    for _ in 0..40 {
-        d.queue(function::GET_GSP_STATIC_INFO, &[]);
-    }
-    d.doorbell();
-    for _ in 0..22 {
-        d.queue(function::GET_GSP_STATIC_INFO, &[]);
-    }
-    d.doorbell();
+    fill_status_queue(&mut d);
     // The command queue has room (the GSP consumed the others), but the
     // reply to this one has none.
     d.send(function::GET_GSP_STATIC_INFO, &[]);
@@ -580,14 +578,7 @@ fn a_continued_command_whose_reply_does_not_fit_is_served_once_later() {
     let mut d = Driver::new(Version::R535_113_01, None);
     boot(&mut d);
     // Fill the status queue's 62 free elements with unread replies.
-    for _ in 0..40 {
-        d.queue(function::GET_GSP_STATIC_INFO, &[]);
-    }
-    d.doorbell();
-    for _ in 0..22 {
-        d.queue(function::GET_GSP_STATIC_INFO, &[]);
-    }
-    d.doorbell();
+    fill_status_queue(&mut d);
     let table = registry_table(&[("Late", 9)], MAX_RPC_PAYLOAD + 5000);
     d.send(function::SET_REGISTRY, &table[..MAX_RPC_PAYLOAD]);
     d.send(function::CONTINUATION_RECORD, &table[MAX_RPC_PAYLOAD..]);
