@@ -3,7 +3,8 @@
 //! The GSP firmware interface structures, one namespace per firmware version.
 //!
 //! Each module holds what bindgen generated from this project's header for that version
-//! (`gsp/fw/<version>/nvrm.h`, built by `Kbuild`). The C names are kept, so that versioned code
+//! (`gsp/fw/<version>/nvrm.h`, built by `Kbuild` into the module's output folder, which the
+//! build names in `NOVA_CORE_OBJ`). The C names are kept, so that versioned code
 //! (`#[versions(...; bindings = crate::gsp::fw)]`) can name a structure the same way in every
 //! version through `fw::`.
 
@@ -23,7 +24,8 @@ macro_rules! fw_version {
         )]
         pub(crate) mod $version {
             include!(concat!(
-                "fw/",
+                env!("NOVA_CORE_OBJ"),
+                "/gsp/fw/",
                 stringify!($version),
                 "/bindings_generated.rs"
             ));

@@ -2,8 +2,8 @@
 """Completes the rust-project.json that kbuild's `rust-analyzer` target writes
 for the module: adds the versioning macro crate (gsp/macros, a proc macro the
 module's Kbuild builds as libnova_versions.so) as a dependency of nova_core,
-and the cfgs the module is compiled with, so that rust-analyzer expands the
-versioned modules as the compiler does.
+and the cfgs and environment the module is compiled with, so that
+rust-analyzer expands the versioned modules as the compiler does.
 
 usage: rust-project.py MODULE_DIR
 """
@@ -42,6 +42,9 @@ def main():
         nova["deps"].append({"crate": index["nova_versions"], "name": "nova_versions"})
     if "zerocopy_derive_union_into_bytes" not in nova.setdefault("cfg", []):
         nova["cfg"].append("zerocopy_derive_union_into_bytes")
+    # Where gsp/fw.rs finds the generated bindings (Kbuild's --env-set): the module is built
+    # in place.
+    nova.setdefault("env", {})["NOVA_CORE_OBJ"] = str(root)
     path.write_text(json.dumps(project, indent=4) + "\n")
 
 

@@ -44,11 +44,21 @@ def compiler_line(module_dir):
     raise SystemExit(f"{cmd_file}: no rustc or clippy-driver in the saved command")
 
 
-def rustdoc_args(args):
-    out, skip = [], False
+def rustdoc_args(args, env):
+    """The arguments rustdoc takes; `--env-set K=V` (which rustdoc does not know) goes into
+    `env`, where `env!` finds it too."""
+    out, skip, env_set = [], False, False
     for word in args:
         if skip:
             skip = False
+            continue
+        if env_set:
+            env_set = False
+            key, _, value = word.partition("=")
+            env[key] = value
+            continue
+        if word == "--env-set":
+            env_set = True
             continue
         if word in DROP_WITH_VALUE:
             skip = True
@@ -72,7 +82,7 @@ def main():
     env["RUSTC_BOOTSTRAP"] = "1"
     # A module has no public API: its documentation is for its developers, so
     # private items are documented, and links to them are what they should be.
-    cmd = ["rustdoc", *rustdoc_args(args)[:-1], "-Dwarnings", "--crate-name", "nova_core",
+    cmd = ["rustdoc", *rustdoc_args(args, env)[:-1], "-Dwarnings", "--crate-name", "nova_core",
            "--document-private-items", "-Arustdoc::private_intra_doc_links",
            "-o", str(output), source]
     proc = subprocess.run(cmd, cwd=module_dir, env=env)

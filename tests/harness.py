@@ -789,6 +789,7 @@ def check_rust_analyzer(run_dir, results):
     results.check("rust-analyzer: the module's crate graph, with the kernel crate and the "
                   "versioning macro",
                   proc.returncode == 0 and not missing and deps.get("kernel") == "kernel"
+                  and nova.get("env", {}).get("NOVA_CORE_OBJ") == str(ROOT)
                   and deps.get("nova_versions") == "nova_versions" and macro.get("is_proc_macro")
                   and Path(macro.get("proc_macro_dylib_path", "/nonexistent")).exists(),
                   f"exit {proc.returncode}, missing roots {missing[:3]}, nova_core deps {deps}")
@@ -1224,6 +1225,41 @@ def check_surprise(plan, name, seen, outcome, results):
 DKMS_VERSION = "0.1"  # dkms.conf's PACKAGE_VERSION
 
 
+def copy_module_sources(dest):
+    """What a module source package holds: the project's files without the host-side crates,
+    tests, scripts and docs (and no build product), copied to a fresh `dest`."""
+    shutil.rmtree(dest, ignore_errors=True)
+    for f in source_files():
+        rel = f.relative_to(ROOT)
+        if rel.parts[0] in ("emu", "fuzz", "tests", "scripts", "docs", ".ci"):
+            continue
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, dest / rel)
+
+
+def check_separate_output(run_dir, results):
+    """The module builds with a separate output folder (kbuild's MO=, the external-module
+    form of an in-tree O= build): everything generated (bindings, proc macro, objects) lands
+    there, and the source folder is left as it was."""
+    src, out = run_dir / "mo-src", run_dir / "mo-out"
+    copy_module_sources(src)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    before = sorted(p.relative_to(src) for p in src.rglob("*"))
+    proc = subprocess.run(["make", "-s", "-C", str(KERNEL), f"M={src}", f"MO={out}", "LLVM=1",
+                           "CONFIG_NOVA_CORE_OOT=m", "modules"], capture_output=True, text=True)
+    (run_dir / "mo-build.log").write_text(proc.stdout + proc.stderr)
+    after = sorted(p.relative_to(src) for p in src.rglob("*"))
+    added = [str(p) for p in after if p not in before]
+    results.check("MO= build: the module and its generated files in the output folder only",
+                  proc.returncode == 0 and (out / "nova_core.ko").exists() and not added
+                  and any(out.glob("gsp/fw/*/bindings_generated.rs")),
+                  f"exit {proc.returncode}, added to the sources: {added[:3]}; "
+                  f"see {run_dir / 'mo-build.log'}")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+
+
 def check_dkms(run_dir, results):
     """DKMS as a user runs it (Debian's dkms, in the build root): the source tree under
     /usr/src, `dkms add`, `build` and `install` against the test kernel's build tree; the
@@ -1233,13 +1269,7 @@ def check_dkms(run_dir, results):
     log_file = run_dir / "dkms.log"
     subprocess.run(["dkms", "remove", "-m", "nova_core", "-v", DKMS_VERSION, "--all"],
                    capture_output=True)
-    shutil.rmtree(src, ignore_errors=True)
-    for f in source_files():
-        rel = f.relative_to(ROOT)
-        if rel.parts[0] in ("emu", "fuzz", "tests", "scripts", "docs", ".ci"):
-            continue
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, src / rel)
+    copy_module_sources(src)
     # The test kernel is not installed in the build root: give it its module tree.
     Path(f"/lib/modules/{kver}").mkdir(parents=True, exist_ok=True)
     text = ""
@@ -1381,6 +1411,7 @@ def cmd_test(_args):
     check_clippy(run_dir, results)
     check_rustdoc(run_dir, results)
     check_kconfig(run_dir, results)
+    check_separate_output(run_dir, results)
     check_rust_analyzer(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
