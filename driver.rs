@@ -117,26 +117,12 @@ pub(crate) fn read_id(bar: &Bar0<'_>) -> Untrusted<IdRegs> {
 /// Reads the identification registers and validates them into a [`Spec`].
 fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
     let raw = read_id(bar);
-    {
-        // UNTRUSTED: the raw values are only printed, at debug level.
-        let regs = raw.untrusted();
-        dev_dbg!(
-            pdev,
-            "NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x}\n",
-            regs.boot0,
-            regs.boot42
-        );
-    }
+    // UNTRUSTED: the raw values are only printed, at debug level.
+    dev_dbg!(pdev, "{}\n", raw.untrusted());
     raw.validate::<Spec>().map_err(|e| {
         // UNTRUSTED: the raw values are only printed, to name what was rejected.
         let regs = raw.untrusted();
-        dev_err!(
-            pdev,
-            "unsupported GPU: {} (NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x})\n",
-            e.reason(),
-            regs.boot0,
-            regs.boot42
-        );
+        dev_err!(pdev, "unsupported GPU: {} ({})\n", e.reason(), regs);
         ENODEV
     })
 }

@@ -68,23 +68,19 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     let mut image_head = KVVec::new();
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
+        let shown = name.to_str().unwrap_or("?");
         let fw = Firmware::request_nowarn(&name, dev).inspect_err(|e| {
-            dev_err!(
-                dev,
-                "{}: cannot load (error {})\n",
-                name.to_str().unwrap_or("?"),
-                e.to_errno()
-            );
+            dev_err!(dev, "{}: cannot load (error {})\n", shown, e.to_errno());
         })?;
         let data = Untrusted::new_untrusted_ref(fw.data());
         let validated = validate_file(kind, data, version, spec.chipset).map_err(|e| {
-            dev_err!(dev, "{}: invalid: {}\n", name.to_str().unwrap_or("?"), e);
+            dev_err!(dev, "{}: invalid: {}\n", shown, e);
             e.errno()
         })?;
         dev_dbg!(
             dev,
             "{}: {} bytes, valid: {}\n",
-            name.to_str().unwrap_or("?"),
+            shown,
             data.len(),
             validated
         );

@@ -186,6 +186,17 @@ pub(crate) struct IdRegs {
     pub(crate) boot42: u32,
 }
 
+impl fmt::Display for IdRegs {
+    /// The raw values, named as the hardware names them (what log lines quote).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x}",
+            self.boot0, self.boot42
+        )
+    }
+}
+
 /// Bits `hi:lo` of `value`.
 const fn bits(value: u32, hi: u32, lo: u32) -> u32 {
     (value >> lo) & ((1 << (hi - lo + 1)) - 1)

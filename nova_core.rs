@@ -51,6 +51,7 @@ macro_rules! kernel_display {
 
 kernel_display!(
     gpu::Chipset,
+    gpu::IdRegs,
     gpu::Revision,
     gpu::Spec,
     firmware::FwVersion,

@@ -136,8 +136,6 @@ impl Owed {
 pub(crate) struct Gsp {
     /// The GPU as identified at probe; a device that no longer reads as this one is gone.
     spec: Spec,
-    /// While the GSP starts: what the driver wrote to MAILBOX0 (the GSP answers there).
-    starting: Option<u32>,
     iface: &'static dyn Interface,
     queues: Queues<CoherentMemory>,
     owed: Owed,
@@ -225,7 +223,6 @@ impl Gsp {
 
         let mut gsp = Gsp {
             spec,
-            starting: Some(args_low),
             iface,
             queues,
             owed,
@@ -233,8 +230,13 @@ impl Gsp {
             _libos: libos,
             _fwimage: fwimage,
         };
-        gsp.wait_for(pdev, bar, iface.function(Function::InitDone), INIT_TIMEOUT)?;
-        gsp.starting = None;
+        gsp.wait_for(
+            pdev,
+            bar,
+            iface.function(Function::InitDone),
+            INIT_TIMEOUT,
+            Some(args_low),
+        )?;
         dev_dbg!(
             pdev,
             "GSP_INIT_DONE {} ms after STARTCPU\n",
@@ -248,13 +250,15 @@ impl Gsp {
     /// Replies to commands sent earlier without waiting must come first, in order; other events
     /// are skipped (and logged at debug level). A reply nobody asked for ends the wait with an
     /// error, as does a failed reply, a message that does not validate, or a failed
-    /// [`Gsp::check_device`] while the queue stays empty.
+    /// [`Gsp::check_device`] while the queue stays empty. `starting` is, while the GSP starts,
+    /// what the driver wrote to MAILBOX0 (where the GSP answers the start).
     fn wait_for(
         &mut self,
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
         function: u32,
         timeout: Delta,
+        starting: Option<u32>,
     ) -> Result<KVec<u8>> {
         let start = Instant::<Monotonic>::now();
         let mut next_check = CHECK_INTERVAL;
@@ -293,7 +297,7 @@ impl Gsp {
                 Ok(None) => {
                     let waited = start.elapsed();
                     if waited >= next_check {
-                        self.check_device(pdev, bar, function)?;
+                        self.check_device(pdev, bar, function, starting)?;
                         next_check = waited + CHECK_INTERVAL;
                     }
                     if waited > timeout {
@@ -321,22 +325,23 @@ impl Gsp {
     }
 
     /// Checks, while the status queue is empty, that waiting still makes sense: the GPU still
-    /// identifies as the one probed, and a starting GSP has not refused to start.
-    fn check_device(&self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>, function: u32) -> Result {
+    /// identifies as the one probed, and a starting GSP (`starting`: what the driver wrote to
+    /// MAILBOX0) has not refused to start.
+    fn check_device(
+        &self,
+        pdev: &pci::Device<Core<'_>>,
+        bar: &Bar0<'_>,
+        function: u32,
+        starting: Option<u32>,
+    ) -> Result {
         let id = read_id(bar);
         if id.validate::<Spec>().ok() != Some(self.spec) {
             // UNTRUSTED: the raw values are only printed, to say what the device answered.
             let regs = id.untrusted();
-            dev_err!(
-                pdev,
-                "GPU gone: NV_PMC_BOOT_0 = {:#010x}, NV_PMC_BOOT_42 = {:#010x} (waiting for {:#x})\n",
-                regs.boot0,
-                regs.boot42,
-                function
-            );
+            dev_err!(pdev, "GPU gone: {} (waiting for {:#x})\n", regs, function);
             return Err(ENODEV);
         }
-        if let Some(written) = self.starting {
+        if let Some(written) = starting {
             let raw = Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw());
             // The GSP answers STARTCPU in MAILBOX0: 0 when it started, an error code when it
             // refused; until then MAILBOX0 still holds what the driver wrote.
@@ -370,7 +375,7 @@ impl Gsp {
             Error::from(e)
         })?;
         bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed());
-        self.wait_for(pdev, bar, f, RPC_TIMEOUT)
+        self.wait_for(pdev, bar, f, RPC_TIMEOUT, None)
     }
 
     /// Asks the GSP for its static information (GPU name, framebuffer size).
