@@ -247,7 +247,7 @@ impl Gsp {
             rpc_seq: 0,
             payload: Vec::new(),
         };
-        match self.post(mem, init_done) {
+        match self.post(mem, &init_done) {
             Ok(true) => {}
             Ok(false) => self.line("status queue full: GSP_INIT_DONE not posted"),
             Err(e) => {
@@ -712,12 +712,12 @@ impl Gsp {
     /// Posts the reply to a command carried out, or holds it (logged) while
     /// the status queue has no room for it.
     fn deliver(&mut self, mem: &mut Sysmem<'_>, held: Held) -> Result<Delivered, GuestMemError> {
-        let name = function::name(held.reply.function);
-        if self.post(mem, held.reply.clone())? {
+        if self.post(mem, &held.reply)? {
             return Ok(Delivered::Posted { stop: held.stop });
         }
         self.line(&format!(
-            "status queue full: the reply to {name} waits for the next doorbell"
+            "status queue full: the reply to {} waits for the next doorbell",
+            function::name(held.reply.function)
         ));
         self.state.as_mut().expect("running").held = Some(held);
         Ok(Delivered::Held)
@@ -744,7 +744,7 @@ impl Gsp {
     /// status queue's write pointer, telling the configured lie if this is
     /// its message. Returns false, writing nothing, when the driver has not
     /// freed enough elements.
-    fn post(&mut self, mem: &mut Sysmem<'_>, reply: Reply) -> Result<bool, GuestMemError> {
+    fn post(&mut self, mem: &mut Sysmem<'_>, reply: &Reply) -> Result<bool, GuestMemError> {
         let fault = self.config.fault;
         let s = self.state.as_ref().expect("running");
         let (cmdq, statq, wptr, version, index) =
@@ -752,10 +752,17 @@ impl Gsp {
         let told = fault.filter(|f| f.at == index).map(|f| f.lie);
         let flooding = matches!(fault, Some(Fault { lie: Lie::Flood, at }) if index >= at);
 
-        let mut reply = reply;
-        if let Some(lie) = told {
-            self.alter_payload(lie, version, index, &mut reply);
-        }
+        // A payload lie is told on a copy: a held reply stays as it was.
+        let altered;
+        let reply = match told {
+            Some(lie) => {
+                let mut copy = reply.clone();
+                self.alter_payload(lie, version, index, &mut copy);
+                altered = copy;
+                &altered
+            }
+            None => reply,
+        };
         let chunks: Vec<&[u8]> = if reply.payload.is_empty() {
             vec![&[]]
         } else {
