@@ -881,14 +881,13 @@ def check_scenarios(console, scenarios, emus, results):
 
 def check_unloads(name, lines, emu, results):
     """Every GSP that came up on this device (its `GSP ... up:` lines) got an
-    UNLOADING_GUEST_DRIVER before its unbind ended. Returns how many times it came up."""
+    UNLOADING_GUEST_DRIVER before its unbind ended."""
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
     if ups:
         emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
         unloads = emu_log.count("GSP: UNLOADING_GUEST_DRIVER")
         results.check(f"{name}: every GSP that came up got UNLOADING_GUEST_DRIVER",
                       unloads == ups, f"{ups} boots, {unloads} unloads (see {emu.log})")
-    return ups
 
 
 def check_quiet_after(name, counts, results):
