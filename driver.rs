@@ -30,19 +30,23 @@ use crate::{
         Spec, //
     },
     gsp::{
-        boot::{
-            is_emulated,
-            Gsp, //
-        },
-        commands::SystemFacts,
+        boot::Gsp,
         interface, //
+    },
+    pci::{
+        Bar,
+        Bar0Len,
+        EmulatedGpu,
+        PciFunction,
+        SubsystemIds,
+        SystemFacts,
+        BAR0_SIZE, //
     },
     regs,
     untrusted::Untrusted,
 };
 
-/// Size of the BAR0 window the driver maps; every register it reads lies inside it.
-const BAR0_SIZE: usize = SZ_16M;
+const _: () = assert!(BAR0_SIZE == SZ_16M);
 
 /// BAR0 of a bound device.
 pub(crate) type Bar0<'bound> = pci::Bar<'bound, BAR0_SIZE>;
@@ -87,23 +91,13 @@ kernel::pci_device_table!(
 
 /// Checks that BAR0 exists and holds every register the driver reads, before mapping it.
 fn check_bar0(pdev: &pci::Device<Core<'_>>) -> Result {
-    let len = Untrusted::new_untrusted(pdev.resource_len(0)?);
-    len.validate_with(|&len| match len {
-        0 => {
-            dev_err!(pdev, "BAR0 is missing: no registers to drive\n");
-            Err(ENODEV)
-        }
-        len if len < BAR0_SIZE as u64 => {
-            dev_err!(
-                pdev,
-                "BAR0 is {:#x} bytes, smaller than the {:#x} bytes of registers\n",
-                len,
-                BAR0_SIZE
-            );
-            Err(ENODEV)
-        }
-        _ => Ok(()),
-    })
+    Untrusted::new_untrusted(pdev.resource_len(0)?)
+        .validate::<Bar0Len>()
+        .map(|_| ())
+        .map_err(|e| {
+            dev_err!(pdev, "{}\n", e);
+            ENODEV
+        })
 }
 
 /// Reads the identification registers, as the device answers them.
@@ -116,15 +110,23 @@ pub(crate) fn read_id(bar: &Bar0<'_>) -> Untrusted<IdRegs> {
 
 /// Reads the identification registers and validates them into a [`Spec`].
 fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
-    let raw = read_id(bar);
-    // UNTRUSTED: the raw values are only printed, at debug level.
-    dev_dbg!(pdev, "{}\n", raw.untrusted());
-    raw.validate::<Spec>().map_err(|e| {
-        // UNTRUSTED: the raw values are only printed, to name what was rejected.
-        let regs = raw.untrusted();
-        dev_err!(pdev, "unsupported GPU: {} ({})\n", e.reason(), regs);
+    let spec = read_id(bar).validate::<Spec>().map_err(|e| {
+        dev_err!(pdev, "unsupported GPU: {}\n", e);
         ENODEV
+    })?;
+    dev_dbg!(pdev, "{}\n", spec.regs);
+    Ok(spec)
+}
+
+/// Whether the device says it is the project's emulated GPU, the only one the reduced boot may
+/// run on.
+fn is_emulated(pdev: &pci::Device<Core<'_>>) -> bool {
+    Untrusted::new_untrusted(SubsystemIds {
+        vendor: pdev.subsystem_vendor_id(),
+        device: pdev.subsystem_device_id(),
     })
+    .validate::<EmulatedGpu>()
+    .is_ok()
 }
 
 /// The firmware version forced by the `gsp_version` module parameter, if any.
@@ -212,20 +214,32 @@ impl pci::Driver for NovaCore {
     }
 }
 
-/// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function.
+/// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function, validated from what the
+/// function reports.
 fn system_facts(pdev: &pci::Device<Core<'_>>, spec: &Spec) -> Result<SystemFacts> {
-    let (mirror_base, mirror_size) = spec.architecture().pci_config_mirror();
-    Ok(SystemFacts {
-        bar0: pdev.resource_start(0)?,
-        bar1: pdev.resource_start(1)?,
-        bar3: pdev.resource_start(3)?,
+    let bar = |n| -> Result<Bar> {
+        Ok(Bar {
+            start: pdev.resource_start(n)?,
+            len: pdev.resource_len(n)?,
+        })
+    };
+    let function = Untrusted::new_untrusted(PciFunction {
+        bar0: bar(0)?,
+        bar1: bar(1)?,
+        bar3: bar(3)?,
         bus_device_function: u64::from(pdev.dev_id()),
         vendor_id: pdev.vendor_id().as_raw(),
         device_id: pdev.device_id(),
-        subsystem_vendor_id: pdev.subsystem_vendor_id(),
-        subsystem_device_id: pdev.subsystem_device_id(),
+        subsystem: SubsystemIds {
+            vendor: pdev.subsystem_vendor_id(),
+            device: pdev.subsystem_device_id(),
+        },
         revision_id: pdev.revision_id(),
-        pci_config_mirror_base: mirror_base,
-        pci_config_mirror_size: mirror_size,
-    })
+    });
+    function
+        .validate_ref_against::<SystemFacts, _>(spec.architecture())
+        .map_err(|e| {
+            dev_err!(pdev, "cannot describe the GPU to the GSP: {}\n", e);
+            ENODEV
+        })
 }

@@ -56,7 +56,8 @@ pub(crate) fn path(chipset: Chipset, kind: FileKind, version: FwVersion) -> Resu
 /// The GSP firmware set chosen for a device: every file present and valid.
 pub(crate) struct GspFirmware {
     pub(crate) version: FwVersion,
-    /// The first bytes of the GSP image's `.fwimage` (what the reduced boot hands over).
+    /// The first bytes of the GSP image's validated `.fwimage` (what the reduced boot hands
+    /// over), copied out of the file.
     pub(crate) image_head: KVVec<u8>,
 }
 
@@ -85,14 +86,9 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
             validated
         );
         if let Validated::Gsp(image) = validated {
-            let (offset, size) = image.image;
-            // `GspImage` checked that the section lies inside the file.
-            let head = data
-                .subslice(offset, size.min(IMAGE_HEAD))
-                .map_err(|_| EINVAL)?;
-            // `GspImage` checked that these bytes lie inside the file.
-            // UNTRUSTED: opaque firmware bytes for the GSP, not interpreted by the driver.
-            image_head.extend_from_slice(head.untrusted(), GFP_KERNEL)?;
+            // Validated `.fwimage` bytes: opaque to the driver, handed to the GSP.
+            let head = &image.image[..image.image.len().min(IMAGE_HEAD)];
+            image_head.extend_from_slice(head, GFP_KERNEL)?;
         }
     }
     Ok(GspFirmware {
@@ -260,8 +256,15 @@ mod tests {
         Ok((f, shoff))
     }
 
-    fn gsp_result(f: &[u8]) -> Result<GspImage, FwError> {
-        GspImage::validate(untrusted(f), FwVersion::R570_144, Chipset::GA102)
+    /// The GSP image `f` validated for `version` and `chip`; what the tests compare.
+    fn gsp_image(f: &[u8], version: FwVersion, chip: Chipset) -> Result<(usize, usize), FwError> {
+        untrusted(f)
+            .validate_ref_against::<GspImage<'_>, _>((version, chip))
+            .map(|g| (g.image_offset, g.image.len()))
+    }
+
+    fn gsp_result(f: &[u8]) -> Result<(usize, usize), FwError> {
+        gsp_image(f, FwVersion::R570_144, Chipset::GA102)
     }
 
     #[test]
@@ -312,7 +315,6 @@ mod tests {
     #[test]
     fn real_gsp_570_image_serves_every_family_it_signs() -> Result {
         let fw = request(Chipset::GA102, FileKind::Gsp, FwVersion::R570_144)?;
-        let data = untrusted(fw.data());
         for chip in [
             Chipset::GA102,
             Chipset::AD104,
@@ -320,7 +322,7 @@ mod tests {
             Chipset::GB100,
             Chipset::GB207,
         ] {
-            assert!(GspImage::validate(data, FwVersion::R570_144, chip).is_ok());
+            assert!(gsp_image(fw.data(), FwVersion::R570_144, chip).is_ok());
         }
         Ok(())
     }
@@ -328,7 +330,7 @@ mod tests {
     #[test]
     fn real_gsp_rejects_version_mismatch() -> Result {
         let fw = request(Chipset::GA102, FileKind::Gsp, FwVersion::R570_144)?;
-        let r = GspImage::validate(untrusted(fw.data()), FwVersion::R535_113_01, Chipset::GA102);
+        let r = gsp_image(fw.data(), FwVersion::R535_113_01, Chipset::GA102);
         assert_eq!(r, Err(FwError::VersionMismatch));
         Ok(())
     }
@@ -337,7 +339,7 @@ mod tests {
     fn real_gsp_rejects_other_family() -> Result {
         // The Turing image carries no Ampere signature.
         let fw = request(Chipset::TU102, FileKind::Gsp, FwVersion::R570_144)?;
-        let r = GspImage::validate(untrusted(fw.data()), FwVersion::R570_144, Chipset::GA102);
+        let r = gsp_image(fw.data(), FwVersion::R570_144, Chipset::GA102);
         assert_eq!(r, Err(FwError::MissingSection(".fwsignature_ga10x")));
         Ok(())
     }
@@ -376,7 +378,7 @@ mod tests {
     #[test]
     fn real_bootloader_corruptions() -> Result {
         let fw = request(Chipset::GA102, FileKind::Bootloader, FwVersion::R570_144)?;
-        let check = |f: &[u8]| untrusted(f).validate::<BinFile>();
+        let check = |f: &[u8]| untrusted(f).validate_ref::<BinFile>();
 
         let mut f = copy(fw.data())?;
         f[0] ^= 0xff;
@@ -420,9 +422,16 @@ mod tests {
     #[test]
     fn synthetic_gsp_validates() -> Result {
         let (f, _) = synthetic_gsp()?;
-        let img = gsp_result(&f).map_err(FwError::errno)?;
-        assert_eq!(img.image, (64, 256));
-        assert_eq!(img.signature.1, 64);
+        let img = untrusted(&f)
+            .validate_ref_against::<GspImage<'_>, _>((FwVersion::R570_144, Chipset::GA102))
+            .map_err(FwError::errno)?;
+        assert_eq!((img.image_offset, img.image.len()), (64, 256));
+        // Zero-copy: the validated sections are the file's own bytes.
+        assert_eq!(img.image.as_ptr(), f[64..].as_ptr());
+        assert_eq!(
+            (img.signature_offset, img.signature.len()),
+            (64 + 256 + 8, 64)
+        );
         Ok(())
     }
 

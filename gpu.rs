@@ -158,12 +158,19 @@ impl fmt::Display for Revision {
 pub(crate) struct Spec {
     pub(crate) chipset: Chipset,
     pub(crate) revision: Revision,
+    /// The registers as validated (what the debug log line quotes).
+    pub(crate) regs: IdRegs,
 }
 
 impl Spec {
     /// Architecture of the chip.
     pub(crate) fn architecture(&self) -> Architecture {
         self.chipset.arch()
+    }
+
+    /// Whether `other` is the same chip at the same revision (the registers' other bits aside).
+    pub(crate) fn same_gpu(&self, other: &Spec) -> bool {
+        self.chipset == other.chipset && self.revision == other.revision
     }
 }
 
@@ -179,8 +186,8 @@ impl fmt::Display for Spec {
     }
 }
 
-/// The identification registers as read from BAR0, before validation.
-#[derive(Copy, Clone, Debug)]
+/// The identification registers as read from BAR0 (untrusted until [`Spec`] validates them).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct IdRegs {
     pub(crate) boot0: u32,
     pub(crate) boot42: u32,
@@ -243,9 +250,23 @@ mod boot42 {
 }
 
 /// Why a chip was rejected (probe fails with `ENODEV`, so that another driver may bind the
-/// device).
+/// device), with the registers that said so.
 #[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
-pub(crate) enum IdError {
+pub(crate) struct IdError {
+    pub(crate) reason: IdReason,
+    /// The rejected registers, as the device answered them.
+    pub(crate) regs: IdRegs,
+}
+
+impl fmt::Display for IdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.reason.text(), self.regs)
+    }
+}
+
+/// What was wrong with the identification registers.
+#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
+pub(crate) enum IdReason {
     /// `NV_PMC_BOOT_0` describes a chip older than Fermi.
     PreFermi,
     /// `NV_PMC_BOOT_0` describes a Fermi to Volta chip: no GSP.
@@ -256,14 +277,14 @@ pub(crate) enum IdError {
     Mismatch,
 }
 
-impl IdError {
+impl IdReason {
     /// The reason, as printed in the log line.
-    pub(crate) fn reason(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
-            IdError::PreFermi => "pre-Fermi chip, not supported",
-            IdError::PreTuring => "pre-Turing chip (no GSP), not supported",
-            IdError::UnknownChip => "unknown chip",
-            IdError::Mismatch => "NV_PMC_BOOT_0 and NV_PMC_BOOT_42 name different chips",
+            IdReason::PreFermi => "pre-Fermi chip, not supported",
+            IdReason::PreTuring => "pre-Turing chip (no GSP), not supported",
+            IdReason::UnknownChip => "unknown chip",
+            IdReason::Mismatch => "NV_PMC_BOOT_0 and NV_PMC_BOOT_42 name different chips",
         }
     }
 }
@@ -271,43 +292,43 @@ impl IdError {
 /// Architecture number of Fermi (GF100), the first with `NV_PMC_BOOT_42`.
 const ARCH_FERMI: u32 = 0x0c;
 
-impl Validator for Spec {
-    type Input = IdRegs;
-    type Output = Spec;
+impl Validator<Untrusted<IdRegs>> for Spec {
     type Err = IdError;
 
-    fn validate(raw: &Untrusted<IdRegs>) -> Result<Spec, IdError> {
-        let IdRegs { boot0, boot42 } = *raw.untrusted();
+    fn validate(regs: IdRegs) -> Result<Spec, IdError> {
+        let IdRegs { boot0, boot42 } = regs;
+        let reject = |reason| IdError { reason, regs };
 
         let arch0 = boot0::architecture_0(boot0);
         let arch1 = boot0::architecture_1(boot0);
         if arch1 == 0 && arch0 < ARCH_FERMI {
-            return Err(IdError::PreFermi);
+            return Err(reject(IdReason::PreFermi));
         }
         let boot0_arch = (arch1 << 5) | arch0;
         if boot0_arch < Architecture::Turing as u32 {
-            return Err(IdError::PreTuring);
+            return Err(reject(IdReason::PreTuring));
         }
 
         let id = (boot42::architecture(boot42) << 4) | boot42::implementation(boot42);
-        let chipset = Chipset::from_id(id).ok_or(IdError::UnknownChip)?;
+        let chipset = Chipset::from_id(id).ok_or(reject(IdReason::UnknownChip))?;
 
         if chipset.arch().boot0_names_chip() {
             let boot0_id = (boot0_arch << 4) | boot0::implementation(boot0);
             if boot0_id != id {
-                return Err(IdError::Mismatch);
+                return Err(reject(IdReason::Mismatch));
             }
         }
 
         // The revision fields are four bits wide, so they always fit in a `u8`.
-        let major =
-            u8::try_from(boot42::major_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
-        let minor =
-            u8::try_from(boot42::minor_revision(boot42)).map_err(|_| IdError::UnknownChip)?;
+        let major = u8::try_from(boot42::major_revision(boot42))
+            .map_err(|_| reject(IdReason::UnknownChip))?;
+        let minor = u8::try_from(boot42::minor_revision(boot42))
+            .map_err(|_| reject(IdReason::UnknownChip))?;
 
         Ok(Spec {
             chipset,
             revision: Revision { major, minor },
+            regs,
         })
     }
 }
@@ -326,24 +347,29 @@ mod tests {
         }
     }
 
-    fn spec(regs: IdRegs) -> Result<Spec, IdError> {
-        Untrusted::new_untrusted(regs).validate::<Spec>()
+    /// What the identification decides: the chip and revision, or the reason of the rejection.
+    fn spec(regs: IdRegs) -> Result<(Chipset, Revision), IdReason> {
+        match Untrusted::new_untrusted(regs).validate::<Spec>() {
+            Ok(s) => {
+                assert_eq!(s.regs, regs);
+                Ok((s.chipset, s.revision))
+            }
+            Err(e) => {
+                assert_eq!(e.regs, regs);
+                Err(e.reason)
+            }
+        }
     }
+
+    const A1: Revision = Revision {
+        major: 0xa,
+        minor: 1,
+    };
 
     #[test]
     fn identifies_every_supported_chip() {
         for &chip in Chipset::ALL {
-            let s = spec(regs_for(chip.id()));
-            assert_eq!(
-                s,
-                Ok(Spec {
-                    chipset: chip,
-                    revision: Revision {
-                        major: 0xa,
-                        minor: 1
-                    }
-                })
-            );
+            assert_eq!(spec(regs_for(chip.id())), Ok((chip, A1)));
         }
     }
 
@@ -367,17 +393,7 @@ mod tests {
             boot0: (0x1720_00a1),
             boot42: (0x172a_1000),
         };
-        let s = spec(regs);
-        assert_eq!(
-            s,
-            Ok(Spec {
-                chipset: Chipset::GA102,
-                revision: Revision {
-                    major: 0xa,
-                    minor: 1
-                }
-            })
-        );
+        assert_eq!(spec(regs), Ok((Chipset::GA102, A1)));
     }
 
     #[test]
@@ -387,7 +403,7 @@ mod tests {
             boot0: (0x0500_00a2),
             boot42: (0),
         };
-        assert_eq!(spec(regs), Err(IdError::PreFermi));
+        assert_eq!(spec(regs), Err(IdReason::PreFermi));
     }
 
     #[test]
@@ -396,32 +412,32 @@ mod tests {
         for id in [0x140u32, 0x132, 0x0c0] {
             let mut regs = regs_for(id);
             regs.boot42 = (id << 20) | 0xa1000;
-            assert_eq!(spec(regs), Err(IdError::PreTuring));
+            assert_eq!(spec(regs), Err(IdReason::PreTuring));
         }
     }
 
     #[test]
     fn rejects_unknown_chip() {
         // Turing architecture, implementation 0xf: no such chip.
-        assert_eq!(spec(regs_for(0x16f)), Err(IdError::UnknownChip));
+        assert_eq!(spec(regs_for(0x16f)), Err(IdReason::UnknownChip));
         // An architecture from the future.
-        assert_eq!(spec(regs_for(0x1f2)), Err(IdError::UnknownChip));
+        assert_eq!(spec(regs_for(0x1f2)), Err(IdReason::UnknownChip));
     }
 
     #[test]
     fn rejects_all_ones_and_zero_boot42() {
         let mut regs = regs_for(0x172);
         regs.boot42 = 0xffff_ffff;
-        assert_eq!(spec(regs), Err(IdError::UnknownChip));
+        assert_eq!(spec(regs), Err(IdReason::UnknownChip));
         regs.boot42 = 0;
-        assert_eq!(spec(regs), Err(IdError::UnknownChip));
+        assert_eq!(spec(regs), Err(IdReason::UnknownChip));
     }
 
     #[test]
     fn rejects_boot0_boot42_mismatch_before_hopper() {
         let mut regs = regs_for(0x172);
         regs.boot0 = 0x1740_00a1;
-        assert_eq!(spec(regs), Err(IdError::Mismatch));
+        assert_eq!(spec(regs), Err(IdReason::Mismatch));
     }
 
     #[test]
@@ -430,7 +446,7 @@ mod tests {
             let mut regs = regs_for(chip.id());
             // BOOT_0 only has to say "Turing or later".
             regs.boot0 = 0x1600_00a1;
-            assert_eq!(spec(regs).map(|s| s.chipset), Ok(chip));
+            assert_eq!(spec(regs).map(|s| s.0), Ok(chip));
         }
     }
 
@@ -485,14 +501,14 @@ mod tests {
             } else {
                 (r as u32, (r >> 32) as u32)
             };
-            if let Ok(s) = spec(IdRegs {
+            if let Ok((chipset, _)) = spec(IdRegs {
                 boot0: b0,
                 boot42: b42,
             }) {
                 identified += 1;
                 let id = (boot42::architecture(b42) << 4) | boot42::implementation(b42);
-                assert_eq!(s.chipset.id(), id);
-                if s.chipset.arch().boot0_names_chip() {
+                assert_eq!(chipset.id(), id);
+                if chipset.arch().boot0_names_chip() {
                     let arch = (boot0::architecture_1(b0) << 5) | boot0::architecture_0(b0);
                     assert_eq!((arch << 4) | boot0::implementation(b0), id);
                 }
@@ -503,8 +519,42 @@ mod tests {
     }
 
     #[test]
+    fn rejection_names_the_registers() -> Result {
+        let e = Untrusted::new_untrusted(regs_for(0x16f))
+            .validate::<Spec>()
+            .err()
+            .ok_or(EINVAL)?;
+        let line = kernel::str::CString::try_from_fmt(fmt!("{e}"))?;
+        assert_eq!(
+            line.to_bytes(),
+            b"unknown chip (NV_PMC_BOOT_0 = 0x16f000a1, NV_PMC_BOOT_42 = 0x16fa1000)"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn same_gpu_ignores_the_registers_other_bits() -> Result {
+        let a = Untrusted::new_untrusted(regs_for(0x172))
+            .validate::<Spec>()
+            .map_err(|_| ENODEV)?;
+        let mut regs = regs_for(0x172);
+        regs.boot42 |= 0xfff;
+        let b = Untrusted::new_untrusted(regs)
+            .validate::<Spec>()
+            .map_err(|_| ENODEV)?;
+        assert!(a.same_gpu(&b));
+        let c = Untrusted::new_untrusted(regs_for(0x174))
+            .validate::<Spec>()
+            .map_err(|_| ENODEV)?;
+        assert!(!a.same_gpu(&c));
+        Ok(())
+    }
+
+    #[test]
     fn identification_line_format() -> Result {
-        let s = spec(regs_for(0x172)).map_err(|_| ENODEV)?;
+        let s = Untrusted::new_untrusted(regs_for(0x172))
+            .validate::<Spec>()
+            .map_err(|_| ENODEV)?;
         let line = kernel::str::CString::try_from_fmt(fmt!("{s}"))?;
         assert_eq!(
             line.to_bytes(),

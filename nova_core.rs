@@ -12,6 +12,7 @@ mod driver;
 mod firmware;
 mod gpu;
 mod gsp;
+mod pci;
 mod regs;
 mod untrusted;
 
@@ -51,12 +52,16 @@ macro_rules! kernel_display {
 
 kernel_display!(
     gpu::Chipset,
+    gpu::IdError,
     gpu::IdRegs,
     gpu::Revision,
     gpu::Spec,
     firmware::FwVersion,
     firmware::FwError,
-    firmware::Validated,
+    firmware::Validated<'_>,
     gsp::msgq::MsgError,
+    gsp::replies::StartRefused,
     gsp::replies::StaticInfoError,
+    pci::BarError,
+    pci::FactsError,
 );

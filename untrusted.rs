@@ -2,41 +2,40 @@
 
 //! Untrusted data and its validation.
 //!
-//! Everything the device, a firmware file or the GSP tells the driver enters as [`Untrusted<T>`].
-//! An `Untrusted<T>` gives no access to its `T` except through three explicit, greppable escape
-//! hatches ([`Untrusted::untrusted`], [`Untrusted::untrusted_mut`] and
-//! [`Untrusted::into_inner_untrusted`]). The normal way out is a [`Validator`]: a type whose
-//! `validate` function checks the raw data and turns it into a trusted value. Keeping every check
-//! of a structure in the `Validator` impl next to the type it produces lets a reviewer find all
-//! validation of that structure in one place.
+//! Everything the device, a firmware file or the GSP tells the driver enters as [`Untrusted<T>`],
+//! and an `Untrusted<T>` is opaque: it has no accessor of the raw value, no comparison, no
+//! formatting. The one way to the value is a validation impl, `impl Validator<Input> for Output`,
+//! next to the type it produces: [`Untrusted::validate`] (by value), [`Untrusted::validate_ref`]
+//! (shared), [`Untrusted::validate_mut`] (exclusive) and [`Untrusted::validate_ref_against`]
+//! (shared, with what the driver expects) hand the raw value to [`Validator::validate`], and
+//! nothing else can. Outside validation impls, code that reads an `Untrusted` does not compile
+//! (`tests/opaque` proves it).
 //!
-//! Rules for contributors:
-//! - Read device, firmware and shared-memory data into `Untrusted` at the lowest layer.
-//! - Use the escape hatches inside `Validator` impls. Anywhere else, the line carries a comment
-//!   `// UNTRUSTED: <why this is fine>`; `make audit-untrusted` lists the ones that do not.
-//! - Keep a Validator's logic in the parsing core: plain Rust on `core` and `zerocopy`, no kernel
+//! Rules for contributors (`docs/untrusted.md` has the reasons and the list of input points):
+//! - Wrap device, firmware and shared-memory data into `Untrusted` where it is read, at the
+//!   lowest layer.
+//! - Implement [`Validator`] on the type the validation produces, generic over the input it
+//!   reads; an output may borrow from its input (zero-copy validation).
+//! - Keep a validator's logic in the parsing core: plain Rust on `core` and `zerocopy`, no kernel
 //!   types, so that it also compiles for the host and is fuzzed there (`fuzz/`). This file is
-//!   part of the core.
+//!   part of the core, except for the kernel vector impls at its end.
 //!
 //! # Examples
 //!
 //! ```ignore
 //! use crate::untrusted::{Untrusted, Validator};
 //!
-//! struct Even;
+//! struct Even(u32);
 //!
-//! impl Validator for Even {
-//!     type Input = u32;
-//!     type Output = u32;
+//! impl Validator<Untrusted<u32>> for Even {
 //!     type Err = Error;
 //!
-//!     fn validate(raw: &Untrusted<u32>) -> Result<u32> {
-//!         let v = *raw.untrusted();
-//!         if v % 2 == 0 { Ok(v) } else { Err(EINVAL) }
+//!     fn validate(raw: u32) -> Result<Even> {
+//!         if raw % 2 == 0 { Ok(Even(raw)) } else { Err(EINVAL) }
 //!     }
 //! }
 //!
-//! assert_eq!(Untrusted::new_untrusted(4u32).validate::<Even>(), Ok(4));
+//! assert!(Untrusted::new_untrusted(4u32).validate::<Even>().is_ok());
 //! assert!(Untrusted::new_untrusted(3u32).validate::<Even>().is_err());
 //! ```
 
@@ -44,64 +43,90 @@ use core::{
     mem::size_of,
     ops::{
         Deref,
-        DerefMut,
-        Index, //
+        DerefMut, //
     },
-    slice::SliceIndex, //
 };
 
-use zerocopy::{
-    FromBytes,
-    Immutable,
-    KnownLayout, //
-};
+use zerocopy::FromBytes;
 
 /// Why a typed read of untrusted bytes failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ReadError {
     /// The value does not lie entirely inside the buffer.
     OutOfBounds,
-    /// The data is not aligned for the type read in place.
-    Misaligned,
 }
 
-/// A value that has not been validated yet.
+/// A value that has not been validated yet: opaque until a [`Validator`] takes it.
 ///
 /// `#[repr(transparent)]`: an `Untrusted<T>` has the layout of `T`, so references to untrusted
-/// data can be made in place (see [`Untrusted::new_untrusted_ref`]) without copying.
+/// data are made in place (see [`Untrusted::new_untrusted_ref`]) without copying, and an
+/// untrusted slice is a slice of untrusted elements.
 #[repr(transparent)]
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Untrusted<T: ?Sized>(T);
 
-/// Checks untrusted data and produces a trusted value from it.
+/// Checks untrusted data and produces a trusted value from it: the only entry point of
+/// validation code.
 ///
-/// Implement it on a marker type, or on the output type itself, next to the type it produces.
+/// Implemented on the output type, generic over the input: `Untrusted<T>` (validated by value),
+/// `&Untrusted<T>`, `&mut Untrusted<T>`, or `(&Untrusted<T>, C)` where `C` is what the driver
+/// already trusts and checks the data against (a sequence number it expects, the firmware
+/// version it asked for). [`Validator::validate`] receives the raw inner value (`T`, `&T`,
+/// `&mut T`, `(&T, C)`), through the sealed [`Input`] trait; an output may borrow from it.
 ///
 /// # Examples
 ///
 /// ```ignore
-/// struct NonZero;
+/// /// A name of at most 8 bytes, borrowed from the validated bytes.
+/// struct Name<'a>(&'a [u8]);
 ///
-/// impl Validator for NonZero {
-///     type Input = u32;
-///     type Output = core::num::NonZeroU32;
+/// impl<'a> Validator<&'a Untrusted<[u8]>> for Name<'a> {
 ///     type Err = Error;
 ///
-///     fn validate(raw: &Untrusted<u32>) -> Result<Self::Output> {
-///         core::num::NonZeroU32::new(*raw.untrusted()).ok_or(EINVAL)
+///     fn validate(raw: &'a [u8]) -> Result<Name<'a>> {
+///         if raw.len() <= 8 { Ok(Name(raw)) } else { Err(EINVAL) }
 ///     }
 /// }
 /// ```
-pub(crate) trait Validator {
-    /// The raw data this validator reads.
-    type Input: ?Sized;
-    /// The trusted value it produces.
-    type Output;
-    /// The error it reports for bad input.
+pub(crate) trait Validator<I: Input>: Sized {
+    /// The error it reports for bad input; raw values a log line quotes travel in it.
     type Err;
 
-    /// Checks `untrusted` and returns the trusted value, or the reason it was rejected.
-    fn validate(untrusted: &Untrusted<Self::Input>) -> Result<Self::Output, Self::Err>;
+    /// Checks `raw` and returns the trusted value, or the reason it was rejected.
+    fn validate(raw: I::Raw) -> Result<Self, Self::Err>;
+}
+
+mod sealed {
+    /// Only this module decides what a validator may take as input.
+    pub(crate) trait Sealed {}
+}
+
+/// What a [`Validator`] may take: an `Untrusted` by value, by shared or exclusive reference, or
+/// by shared reference with trusted expectations. Sealed: no other type can unwrap an
+/// `Untrusted`.
+pub(crate) trait Input: sealed::Sealed {
+    /// What the validator receives: the unwrapped value or reference.
+    type Raw;
+}
+
+impl<T> sealed::Sealed for Untrusted<T> {}
+impl<T> Input for Untrusted<T> {
+    type Raw = T;
+}
+
+impl<T: ?Sized> sealed::Sealed for &Untrusted<T> {}
+impl<'a, T: ?Sized> Input for &'a Untrusted<T> {
+    type Raw = &'a T;
+}
+
+impl<T: ?Sized> sealed::Sealed for &mut Untrusted<T> {}
+impl<'a, T: ?Sized> Input for &'a mut Untrusted<T> {
+    type Raw = &'a mut T;
+}
+
+impl<T: ?Sized, C> sealed::Sealed for (&Untrusted<T>, C) {}
+impl<'a, T: ?Sized, C> Input for (&'a Untrusted<T>, C) {
+    type Raw = (&'a T, C);
 }
 
 impl<T> Untrusted<T> {
@@ -116,27 +141,26 @@ impl<T> Untrusted<T> {
         Self(value)
     }
 
-    /// Escape hatch: returns the raw value without validation.
+    /// Validates the value, consuming it, into a `V`.
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// let v = Untrusted::new_untrusted(5u8).into_inner_untrusted();
-    /// assert_eq!(v, 5);
+    /// let spec = Untrusted::new_untrusted(regs).validate::<Spec>()?;
     /// ```
-    pub(crate) fn into_inner_untrusted(self) -> T {
-        self.0
+    pub(crate) fn validate<V: Validator<Self>>(self) -> Result<V, V::Err> {
+        V::validate(self.0)
     }
 }
 
 impl<T: ?Sized> Untrusted<T> {
-    /// Marks data behind a shared reference as untrusted, in place.
+    /// Marks data behind a shared reference as untrusted, in place: for data the driver borrows
+    /// from the kernel (a firmware file's bytes), which it cannot own.
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// let bytes: &[u8] = firmware.data();
-    /// let bytes: &Untrusted<[u8]> = Untrusted::new_untrusted_ref(bytes);
+    /// let bytes: &Untrusted<[u8]> = Untrusted::new_untrusted_ref(firmware.data());
     /// ```
     pub(crate) fn new_untrusted_ref(value: &T) -> &Self {
         let ptr: *const T = value;
@@ -145,253 +169,174 @@ impl<T: ?Sized> Untrusted<T> {
         unsafe { &*(ptr as *const Self) }
     }
 
-    /// Marks data behind a mutable reference as untrusted, in place.
+    /// Validates the data behind a shared reference into a `V`, which may borrow from it.
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// let mut buf = [0u8; 16];
-    /// let buf: &mut Untrusted<[u8]> = Untrusted::new_untrusted_mut(&mut buf[..]);
+    /// let sections = file.validate_ref::<Sections>()?;
     /// ```
-    pub(crate) fn new_untrusted_mut(value: &mut T) -> &mut Self {
-        let ptr: *mut T = value;
-        // SAFETY: `Untrusted<T>` is `#[repr(transparent)]` over `T`, so both types have the same
-        // layout and pointer metadata; the returned reference borrows `value` exclusively for its
-        // lifetime.
-        unsafe { &mut *(ptr as *mut Self) }
+    pub(crate) fn validate_ref<'a, V: Validator<&'a Self>>(&'a self) -> Result<V, V::Err> {
+        V::validate(&self.0)
     }
 
-    /// Escape hatch: returns the raw data without validation.
-    ///
-    /// Use inside a [`Validator`]; anywhere else, say why on the same line.
+    /// Validates the data behind an exclusive reference into a `V`, which may borrow from it
+    /// (and fix the data up in place, e.g. terminate a string).
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// let raw = Untrusted::new_untrusted(7u32);
-    /// assert_eq!(*raw.untrusted(), 7);
+    /// let name: Name<'_> = buffer.validate_mut::<Name<'_>>()?;
     /// ```
-    pub(crate) fn untrusted(&self) -> &T {
-        &self.0
+    pub(crate) fn validate_mut<'a, V: Validator<&'a mut Self>>(&'a mut self) -> Result<V, V::Err> {
+        V::validate(&mut self.0)
     }
 
-    /// Escape hatch: returns the raw data mutably, without validation.
+    /// Validates the data behind a shared reference against what the driver expects (`expected`
+    /// is trusted: a sequence number, the firmware version asked for) into a `V`.
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// let mut raw = Untrusted::new_untrusted(7u32);
-    /// *raw.untrusted_mut() = 8;
+    /// let image = file.validate_ref_against::<GspImage<'_>, _>((version, chipset))?;
     /// ```
-    pub(crate) fn untrusted_mut(&mut self) -> &mut T {
-        &mut self.0
-    }
-
-    /// Validates the data with the validator `V`.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// let spec = Untrusted::new_untrusted(boot0).validate::<SpecValidator>()?;
-    /// ```
-    pub(crate) fn validate<V: Validator<Input = T>>(&self) -> Result<V::Output, V::Err> {
-        V::validate(self)
-    }
-
-    /// Validates the data with a closure, for small ad-hoc checks that do not deserve a
-    /// [`Validator`] type. The closure is the validation: it sees the raw data and decides.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// let len = raw_len.validate_with(|&l: &u32| if l <= 64 { Ok(l) } else { Err(EINVAL) })?;
-    /// ```
-    pub(crate) fn validate_with<R, E>(
-        &self,
-        check: impl FnOnce(&T) -> Result<R, E>,
-    ) -> Result<R, E> {
-        check(&self.0)
+    pub(crate) fn validate_ref_against<'a, V: Validator<(&'a Self, C)>, C>(
+        &'a self,
+        expected: C,
+    ) -> Result<V, V::Err> {
+        V::validate((&self.0, expected))
     }
 }
 
-impl Untrusted<[u8]> {
-    /// Validates untrusted bytes with a closure, for small ad-hoc checks.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// let magic = bytes.validate_bytes(|b| b.get(..4).ok_or(EINVAL).map(|m| m == b"\x7fELF"))?;
-    /// ```
-    pub(crate) fn validate_bytes<R, E>(
-        &self,
-        check: impl FnOnce(&[u8]) -> Result<R, E>,
-    ) -> Result<R, E> {
-        check(&self.0)
-    }
+/// An untrusted slice is a slice of untrusted elements: its length is the driver's (the buffer
+/// it read into), its elements are not.
+impl<T> Deref for Untrusted<[T]> {
+    type Target = [Untrusted<T>];
 
-    /// Reads a `T` in place at `offset`, bounds- and alignment-checked.
-    ///
-    /// Fails with [`ReadError::OutOfBounds`] if `T` does not fit inside the buffer at `offset`,
-    /// and with [`ReadError::Misaligned`] if the data at `offset` is not aligned for `T`.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// let hdr: &Untrusted<Elf64Hdr> = file.read_ref::<Elf64Hdr>(0)?;
-    /// ```
-    pub(crate) fn read_ref<T: FromBytes + KnownLayout + Immutable>(
-        &self,
-        offset: usize,
-    ) -> Result<&Untrusted<T>, ReadError> {
-        let bytes = self.byte_range(offset, size_of::<T>())?;
-        T::ref_from_bytes(bytes)
-            .map(Untrusted::new_untrusted_ref)
-            .map_err(|_| ReadError::Misaligned)
+    fn deref(&self) -> &[Untrusted<T>] {
+        let ptr =
+            core::ptr::slice_from_raw_parts(self.0.as_ptr().cast::<Untrusted<T>>(), self.0.len());
+        // SAFETY: `Untrusted<T>` is `#[repr(transparent)]` over `T`, so `[Untrusted<T>]` and
+        // `[T]` have the same layout; the pointer and length come from `self.0`, which the
+        // returned reference borrows.
+        unsafe { &*ptr }
     }
+}
 
-    /// Copies a `T` out of the buffer at `offset`, bounds-checked, at any alignment.
-    ///
-    /// Fails with [`ReadError::OutOfBounds`] if `T` does not fit inside the buffer at `offset`.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// let magic: Untrusted<u32> = file.read_copy::<u32>(0)?;
-    /// ```
-    pub(crate) fn read_copy<T: FromBytes>(&self, offset: usize) -> Result<Untrusted<T>, ReadError> {
-        let bytes = self.byte_range(offset, size_of::<T>())?;
-        T::read_from_bytes(bytes)
-            .map(Untrusted::new_untrusted)
-            .map_err(|_| ReadError::OutOfBounds)
-    }
-
-    /// Returns the `len` bytes at `offset`, or [`ReadError::OutOfBounds`] if they are not all
-    /// inside the buffer.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// let section: &Untrusted<[u8]> = file.subslice(offset, size)?;
-    /// ```
-    pub(crate) fn subslice(
-        &self,
-        offset: usize,
-        len: usize,
-    ) -> Result<&Untrusted<[u8]>, ReadError> {
-        self.byte_range(offset, len)
-            .map(Untrusted::new_untrusted_ref)
-    }
-
-    fn byte_range(&self, offset: usize, len: usize) -> Result<&[u8], ReadError> {
-        let end = offset.checked_add(len).ok_or(ReadError::OutOfBounds)?;
-        self.0.get(offset..end).ok_or(ReadError::OutOfBounds)
-    }
-
-    /// Whether the untrusted bytes start with the trusted `prefix`.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// assert!(Untrusted::new_untrusted_ref(&b"\x7fELF\x02"[..]).starts_with(b"\x7fELF"));
-    /// ```
-    pub(crate) fn starts_with(&self, prefix: &[u8]) -> bool {
-        self.0.starts_with(prefix)
+impl<T> DerefMut for Untrusted<[T]> {
+    fn deref_mut(&mut self) -> &mut [Untrusted<T>] {
+        let len = self.0.len();
+        let ptr =
+            core::ptr::slice_from_raw_parts_mut(self.0.as_mut_ptr().cast::<Untrusted<T>>(), len);
+        // SAFETY: As in `deref`; the returned reference borrows `self.0` exclusively.
+        unsafe { &mut *ptr }
     }
 }
 
 impl<T> Untrusted<[T]> {
-    /// Number of elements; the length of a slice is known to the driver, not chosen by the data.
+    /// The elements `offset..offset + len`, still untrusted, or [`ReadError::OutOfBounds`] if
+    /// they are not all inside the slice.
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// assert_eq!(Untrusted::new_untrusted_ref(&[1u8, 2, 3][..]).len(), 3);
+    /// let payload: &Untrusted<[u8]> = message.subslice(offset, len)?;
     /// ```
-    pub(crate) fn len(&self) -> usize {
-        self.0.len()
+    pub(crate) fn subslice(&self, offset: usize, len: usize) -> Result<&Untrusted<[T]>, ReadError> {
+        let end = offset.checked_add(len).ok_or(ReadError::OutOfBounds)?;
+        self.0
+            .get(offset..end)
+            .map(Untrusted::new_untrusted_ref)
+            .ok_or(ReadError::OutOfBounds)
     }
 
-    /// Whether the slice has no elements.
+    /// The elements `offset..offset + len`, exclusively, still untrusted.
+    pub(crate) fn subslice_mut(
+        &mut self,
+        offset: usize,
+        len: usize,
+    ) -> Result<&mut Untrusted<[T]>, ReadError> {
+        let end = offset.checked_add(len).ok_or(ReadError::OutOfBounds)?;
+        let part = self.0.get_mut(offset..end).ok_or(ReadError::OutOfBounds)?;
+        let ptr: *mut [T] = part;
+        // SAFETY: `Untrusted<[T]>` is `#[repr(transparent)]` over `[T]` (same layout and
+        // metadata); the returned reference borrows `part`, hence `self`, exclusively.
+        Ok(unsafe { &mut *(ptr as *mut Untrusted<[T]>) })
+    }
+}
+
+impl Untrusted<[u8]> {
+    /// Copies a `T` out of the bytes at `offset`, at any alignment, still untrusted; fails with
+    /// [`ReadError::OutOfBounds`] if `T` does not fit inside the bytes at `offset`.
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// assert!(Untrusted::new_untrusted_ref(&[0u8; 0][..]).is_empty());
+    /// let pointer: Untrusted<u32> = word.read_copy::<u32>(0)?;
     /// ```
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    pub(crate) fn read_copy<T: FromBytes>(&self, offset: usize) -> Result<Untrusted<T>, ReadError> {
+        let bytes = self.subslice(offset, size_of::<T>())?;
+        T::read_from_bytes(&bytes.0)
+            .map(Untrusted::new_untrusted)
+            .map_err(|_| ReadError::OutOfBounds)
     }
 
-    /// Returns the element or sub-slice at `index`, still untrusted, or `None` if out of range.
+    /// Clears the bytes and lends them, write-only in spirit, to the layer that copies device
+    /// data into them (e.g. out of DMA memory): that layer sees zeros or what it wrote itself,
+    /// never earlier untrusted data, and the bytes are untrusted again once the loan ends.
     ///
     /// # Examples
     ///
     /// ```ignore
-    /// let words = Untrusted::new_untrusted_ref(&[1u32, 2][..]);
-    /// assert!(words.get(2).is_none());
+    /// let mut element = Untrusted::new_untrusted(KVec::from_elem(0u8, 4096, GFP_KERNEL)?);
+    /// memory.read(offset, element.overwrite())?;
     /// ```
-    pub(crate) fn get<I: SliceIndex<[T]>>(&self, index: I) -> Option<&Untrusted<I::Output>> {
-        self.0.get(index).map(Untrusted::new_untrusted_ref)
-    }
-
-    /// Iterates over the elements, each still untrusted.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// for word in words.iter() {
-    ///     let w: &Untrusted<u32> = word;
-    /// }
-    /// ```
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Untrusted<T>> {
-        self.0.iter().map(Untrusted::new_untrusted_ref)
+    pub(crate) fn overwrite(&mut self) -> Fill<'_> {
+        self.0.fill(0);
+        Fill(&mut self.0)
     }
 }
 
-/// Indexing an untrusted slice gives untrusted elements or sub-slices.
-///
-/// Like slice indexing, an index out of range panics: use [`Untrusted::get`] for indices that
-/// come from untrusted data.
-impl<T, I: SliceIndex<[T]>> Index<I> for Untrusted<[T]> {
-    type Output = Untrusted<I::Output>;
+/// Zeroed bytes that are being filled with untrusted data (see [`Untrusted::overwrite`]).
+pub(crate) struct Fill<'a>(&'a mut [u8]);
 
-    fn index(&self, index: I) -> &Self::Output {
-        Untrusted::new_untrusted_ref(&self.0[index])
+impl Fill<'_> {
+    /// The bytes to write into.
+    pub(crate) fn bytes(&mut self) -> &mut [u8] {
+        self.0
     }
 }
 
-/// An untrusted owner of data (e.g. `KVec<u8>`) derefs to the untrusted data it owns.
-impl<T: Deref> Deref for Untrusted<T> {
-    type Target = Untrusted<T::Target>;
+/// An untrusted kernel vector is an untrusted slice: the vector's length and allocation are the
+/// driver's, its elements are not. (Kernel only: the parsing core validates slices.)
+#[cfg(CONFIG_RUST)]
+impl<T, A: kernel::alloc::Allocator> Deref for Untrusted<kernel::alloc::Vec<T, A>> {
+    type Target = Untrusted<[T]>;
 
-    fn deref(&self) -> &Self::Target {
-        Untrusted::new_untrusted_ref(self.0.deref())
+    fn deref(&self) -> &Untrusted<[T]> {
+        Untrusted::new_untrusted_ref(self.0.as_slice())
     }
 }
 
-impl<T: DerefMut> DerefMut for Untrusted<T> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        Untrusted::new_untrusted_mut(self.0.deref_mut())
+#[cfg(CONFIG_RUST)]
+impl<T, A: kernel::alloc::Allocator> DerefMut for Untrusted<kernel::alloc::Vec<T, A>> {
+    fn deref_mut(&mut self) -> &mut Untrusted<[T]> {
+        let ptr: *mut [T] = self.0.as_mut_slice();
+        // SAFETY: `Untrusted<[T]>` is `#[repr(transparent)]` over `[T]` (same layout and
+        // metadata); the returned reference borrows the vector's elements exclusively.
+        unsafe { &mut *(ptr as *mut Untrusted<[T]>) }
     }
 }
 
-/// Untrusted bytes compare with trusted bytes without an escape hatch: the comparison is the
-/// check.
-impl PartialEq<[u8]> for Untrusted<[u8]> {
-    fn eq(&self, other: &[u8]) -> bool {
-        &self.0 == other
-    }
-}
-
-impl<const N: usize> PartialEq<[u8; N]> for Untrusted<[u8]> {
-    fn eq(&self, other: &[u8; N]) -> bool {
-        self.0 == other[..]
-    }
-}
-
-impl PartialEq<&[u8]> for Untrusted<[u8]> {
-    fn eq(&self, other: &&[u8]) -> bool {
-        &self.0 == *other
+#[cfg(CONFIG_RUST)]
+impl<T: Clone, A: kernel::alloc::Allocator> Untrusted<kernel::alloc::Vec<T, A>> {
+    /// Appends untrusted elements, which stay untrusted.
+    pub(crate) fn extend_from_untrusted(
+        &mut self,
+        other: &Untrusted<[T]>,
+        flags: kernel::alloc::Flags,
+    ) -> Result<(), kernel::alloc::AllocError> {
+        self.0.extend_from_slice(&other.0, flags)
     }
 }
 
@@ -401,61 +346,92 @@ mod tests {
     use super::*;
     use kernel::prelude::*;
 
-    struct Even;
+    /// A by-value validator.
+    #[derive(Debug, PartialEq)]
+    struct Even(u32);
 
-    impl Validator for Even {
-        type Input = u32;
-        type Output = u32;
+    impl Validator<Untrusted<u32>> for Even {
         type Err = Error;
 
-        fn validate(raw: &Untrusted<u32>) -> Result<u32> {
-            let v = *raw.untrusted();
-            if v % 2 == 0 {
-                Ok(v)
+        fn validate(raw: u32) -> Result<Even> {
+            if raw % 2 == 0 {
+                Ok(Even(raw))
             } else {
                 Err(EINVAL)
             }
         }
     }
 
-    /// A validator over bytes: a length-prefixed string of at most 8 bytes.
-    struct ShortString;
+    /// A validator of a single untrusted byte (what an untrusted slice's elements are).
+    #[derive(Debug, PartialEq)]
+    struct Digit(u8);
 
-    impl Validator for ShortString {
-        type Input = [u8];
-        type Output = usize;
+    impl Validator<&Untrusted<u8>> for Digit {
         type Err = Error;
 
-        fn validate(raw: &Untrusted<[u8]>) -> Result<usize> {
-            let bytes = raw.untrusted();
-            let len = usize::from(*bytes.first().ok_or(EINVAL)?);
-            if len > 8 || bytes.len() < 1 + len {
-                return Err(EINVAL);
+        fn validate(raw: &u8) -> Result<Digit> {
+            if raw.is_ascii_digit() {
+                Ok(Digit(raw - b'0'))
+            } else {
+                Err(EINVAL)
             }
-            Ok(len)
         }
     }
 
-    #[repr(C)]
-    #[derive(
-        Clone,
-        Copy,
-        FromBytes,
-        zerocopy_derive::KnownLayout,
-        zerocopy_derive::Immutable, //
-    )]
-    struct Pair {
-        a: u32,
-        b: u32,
+    /// A zero-copy validator: a length-prefixed name of at most 8 bytes, borrowed from the input.
+    #[derive(Debug, PartialEq)]
+    struct Name<'a>(&'a [u8]);
+
+    impl<'a> Validator<&'a Untrusted<[u8]>> for Name<'a> {
+        type Err = Error;
+
+        fn validate(raw: &'a [u8]) -> Result<Name<'a>> {
+            let (&len, rest) = raw.split_first().ok_or(EINVAL)?;
+            let name = rest.get(..usize::from(len)).ok_or(EINVAL)?;
+            if name.len() > 8 {
+                return Err(EINVAL);
+            }
+            Ok(Name(name))
+        }
+    }
+
+    /// An in-place validator: upper-cases ASCII letters and accepts nothing else.
+    struct Shout<'a>(&'a [u8]);
+
+    impl<'a> Validator<&'a mut Untrusted<[u8]>> for Shout<'a> {
+        type Err = Error;
+
+        fn validate(raw: &'a mut [u8]) -> Result<Shout<'a>> {
+            if !raw.iter().all(u8::is_ascii_alphabetic) {
+                return Err(EINVAL);
+            }
+            raw.make_ascii_uppercase();
+            Ok(Shout(raw))
+        }
+    }
+
+    /// A validator checking against what the driver expects: a counter that must be `expected`.
+    #[derive(Debug, PartialEq)]
+    struct Sequence(u32);
+
+    impl<'a> Validator<(&'a Untrusted<u32>, u32)> for Sequence {
+        type Err = u32;
+
+        fn validate((raw, expected): (&'a u32, u32)) -> Result<Sequence, u32> {
+            if *raw == expected {
+                Ok(Sequence(*raw))
+            } else {
+                Err(*raw)
+            }
+        }
     }
 
     #[test]
-    fn validator_accepts_good_value() {
-        assert_eq!(Untrusted::new_untrusted(4u32).validate::<Even>(), Ok(4));
-    }
-
-    #[test]
-    fn validator_rejects_bad_value() {
+    fn validate_by_value() {
+        assert_eq!(
+            Untrusted::new_untrusted(4u32).validate::<Even>(),
+            Ok(Even(4))
+        );
         assert_eq!(
             Untrusted::new_untrusted(3u32).validate::<Even>(),
             Err(EINVAL)
@@ -463,200 +439,115 @@ mod tests {
     }
 
     #[test]
-    fn validator_over_unsized_bytes() {
-        let good = [3u8, b'a', b'b', b'c'];
+    fn validate_ref_output_borrows_the_input() {
+        let good = [3u8, b'a', b'b', b'c', b'!'];
+        let raw = Untrusted::new_untrusted_ref(&good[..]);
+        let name = raw.validate_ref::<Name<'_>>();
+        assert_eq!(name, Ok(Name(&good[1..4])));
+        // Zero-copy: the name points into the validated bytes.
+        assert_eq!(name.map(|n| n.0.as_ptr()), Ok(good[1..].as_ptr()));
         let bad = [9u8, 0, 0];
         assert_eq!(
-            Untrusted::new_untrusted_ref(&good[..]).validate::<ShortString>(),
-            Ok(3)
-        );
-        assert_eq!(
-            Untrusted::new_untrusted_ref(&bad[..]).validate::<ShortString>(),
+            Untrusted::new_untrusted_ref(&bad[..]).validate_ref::<Name<'_>>(),
             Err(EINVAL)
         );
         assert_eq!(
-            Untrusted::new_untrusted_ref(&[][..]).validate::<ShortString>(),
+            Untrusted::new_untrusted_ref(&[][..]).validate_ref::<Name<'_>>(),
             Err(EINVAL)
         );
     }
 
     #[test]
-    fn escape_hatches_return_the_raw_value() {
-        let mut raw = Untrusted::new_untrusted(7u32);
-        assert_eq!(*raw.untrusted(), 7);
-        *raw.untrusted_mut() = 9;
-        assert_eq!(raw.into_inner_untrusted(), 9);
+    fn validate_mut_fixes_up_in_place() {
+        let mut raw = Untrusted::new_untrusted(*b"nova");
+        let shout = (&mut raw as &mut Untrusted<[u8]>).validate_mut::<Shout<'_>>();
+        assert_eq!(shout.map(|s| s.0 == b"NOVA"), Ok(true));
+        let mut raw = Untrusted::new_untrusted(*b"n0va");
+        let shout = (&mut raw as &mut Untrusted<[u8]>).validate_mut::<Shout<'_>>();
+        assert!(shout.is_err());
     }
 
     #[test]
-    fn ref_and_mut_constructors_work_in_place() {
-        let mut buf = [1u8, 2, 3];
-        {
-            let raw = Untrusted::new_untrusted_mut(&mut buf[..]);
-            raw.untrusted_mut()[0] = 5;
-        }
-        let raw = Untrusted::new_untrusted_ref(&buf[..]);
-        assert_eq!(raw.untrusted().as_ptr(), buf.as_ptr());
-        assert_eq!(buf[0], 5);
+    fn validate_ref_against_checks_what_the_driver_expects() {
+        let raw = Untrusted::new_untrusted(7u32);
+        assert_eq!(raw.validate_ref_against::<Sequence, _>(7), Ok(Sequence(7)));
+        // The error type carries the raw value, for the log line.
+        assert_eq!(raw.validate_ref_against::<Sequence, _>(8), Err(7));
     }
 
     #[test]
-    fn validate_with_closure_decides() {
-        let raw = Untrusted::new_untrusted(100u32);
-        let small = raw.validate_with(|&v| if v < 64 { Ok(v) } else { Err(ERANGE) });
-        assert_eq!(small, Err(ERANGE));
-        let any = raw.validate_with(|&v| Ok::<u32, Error>(v));
-        assert_eq!(any, Ok(100));
-    }
-
-    #[test]
-    fn validate_bytes_closure_decides() {
-        let raw = Untrusted::new_untrusted_ref(&b"\x7fELF"[..]);
-        assert_eq!(raw.validate_bytes(|b| Ok::<usize, Error>(b.len())), Ok(4));
-        assert_eq!(
-            raw.validate_bytes(|_| Err::<(), Error>(EINVAL)),
-            Err(EINVAL)
-        );
-    }
-
-    #[test]
-    fn index_gives_untrusted_elements_and_ranges() {
-        let data = [10u32, 20, 30];
+    fn a_slice_gives_untrusted_elements() {
+        let data = *b"12x";
         let raw = Untrusted::new_untrusted_ref(&data[..]);
-        let one: &Untrusted<u32> = &raw[1];
-        assert_eq!(*one.untrusted(), 20);
-        let tail: &Untrusted<[u32]> = &raw[1..];
-        assert_eq!(tail.len(), 2);
+        // The length is the driver's; each element still needs a validator.
+        assert_eq!(raw.len(), 3);
+        let one: &Untrusted<u8> = &raw[1];
+        assert_eq!(one.validate_ref::<Digit>(), Ok(Digit(2)));
+        assert_eq!(raw[2].validate_ref::<Digit>(), Err(EINVAL));
+        assert!(raw.get(3).is_none());
+        let digits = raw
+            .iter()
+            .filter(|b| b.validate_ref::<Digit>().is_ok())
+            .count();
+        assert_eq!(digits, 2);
     }
 
     #[test]
-    fn get_out_of_range_is_none() {
-        let data = [10u32, 20];
-        let raw = Untrusted::new_untrusted_ref(&data[..]);
-        assert!(raw.get(2).is_none());
-        assert!(raw.get(1..3).is_none());
-        assert!(raw.get(0).is_some());
-    }
-
-    #[test]
-    fn len_and_is_empty() {
-        assert_eq!(Untrusted::new_untrusted_ref(&[1u8, 2, 3][..]).len(), 3);
-        assert!(Untrusted::new_untrusted_ref(&[0u8; 0][..]).is_empty());
-    }
-
-    #[test]
-    fn iter_yields_every_element_untrusted() {
-        let data = [1u32, 2, 3];
-        let raw = Untrusted::new_untrusted_ref(&data[..]);
-        let mut sum = 0;
-        for item in raw.iter() {
-            sum += item.validate::<Even>().unwrap_or(0);
-        }
-        assert_eq!(sum, 2);
-        assert_eq!(raw.iter().count(), 3);
-    }
-
-    #[test]
-    fn deref_of_owned_bytes_is_untrusted_slice() -> Result {
-        let mut v = KVec::new();
-        v.extend_from_slice(&[1u8, 2, 3, 4], GFP_KERNEL)?;
-        let raw = Untrusted::new_untrusted(v);
-        let bytes: &Untrusted<[u8]> = &raw;
-        assert_eq!(bytes.len(), 4);
-        assert!(*bytes == [1u8, 2, 3, 4]);
-        Ok(())
-    }
-
-    #[test]
-    fn deref_mut_of_owned_bytes_is_untrusted_slice() -> Result {
-        let mut v = KVec::new();
-        v.extend_from_slice(&[1u8, 2, 3], GFP_KERNEL)?;
-        let mut raw = Untrusted::new_untrusted(v);
-        let bytes: &mut Untrusted<[u8]> = &mut raw;
-        bytes.untrusted_mut()[2] = 9;
-        assert!(*raw == [1u8, 2, 9]);
-        Ok(())
-    }
-
-    #[test]
-    #[allow(
-        clippy::op_ref,
-        reason = "the comparison with a borrowed slice is under test"
-    )]
-    fn bytes_compare_with_trusted_bytes() {
-        let raw = Untrusted::new_untrusted_ref(&b"570.144"[..]);
-        assert!(*raw == *b"570.144");
-        assert!(*raw != *b"535.113.01");
-        assert!(*raw == &b"570.144"[..]);
-        assert!(raw.starts_with(b"570"));
-        assert!(!raw.starts_with(b"5701234567"));
-    }
-
-    #[test]
-    fn read_ref_in_bounds_and_aligned() -> Result {
-        let words = [0x11u32, 0x22, 0x33];
-        // SAFETY: `u32` has no padding and every byte pattern is valid for `u8`.
-        let bytes = unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 12) };
-        let raw = Untrusted::new_untrusted_ref(bytes);
-        let pair = raw.read_ref::<Pair>(4).map_err(|_| EINVAL)?;
-        assert_eq!(pair.untrusted().a, 0x22);
-        assert_eq!(pair.untrusted().b, 0x33);
-        Ok(())
-    }
-
-    #[test]
-    fn read_ref_rejects_out_of_bounds() {
-        let words = [0u32; 3];
-        // SAFETY: `u32` has no padding and every byte pattern is valid for `u8`.
-        let bytes = unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 12) };
-        let raw = Untrusted::new_untrusted_ref(bytes);
-        assert_eq!(
-            raw.read_ref::<Pair>(8).map(|_| ()),
-            Err(ReadError::OutOfBounds)
-        );
-        assert_eq!(
-            raw.read_ref::<Pair>(usize::MAX).map(|_| ()),
-            Err(ReadError::OutOfBounds)
+    fn subslice_checks_bounds() {
+        let bytes = [4u8, 1, 2, 3, 4];
+        let raw = Untrusted::new_untrusted_ref(&bytes[..]);
+        assert_eq!(raw.subslice(1, 2).map(|s| s.len()), Ok(2));
+        assert!(raw.subslice(4, 2).is_err());
+        assert!(raw.subslice(usize::MAX, 2).is_err());
+        assert_eq!(raw.subslice(5, 0).map(|s| s.len()), Ok(0));
+        // A validator takes the sub-slice as it takes any untrusted bytes.
+        assert!(
+            raw.subslice(0, 5)
+                .map(|s| s.validate_ref::<Name<'_>>().is_ok())
+                == Ok(true)
         );
     }
 
     #[test]
-    fn read_ref_rejects_misaligned() {
-        let words = [0u32; 4];
-        // SAFETY: `u32` has no padding and every byte pattern is valid for `u8`.
-        let bytes = unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 16) };
-        let raw = Untrusted::new_untrusted_ref(bytes);
-        assert_eq!(
-            raw.read_ref::<Pair>(1).map(|_| ()),
-            Err(ReadError::Misaligned)
-        );
-    }
-
-    #[test]
-    fn read_copy_at_any_alignment() -> Result {
+    fn read_copy_at_any_alignment() {
         let bytes = [0u8, 0x78, 0x56, 0x34, 0x12, 0];
         let raw = Untrusted::new_untrusted_ref(&bytes[..]);
-        assert_eq!(
-            raw.read_copy::<u32>(1)
-                .map_err(|_| EINVAL)?
-                .into_inner_untrusted(),
-            0x1234_5678
-        );
-        assert_eq!(
-            raw.read_copy::<u32>(3).map(|_| ()),
-            Err(ReadError::OutOfBounds)
-        );
-        Ok(())
+        let word = raw.read_copy::<u32>(1).map(|w| w.validate::<Even>());
+        assert_eq!(word, Ok(Ok(Even(0x1234_5678))));
+        assert!(raw.read_copy::<u32>(3).is_err());
     }
 
     #[test]
-    fn subslice_checks_bounds() -> Result {
-        let bytes = [1u8, 2, 3, 4];
-        let raw = Untrusted::new_untrusted_ref(&bytes[..]);
-        assert!(*raw.subslice(1, 2).map_err(|_| EINVAL)? == [2u8, 3]);
-        assert!(raw.subslice(3, 2).is_err());
-        assert!(raw.subslice(usize::MAX, 2).is_err());
-        assert_eq!(raw.subslice(4, 0).map_err(|_| EINVAL)?.len(), 0);
+    fn overwrite_lends_zeroed_bytes() {
+        let mut raw = Untrusted::new_untrusted(*b"secret");
+        let mut fill = (&mut raw as &mut Untrusted<[u8]>).overwrite();
+        // What was there before is not visible to the filling layer.
+        assert!(fill.bytes().iter().all(|&b| b == 0));
+        fill.bytes()[..2].copy_from_slice(b"4x");
+        let raw: &Untrusted<[u8]> = &raw;
+        assert_eq!(
+            raw.validate_ref::<Name<'_>>().map(|n| n.0.len()),
+            Err(EINVAL)
+        );
+        assert_eq!(raw[0].validate_ref::<Digit>(), Ok(Digit(4)));
+    }
+
+    #[test]
+    fn a_kernel_vector_is_an_untrusted_slice() -> Result {
+        let mut v = KVec::new();
+        v.extend_from_slice(&[2u8, b'o', b'k'], GFP_KERNEL)?;
+        let mut raw = Untrusted::new_untrusted(v);
+        let bytes: &Untrusted<[u8]> = &raw;
+        assert_eq!(bytes.len(), 3);
+        assert_eq!(
+            bytes.validate_ref::<Name<'_>>().map(|n| n.0 == b"ok"),
+            Ok(true)
+        );
+        let more = Untrusted::new_untrusted_ref(&b"!"[..]);
+        raw.extend_from_untrusted(more, GFP_KERNEL)?;
+        assert_eq!(raw.len(), 4);
+        let bytes: &mut Untrusted<[u8]> = &mut raw;
+        assert!(bytes.validate_mut::<Shout<'_>>().is_err());
         Ok(())
     }
 }

@@ -8,6 +8,8 @@
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
+use zerocopy::FromBytes;
+
 use crate::untrusted::{
     Untrusted,
     Validator, //
@@ -50,16 +52,12 @@ pub(crate) struct BinFile {
     pub(crate) data_size: usize,
 }
 
-impl Validator for BinFile {
-    type Input = [u8];
-    type Output = BinFile;
+impl Validator<&Untrusted<[u8]>> for BinFile {
     type Err = FwError;
 
-    fn validate(file: &Untrusted<[u8]>) -> Result<BinFile, FwError> {
-        let hdr = *file
-            .read_copy::<BinHdr>(0)
-            .map_err(|_| FwError::Truncated("binary header"))?
-            .untrusted();
+    fn validate(file: &[u8]) -> Result<BinFile, FwError> {
+        let (hdr, _) =
+            BinHdr::read_from_prefix(file).map_err(|_| FwError::Truncated("binary header"))?;
         if hdr.bin_magic != BIN_MAGIC {
             return Err(FwError::BadMagic);
         }

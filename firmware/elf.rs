@@ -8,6 +8,8 @@
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
+use zerocopy::FromBytes;
+
 use crate::untrusted::{
     Untrusted,
     Validator, //
@@ -171,23 +173,19 @@ fn in_file(
     Ok((to_usize(offset, what)?, to_usize(size, what)?))
 }
 
-fn read_header(file: &Untrusted<[u8]>) -> Result<Header, FwError> {
-    let ident = file
-        .subslice(0, 16)
-        .map_err(|_| FwError::Truncated("ELF header"))?;
+/// Reads the ELF header (a helper of the [`Sections`] validator).
+fn read_header(file: &[u8]) -> Result<Header, FwError> {
+    let ident = file.get(..16).ok_or(FwError::Truncated("ELF header"))?;
     if !ident.starts_with(ELF_MAGIC) {
         return Err(FwError::BadMagic);
     }
-    let raw = ident.untrusted(); // UNTRUSTED: helper of the `Sections` validator.
-    if raw[5] != ELFDATA2LSB {
+    if ident[5] != ELFDATA2LSB {
         return Err(FwError::Malformed("not a little-endian ELF file"));
     }
-    match raw[4] {
+    let truncated = FwError::Truncated("ELF header");
+    match ident[4] {
         ELFCLASS64 => {
-            let h = *file
-                .read_copy::<Elf64Hdr>(0)
-                .map_err(|_| FwError::Truncated("ELF header"))?
-                .untrusted(); // UNTRUSTED: helper of the `Sections` validator.
+            let (h, _) = Elf64Hdr::read_from_prefix(file).map_err(|_| truncated)?;
             Ok(Header {
                 shoff: h.shoff,
                 shentsize: h.shentsize.into(),
@@ -197,10 +195,7 @@ fn read_header(file: &Untrusted<[u8]>) -> Result<Header, FwError> {
             })
         }
         ELFCLASS32 => {
-            let h = *file
-                .read_copy::<Elf32Hdr>(0)
-                .map_err(|_| FwError::Truncated("ELF header"))?
-                .untrusted(); // UNTRUSTED: helper of the `Sections` validator.
+            let (h, _) = Elf32Hdr::read_from_prefix(file).map_err(|_| truncated)?;
             Ok(Header {
                 shoff: h.shoff.into(),
                 shentsize: h.shentsize.into(),
@@ -213,16 +208,19 @@ fn read_header(file: &Untrusted<[u8]>) -> Result<Header, FwError> {
     }
 }
 
-fn read_section(file: &Untrusted<[u8]>, hdr: &Header, index: u64) -> Result<RawSection, FwError> {
+/// Reads section header `index` (a helper of the [`Sections`] validator).
+fn read_section(file: &[u8], hdr: &Header, index: u64) -> Result<RawSection, FwError> {
     let off = index
         .checked_mul(hdr.shentsize)
         .and_then(|o| o.checked_add(hdr.shoff))
         .ok_or(FwError::OutOfFile("section header table"))?;
     let off = to_usize(off, "section header table")?;
-    let err = |_| FwError::OutOfFile("section header table");
+    let at = file
+        .get(off..)
+        .ok_or(FwError::OutOfFile("section header table"))?;
+    let err = FwError::OutOfFile("section header table");
     if hdr.is64 {
-        // UNTRUSTED: helper of the `Sections` validator.
-        let s = *file.read_copy::<Elf64Shdr>(off).map_err(err)?.untrusted();
+        let (s, _) = Elf64Shdr::read_from_prefix(at).map_err(|_| err)?;
         Ok(RawSection {
             name: s.name.into(),
             type_: s.type_,
@@ -230,8 +228,7 @@ fn read_section(file: &Untrusted<[u8]>, hdr: &Header, index: u64) -> Result<RawS
             size: s.size,
         })
     } else {
-        // UNTRUSTED: helper of the `Sections` validator.
-        let s = *file.read_copy::<Elf32Shdr>(off).map_err(err)?.untrusted();
+        let (s, _) = Elf32Shdr::read_from_prefix(at).map_err(|_| err)?;
         Ok(RawSection {
             name: s.name.into(),
             type_: s.type_,
@@ -241,15 +238,12 @@ fn read_section(file: &Untrusted<[u8]>, hdr: &Header, index: u64) -> Result<RawS
     }
 }
 
-impl Validator for Sections {
-    type Input = [u8];
-    type Output = Sections;
+impl Validator<&Untrusted<[u8]>> for Sections {
     type Err = FwError;
 
-    fn validate(file: &Untrusted<[u8]>) -> Result<Sections, FwError> {
+    fn validate(file: &[u8]) -> Result<Sections, FwError> {
         let len = file.len();
         let hdr = read_header(file)?;
-
         let expected_entsize = if hdr.is64 { 64 } else { 40 };
         if hdr.shentsize != expected_entsize {
             return Err(FwError::Malformed("unexpected section header size"));
@@ -267,8 +261,8 @@ impl Validator for Sections {
         let strtab = read_section(file, &hdr, hdr.shstrndx)?;
         let (str_off, str_size) = in_file(strtab.offset, strtab.size, len, "section name table")?;
         let names = file
-            .subslice(str_off, str_size)
-            .map_err(|_| FwError::OutOfFile("section name table"))?;
+            .get(str_off..str_off + str_size)
+            .ok_or(FwError::OutOfFile("section name table"))?;
 
         let mut out = Sections {
             sections: [Section::default(); MAX_SECTIONS],
@@ -278,7 +272,6 @@ impl Validator for Sections {
             let raw = read_section(file, &hdr, i)?;
             let name_off = to_usize(raw.name, "section name")?;
             let tail = names
-                .untrusted()
                 .get(name_off..)
                 .ok_or(FwError::OutOfFile("section name"))?;
             let name_len = tail

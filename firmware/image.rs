@@ -13,12 +13,18 @@ use crate::{
         Architecture,
         Chipset, //
     },
-    untrusted::Untrusted,
+    untrusted::{
+        Untrusted,
+        Validator, //
+    },
 };
 
 use super::{
     bin_hdr::BinFile,
-    elf::Sections, //
+    elf::{
+        Section,
+        Sections, //
+    },
 };
 
 /// A GSP firmware release the driver supports.
@@ -166,26 +172,37 @@ pub(crate) const fn signature_section(chipset: Chipset) -> &'static str {
 const MAX_VERSION_LEN: usize = 16;
 
 /// The validated GSP image (`gsp-<version>.bin`): an ELF64 file with the firmware image, its
-/// version and the signature for one chip family.
+/// version and the signature for one chip family. Borrows the file: the image and signature
+/// are the validated sections' bytes, opaque to the driver, which hands them to the GSP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct GspImage {
-    /// Offset and size of `.fwimage`.
-    pub(crate) image: (usize, usize),
-    /// Offset and size of the chip family's signature.
-    pub(crate) signature: (usize, usize),
+pub(crate) struct GspImage<'a> {
+    /// `.fwimage`, non-empty.
+    pub(crate) image: &'a [u8],
+    /// Where `.fwimage` starts in the file.
+    pub(crate) image_offset: usize,
+    /// The chip family's signature section, non-empty.
+    pub(crate) signature: &'a [u8],
+    /// Where the signature starts in the file.
+    pub(crate) signature_offset: usize,
 }
 
-impl GspImage {
-    /// Validates a GSP image that must be `version`, for `chipset`.
-    ///
-    /// The structural checks live in the [`Sections`] validator; this adds the content checks
-    /// that need the file name's version and the chip.
-    pub(crate) fn validate(
-        file: &Untrusted<[u8]>,
-        version: FwVersion,
-        chipset: Chipset,
-    ) -> Result<GspImage, FwError> {
-        let sections = file.validate::<Sections>()?;
+/// The bytes of a section the [`Sections`] validator accepted (inside the file).
+fn section_bytes<'a>(file: &'a [u8], s: &Section) -> Result<&'a [u8], FwError> {
+    s.offset
+        .checked_add(s.size)
+        .and_then(|end| file.get(s.offset..end))
+        .ok_or(FwError::OutOfFile("section"))
+}
+
+/// A GSP image is validated against the version its file name gives and the chip it is for:
+/// the structural checks are the [`Sections`] validator's, this adds the content checks.
+impl<'a> Validator<(&'a Untrusted<[u8]>, (FwVersion, Chipset))> for GspImage<'a> {
+    type Err = FwError;
+
+    fn validate(
+        (file, (version, chipset)): (&'a [u8], (FwVersion, Chipset)),
+    ) -> Result<GspImage<'a>, FwError> {
+        let sections = Untrusted::new_untrusted_ref(file).validate_ref::<Sections>()?;
         let image = sections
             .find(".fwimage")
             .ok_or(FwError::MissingSection(".fwimage"))?;
@@ -200,44 +217,34 @@ impl GspImage {
             return Err(FwError::Malformed("empty image or signature section"));
         }
 
-        // `Sections` checked that the section lies inside the file.
-        let raw = file
-            .subslice(fwversion.offset, fwversion.size)
-            .map_err(|_| FwError::OutOfFile(".fwversion"))?;
+        let raw = section_bytes(file, fwversion)?;
         if raw.len() > MAX_VERSION_LEN {
             return Err(FwError::Malformed(".fwversion too long"));
         }
         // The version must be NUL-terminated and equal to the file name's, byte for byte.
         let expected = version.name().as_bytes();
-        let matches = raw.len() == expected.len() + 1
-            && *raw
-                .subslice(0, expected.len())
-                .map_err(|_| FwError::VersionMismatch)?
-                == *expected
-            && *raw
-                .subslice(expected.len(), 1)
-                .map_err(|_| FwError::VersionMismatch)?
-                == [0u8];
-        if !matches {
+        if raw.strip_suffix(&[0u8]) != Some(expected) {
             return Err(FwError::VersionMismatch);
         }
 
         Ok(GspImage {
-            image: (image.offset, image.size),
-            signature: (signature.offset, signature.size),
+            image: section_bytes(file, image)?,
+            image_offset: image.offset,
+            signature: section_bytes(file, signature)?,
+            signature_offset: signature.offset,
         })
     }
 }
 
 /// The validated structure of one requested file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Validated {
+pub(crate) enum Validated<'a> {
     Bin(BinFile),
     Elf,
-    Gsp(GspImage),
+    Gsp(GspImage<'a>),
 }
 
-impl core::fmt::Display for Validated {
+impl core::fmt::Display for Validated<'_> {
     /// What the driver found in the file (its debug-level log line).
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
@@ -250,27 +257,32 @@ impl core::fmt::Display for Validated {
             Validated::Gsp(g) => write!(
                 f,
                 ".fwimage {:#x} bytes at {:#x}, signature {:#x} bytes at {:#x}",
-                g.image.1, g.image.0, g.signature.1, g.signature.0
+                g.image.len(),
+                g.image_offset,
+                g.signature.len(),
+                g.signature_offset
             ),
         }
     }
 }
 
-/// Validates the contents of one file of role `kind`.
+/// Validates the contents of one file of role `kind`, named for `version` and `chipset`.
 pub(crate) fn validate_file(
     kind: FileKind,
     data: &Untrusted<[u8]>,
     version: FwVersion,
     chipset: Chipset,
-) -> Result<Validated, FwError> {
+) -> Result<Validated<'_>, FwError> {
     if data.is_empty() {
         return Err(FwError::Empty);
     }
     match kind {
         FileKind::BooterLoad | FileKind::BooterUnload | FileKind::Bootloader => {
-            data.validate::<BinFile>().map(Validated::Bin)
+            data.validate_ref::<BinFile>().map(Validated::Bin)
         }
-        FileKind::Fmc => data.validate::<Sections>().map(|_| Validated::Elf),
-        FileKind::Gsp => GspImage::validate(data, version, chipset).map(Validated::Gsp),
+        FileKind::Fmc => data.validate_ref::<Sections>().map(|_| Validated::Elf),
+        FileKind::Gsp => data
+            .validate_ref_against::<GspImage<'_>, _>((version, chipset))
+            .map(Validated::Gsp),
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! The contract with the emulated GSP is `docs/gsp-reduced-boot.md`. On silicon the GSP is
 //! started through FWSEC and the booter (Turing to Ada) or the FSP chain (Hopper and later),
-//! which this driver does not implement yet; [`is_emulated`] keeps the reduced boot off real
-//! GPUs.
+//! which this driver does not implement yet; the probe keeps the reduced boot off real GPUs
+//! (`pci::EmulatedGpu`).
 
 use kernel::{
     device::Core,
@@ -45,18 +45,19 @@ use crate::{
             QueueMemory,
             Queues, //
         },
-        replies::StaticInfo,
+        replies::{
+            StartAnswer,
+            StaticInfo, //
+        },
         Function, Interface,
     },
     regs,
-    untrusted::Untrusted,
+    untrusted::{
+        Fill,
+        Untrusted, //
+    },
 };
 
-/// PCI subsystem vendor of the emulated GPU (Red Hat, Inc.: QEMU's virtual devices; never on an
-/// NVIDIA board).
-const EMU_SUBSYSTEM_VENDOR: u16 = 0x1af4;
-/// PCI subsystem device of the emulated GPU.
-const EMU_SUBSYSTEM_DEVICE: u16 = 0x4e56;
 /// How long the GSP may take to come up (TCG guests with KASAN are slow).
 const INIT_TIMEOUT: Delta = Delta::from_secs(10);
 /// How long one RPC may take.
@@ -67,12 +68,6 @@ const RPC_TIMEOUT: Delta = Delta::from_secs(5);
 /// the message path does not pay for it.
 const CHECK_INTERVAL: Delta = Delta::from_millis(10);
 
-/// Whether `pdev` is the project's emulated GPU, the only one the reduced boot may run on.
-pub(crate) fn is_emulated(pdev: &pci::Device<Core<'_>>) -> bool {
-    pdev.subsystem_vendor_id() == EMU_SUBSYSTEM_VENDOR
-        && pdev.subsystem_device_id() == EMU_SUBSYSTEM_DEVICE
-}
-
 /// Coherent DMA memory holding the queues.
 struct CoherentMemory(Coherent<[u8]>);
 
@@ -81,7 +76,8 @@ impl QueueMemory for CoherentMemory {
         self.0.len()
     }
 
-    fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
+    fn read(&self, offset: usize, mut into: Fill<'_>) -> Result {
+        let buf = into.bytes();
         let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
         io_project!(&self.0, [try: offset..end]).copy_to_slice(buf);
         Ok(())
@@ -259,7 +255,7 @@ impl Gsp {
         function: u32,
         timeout: Delta,
         starting: Option<u32>,
-    ) -> Result<KVec<u8>> {
+    ) -> Result<Untrusted<KVec<u8>>> {
         let start = Instant::<Monotonic>::now();
         let mut next_check = CHECK_INTERVAL;
         loop {
@@ -334,29 +330,23 @@ impl Gsp {
         function: u32,
         starting: Option<u32>,
     ) -> Result {
-        let id = read_id(bar);
-        if id.validate::<Spec>().ok() != Some(self.spec) {
-            // UNTRUSTED: the raw values are only printed, to say what the device answered.
-            let regs = id.untrusted();
+        let gone = match read_id(bar).validate::<Spec>() {
+            Ok(now) if now.same_gpu(&self.spec) => None,
+            Ok(now) => Some(now.regs),
+            Err(e) => Some(e.regs),
+        };
+        if let Some(regs) = gone {
             dev_err!(pdev, "GPU gone: {} (waiting for {:#x})\n", regs, function);
             return Err(ENODEV);
         }
         if let Some(written) = starting {
-            let raw = Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw());
-            // The GSP answers STARTCPU in MAILBOX0: 0 when it started, an error code when it
-            // refused; until then MAILBOX0 still holds what the driver wrote.
-            raw.validate_with(|&mailbox| match mailbox {
-                0 => Ok(()),
-                m if m == written => Ok(()),
-                code => {
-                    dev_err!(
-                        pdev,
-                        "GSP refused to start: NV_PGSP_FALCON_MAILBOX0 = {:#010x}\n",
-                        code
-                    );
-                    Err(EIO)
-                }
-            })?;
+            // The GSP answers STARTCPU in MAILBOX0.
+            Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw())
+                .validate_ref_against::<StartAnswer, _>(written)
+                .map_err(|refused| {
+                    dev_err!(pdev, "GSP refused to start: {}\n", refused);
+                    EIO
+                })?;
         }
         Ok(())
     }
@@ -368,7 +358,7 @@ impl Gsp {
         bar: &Bar0<'_>,
         function: Function,
         payload: &[u8],
-    ) -> Result<KVec<u8>> {
+    ) -> Result<Untrusted<KVec<u8>>> {
         let f = self.iface.function(function);
         self.queues.send(self.iface, f, payload).map_err(|e| {
             dev_err!(pdev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
@@ -385,18 +375,15 @@ impl Gsp {
         bar: &Bar0<'_>,
     ) -> Result<StaticInfo> {
         let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[])?;
-        let info = self
-            .iface
-            .decode_static_info(Untrusted::new_untrusted_ref(&reply[..]))
-            .map_err(|e| {
-                dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {}\n", e);
-                EIO
-            })?;
+        let info = self.iface.decode_static_info(&reply).map_err(|e| {
+            dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {}\n", e);
+            EIO
+        })?;
         dev_dbg!(
             pdev,
-            "GET_GSP_STATIC_INFO: {} bytes, {} MiB framebuffer\n",
+            "GET_GSP_STATIC_INFO: {} bytes, GPU name {}\n",
             reply.len(),
-            info.fb_length >> 20
+            info.name()
         );
         Ok(info)
     }

@@ -20,6 +20,11 @@ use core::{
     num::NonZeroU32, //
 };
 
+use crate::untrusted::{
+    Untrusted,
+    Validator, //
+};
+
 /// Size of one queue element.
 pub(crate) const ELEMENT_SIZE: usize = 0x1000;
 /// Most elements one message may span (64 KiB).
@@ -84,7 +89,7 @@ impl fmt::Display for MsgError {
 
 /// The ring of one queue: `count` elements, read and write indices in `0..count`.
 ///
-/// The pointer arithmetic takes pointers that [`Ring::check`] accepted.
+/// The pointer arithmetic takes the driver's own pointers and [`RingPtr`]s.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ring {
     count: NonZeroU32,
@@ -102,13 +107,9 @@ impl Ring {
         })
     }
 
-    /// Checks a pointer read from shared memory.
-    pub(crate) fn check(&self, ptr: u32) -> Result<u32, MsgError> {
-        if ptr < self.count.get() {
-            Ok(ptr)
-        } else {
-            Err(MsgError::BadPointer(ptr))
-        }
+    /// Whether `ptr` is an index of this ring.
+    fn holds(&self, ptr: u32) -> bool {
+        ptr < self.count.get()
     }
 
     /// Elements the writer may fill, one kept free.
@@ -124,6 +125,30 @@ impl Ring {
     /// The pointer `n` elements after `ptr`.
     pub(crate) fn advance(&self, ptr: u32, n: u32) -> u32 {
         (ptr + n % self.count) % self.count
+    }
+}
+
+/// A queue pointer the GSP wrote, checked to lie inside its ring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RingPtr(u32);
+
+impl RingPtr {
+    /// The index.
+    pub(crate) fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// A pointer read from shared memory is validated against the ring it points into.
+impl Validator<(&Untrusted<u32>, Ring)> for RingPtr {
+    type Err = MsgError;
+
+    fn validate((ptr, ring): (&u32, Ring)) -> Result<RingPtr, MsgError> {
+        if ring.holds(*ptr) {
+            Ok(RingPtr(*ptr))
+        } else {
+            Err(MsgError::BadPointer(*ptr))
+        }
     }
 }
 
@@ -259,15 +284,26 @@ pub(crate) struct Layout {
     pub(crate) known_function: fn(u32) -> bool,
 }
 
+/// What the driver expects of the next status message.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Expect {
+    /// Elements the GSP has written (the message may not span more).
+    pub(crate) available: u32,
+    /// The sequence number the message must carry.
+    pub(crate) sequence: u32,
+}
+
 /// The checks of a status message, common to all versions: element count, length, checksum,
 /// sequence, header, function. `raw` is the gathered elements, `headers` what the version's
-/// code read from their start.
-pub(crate) fn check_message(
+/// validator read from their start.
+fn check_message(
     raw: &[u8],
     headers: &Headers,
     layout: &Layout,
-    available: u32,
-    sequence: u32,
+    Expect {
+        available,
+        sequence,
+    }: Expect,
 ) -> Result<Message, MsgError> {
     let count = headers.elem_count;
     let count_usize = usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))?;
@@ -327,6 +363,7 @@ pub(crate) mod versioned {
     use super::{
         check_message,
         checksum_parts,
+        Expect,
         FramedHeader,
         HEADER_MAX,
         Headers,
@@ -336,7 +373,10 @@ pub(crate) mod versioned {
         ELEMENT_SIZE,
         MAX_ELEMENTS, //
     };
-    use crate::untrusted::Untrusted;
+    use crate::untrusted::{
+        Untrusted,
+        Validator, //
+    };
 
     /// Size of the element header with the RPC header in it.
     const HEADERS: usize = size_of::<fw::GSP_MSG_QUEUE_ELEMENT>();
@@ -391,18 +431,18 @@ pub(crate) mod versioned {
         Ok(header)
     }
 
-    /// Validates a message read from the status queue.
+    /// A status message of this version, validated.
+    pub(crate) struct Status(pub(crate) Message);
+
+    /// A message read from the status queue is validated against what the driver expects.
     ///
-    /// `bytes` holds the message's elements in order (already gathered across the ring's end),
-    /// at least one element; `available` is how many elements the GSP has written;
-    /// `sequence` is the sequence number the next message must carry. Only the reading of the
-    /// headers is per version; the checks are [`check_message`].
-    pub(crate) fn decode(
-        bytes: &Untrusted<[u8]>,
-        available: u32,
-        sequence: u32,
-    ) -> Result<Message, MsgError> {
-        bytes.validate_bytes(|raw| {
+    /// The bytes hold the message's elements in order (already gathered across the ring's end),
+    /// at least one element. Only the reading of the headers is per version; the checks are
+    /// [`check_message`].
+    impl Validator<(&Untrusted<[u8]>, Expect)> for Status {
+        type Err = MsgError;
+
+        fn validate((raw, expect): (&[u8], Expect)) -> Result<Status, MsgError> {
             let (element, _) = fw::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(raw)
                 .map_err(|_| MsgError::BadElementCount(0))?;
             let headers = Headers {
@@ -414,8 +454,23 @@ pub(crate) mod versioned {
                 function: element.rpc.function,
                 result: element.rpc.rpc_result,
             };
-            check_message(raw, &headers, &LAYOUT, available, sequence)
-        })
+            check_message(raw, &headers, &LAYOUT, expect).map(Status)
+        }
+    }
+
+    /// Validates a message read from the status queue: `available` elements written,
+    /// `sequence` the number the message must carry (see [`Status`]).
+    pub(crate) fn decode(
+        bytes: &Untrusted<[u8]>,
+        available: u32,
+        sequence: u32,
+    ) -> Result<Message, MsgError> {
+        bytes
+            .validate_ref_against::<Status, _>(Expect {
+                available,
+                sequence,
+            })
+            .map(|s| s.0)
     }
 
     /// This version's framing constants.
@@ -485,9 +540,15 @@ mod tests {
     #[test]
     fn ring_rejects_pointers_outside() -> Result {
         let ring = Ring::new(63).ok_or(EINVAL)?;
-        assert_eq!(ring.check(62), Ok(62));
-        assert_eq!(ring.check(63), Err(MsgError::BadPointer(63)));
-        assert_eq!(ring.check(u32::MAX), Err(MsgError::BadPointer(u32::MAX)));
+        let check = |p: u32| {
+            Untrusted::new_untrusted(p)
+                .validate_ref_against::<RingPtr, _>(ring)
+                .map(RingPtr::get)
+        };
+        assert_eq!(check(62), Ok(62));
+        assert_eq!(check(0), Ok(0));
+        assert_eq!(check(63), Err(MsgError::BadPointer(63)));
+        assert_eq!(check(u32::MAX), Err(MsgError::BadPointer(u32::MAX)));
         Ok(())
     }
 

@@ -21,13 +21,17 @@ use crate::{
             Message,
             MsgError,
             Ring,
+            RingPtr,
             ELEMENT_SIZE,
             MAX_ELEMENTS,
             ZERO_PAGE, //
         },
         Interface, //
     },
-    untrusted::Untrusted,
+    untrusted::{
+        Fill,
+        Untrusted, //
+    },
 };
 
 /// Size of one queue: a header page and its elements.
@@ -98,19 +102,24 @@ impl fmt::Display for SendError {
 }
 
 /// Memory holding the queues: DMA-coherent memory for the GPU, a plain buffer in tests.
+///
+/// What the GSP may have written is read into untrusted buffers only: [`QueueMemory::read`]
+/// fills the zeroed bytes an [`Untrusted`] lends it ([`Untrusted::overwrite`]), so no caller
+/// gets plain bytes out of the shared memory.
 pub(crate) trait QueueMemory {
     /// Size in bytes.
     fn size(&self) -> usize;
-    /// Reads `buf.len()` bytes at `offset`.
-    fn read(&self, offset: usize, buf: &mut [u8]) -> Result;
+    /// Copies the bytes at `offset` into `into` (as many as it holds).
+    fn read(&self, offset: usize, into: Fill<'_>) -> Result;
     /// Writes `data` at `offset`.
     fn write(&mut self, offset: usize, data: &[u8]) -> Result;
 
-    /// Reads a little-endian `u32`; the value is untrusted.
+    /// Reads a `u32` (little-endian, like the driver's CPU); the value is untrusted.
     fn read_u32(&self, offset: usize) -> Result<Untrusted<u32>> {
-        let mut b = [0u8; 4];
-        self.read(offset, &mut b)?;
-        Ok(Untrusted::new_untrusted(u32::from_le_bytes(b)))
+        let mut word = Untrusted::new_untrusted([0u8; 4]);
+        let bytes: &mut Untrusted<[u8]> = &mut word;
+        self.read(offset, bytes.overwrite())?;
+        bytes.read_copy::<u32>(0).map_err(|_| ERANGE)
     }
 
     /// Writes a little-endian `u32`.
@@ -230,8 +239,9 @@ impl<M: QueueMemory> Queues<M> {
         let gsp_read = self
             .mem
             .read_u32(self.statq + RX_HEADER)?
-            .validate_with(|&p| self.ring.check(p))
-            .map_err(SendError::Gsp)?;
+            .validate_ref_against::<RingPtr, _>(self.ring)
+            .map_err(SendError::Gsp)?
+            .get();
         if self.ring.free(gsp_read, self.cmd_write) < elements {
             return Err(SendError::Full);
         }
@@ -273,19 +283,21 @@ impl<M: QueueMemory> Queues<M> {
             .write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)?)
     }
 
-    /// Takes the next message from the status queue, if the GSP has written one.
+    /// Takes the next message from the status queue, if the GSP has written one: its validated
+    /// headers and its payload, still untrusted (each reply has its validator).
     ///
     /// The message's elements are copied out of shared memory before they are validated, so
     /// the GSP cannot change them between the check and the use.
     pub(crate) fn receive(
         &mut self,
         iface: &dyn Interface,
-    ) -> Result<Option<(Message, KVec<u8>)>, MsgError> {
+    ) -> Result<Option<(Message, Untrusted<KVec<u8>>)>, MsgError> {
         let gsp_write = self
             .mem
             .read_u32(self.statq + TX_WRITE_PTR)
             .map_err(|_| MsgError::BadPointer(u32::MAX))?
-            .validate_with(|&p| self.ring.check(p))?;
+            .validate_ref_against::<RingPtr, _>(self.ring)?
+            .get();
         let available = self.ring.used(self.stat_read, gsp_write);
         if available == 0 {
             return Ok(None);
@@ -293,31 +305,29 @@ impl<M: QueueMemory> Queues<M> {
 
         // Gather up to a whole message's elements, in ring order.
         let take = available.min(u32::try_from(MAX_ELEMENTS).unwrap_or(u32::MAX));
-        let mut bytes = KVec::new();
-        bytes
-            .resize(
-                usize::try_from(take).unwrap_or(0) * ELEMENT_SIZE,
-                0,
-                GFP_KERNEL,
-            )
-            .map_err(|_| MsgError::BadElementCount(take))?;
+        let size = usize::try_from(take).unwrap_or(0) * ELEMENT_SIZE;
+        let mut bytes = Untrusted::new_untrusted(
+            KVec::from_elem(0u8, size, GFP_KERNEL).map_err(|_| MsgError::BadElementCount(take))?,
+        );
         let mut index = self.stat_read;
-        for chunk in bytes.chunks_mut(ELEMENT_SIZE) {
+        for i in 0..usize::try_from(take).unwrap_or(0) {
+            let element = bytes
+                .subslice_mut(i * ELEMENT_SIZE, ELEMENT_SIZE)
+                .map_err(|_| MsgError::BadPointer(index))?;
             self.mem
-                .read(Self::element_offset(self.statq, index), chunk)
+                .read(Self::element_offset(self.statq, index), element.overwrite())
                 .map_err(|_| MsgError::BadPointer(index))?;
             index = self.ring.advance(index, 1);
         }
 
-        let message = iface.decode_message(
-            Untrusted::new_untrusted_ref(&bytes[..]),
-            available,
-            self.stat_seq,
-        )?;
+        let message = iface.decode_message(&bytes, available, self.stat_seq)?;
         let (off, len) = message.payload;
-        let mut payload = KVec::new();
+        let mut payload = Untrusted::new_untrusted(KVec::new());
+        let part = bytes
+            .subslice(off, len)
+            .map_err(|_| MsgError::BadLength(0))?;
         payload
-            .extend_from_slice(&bytes[off..off + len], GFP_KERNEL)
+            .extend_from_untrusted(part, GFP_KERNEL)
             .map_err(|_| MsgError::BadLength(0))?;
 
         self.stat_read = self.ring.advance(self.stat_read, message.elements);
@@ -356,7 +366,8 @@ impl QueueMemory for RamMemory {
         self.0.len()
     }
 
-    fn read(&self, offset: usize, buf: &mut [u8]) -> Result {
+    fn read(&self, offset: usize, mut into: Fill<'_>) -> Result {
+        let buf = into.bytes();
         let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
         buf.copy_from_slice(self.0.get(offset..end).ok_or(ERANGE)?);
         Ok(())
@@ -377,12 +388,28 @@ mod tests {
     use super::*;
     use crate::{
         firmware::FwVersion,
-        gsp::interface, //
+        gsp::interface,
+        untrusted::Validator, //
     };
 
     const BASE: u64 = 0x1_2340_0000;
     const SET_REGISTRY: u32 = 73;
     const INIT_DONE: u32 = 0x1001;
+
+    /// Any byte (the tests read back payloads they wrote themselves).
+    struct Byte(u8);
+
+    impl Validator<&Untrusted<u8>> for Byte {
+        type Err = core::convert::Infallible;
+
+        fn validate(b: &u8) -> Result<Byte, Self::Err> {
+            Ok(Byte(*b))
+        }
+    }
+
+    fn byte(b: &Untrusted<u8>) -> u8 {
+        b.validate_ref::<Byte>().map_or(0, |b| b.0)
+    }
 
     fn queues() -> Result<Queues<RamMemory>> {
         Queues::new(RamMemory::new()?, BASE)
@@ -541,7 +568,10 @@ mod tests {
             .receive(interface(v)?)
             .map_err(MsgError::errno)?
             .ok_or(EINVAL)?;
-        assert_eq!((m.function, p.len(), p[5999]), (SET_REGISTRY, 6000, 9));
+        assert_eq!(
+            (m.function, p.len(), byte(&p[5999])),
+            (SET_REGISTRY, 6000, 9)
+        );
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
         assert!(matches!(q.receive(interface(v)?), Ok(None)));
@@ -562,7 +592,7 @@ mod tests {
             .receive(interface(v)?)
             .map_err(MsgError::errno)?
             .ok_or(EINVAL)?;
-        assert_eq!((m.elements, p.len(), p[9999]), (3, 10_000, 5));
+        assert_eq!((m.elements, p.len(), byte(&p[9999])), (3, 10_000, 5));
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 1);
         Ok(())
     }

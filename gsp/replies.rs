@@ -1,21 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The GSP's replies the driver reads, validated per firmware version: `GET_GSP_STATIC_INFO`.
+//! What the GSP answers the driver: its answer to the start in MAILBOX0, and the RPC replies the
+//! driver reads, validated per firmware version (`GET_GSP_STATIC_INFO`).
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
 use core::fmt;
 
+use crate::untrusted::{
+    Untrusted,
+    Validator, //
+};
+
 /// Longest GPU name the GSP reports, terminating NUL included.
 pub(crate) const NAME_LEN: usize = 64;
 
-/// What the driver keeps of the `GET_GSP_STATIC_INFO` reply.
+/// What the driver keeps of the `GET_GSP_STATIC_INFO` reply: the GPU's name. (The reply's
+/// `fb_length` is not kept: the driver has nothing yet to check it against; the framebuffer
+/// layout of the real boot will read the size from the hardware.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StaticInfo {
     name: [u8; NAME_LEN],
     name_len: usize,
-    /// Framebuffer (VRAM) size in bytes.
-    pub(crate) fb_length: u64,
 }
 
 impl StaticInfo {
@@ -52,6 +58,40 @@ impl fmt::Display for StaticInfoError {
     }
 }
 
+/// How the GSP answered `STARTCPU`, as read from MAILBOX0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StartAnswer {
+    /// 0: the GSP started.
+    Started,
+    /// MAILBOX0 still holds what the driver wrote: no answer yet.
+    Pending,
+}
+
+/// The GSP refused to start, with the error code it left in MAILBOX0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StartRefused(pub(crate) u32);
+
+impl fmt::Display for StartRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NV_PGSP_FALCON_MAILBOX0 = {:#010x}", self.0)
+    }
+}
+
+/// MAILBOX0 is validated against what the driver wrote there before `STARTCPU`: the GSP
+/// answers 0 when it started and an error code when it refused; until then the mailbox still
+/// holds the driver's value.
+impl Validator<(&Untrusted<u32>, u32)> for StartAnswer {
+    type Err = StartRefused;
+
+    fn validate((mailbox, written): (&u32, u32)) -> Result<StartAnswer, StartRefused> {
+        match *mailbox {
+            0 => Ok(StartAnswer::Started),
+            m if m == written => Ok(StartAnswer::Pending),
+            code => Err(StartRefused(code)),
+        }
+    }
+}
+
 gsp_versioned! {
 pub(crate) mod versioned {
     use core::mem::size_of;
@@ -61,19 +101,25 @@ pub(crate) mod versioned {
         StaticInfoError,
         NAME_LEN, //
     };
-    use crate::untrusted::Untrusted;
+    use crate::untrusted::{
+        Untrusted,
+        Validator, //
+    };
     use zerocopy::FromBytes;
 
-    /// Validates a `GET_GSP_STATIC_INFO` reply payload of this version.
-    pub(crate) fn decode_static_info(
-        payload: &Untrusted<[u8]>,
-    ) -> Result<StaticInfo, StaticInfoError> {
-        payload.validate_bytes(|raw| {
-            let info = fw::GspStaticConfigInfo::read_from_bytes(raw)
-                .map_err(|_| StaticInfoError::WrongSize {
+    /// A `GET_GSP_STATIC_INFO` reply of this version, validated.
+    pub(crate) struct StaticInfoReply(pub(crate) StaticInfo);
+
+    impl Validator<&Untrusted<[u8]>> for StaticInfoReply {
+        type Err = StaticInfoError;
+
+        fn validate(raw: &[u8]) -> Result<StaticInfoReply, StaticInfoError> {
+            let info = fw::GspStaticConfigInfo::read_from_bytes(raw).map_err(|_| {
+                StaticInfoError::WrongSize {
                     got: raw.len(),
                     want: size_of::<fw::GspStaticConfigInfo>(),
-                })?;
+                }
+            })?;
             let name_len = info
                 .gpuNameString
                 .iter()
@@ -85,12 +131,33 @@ pub(crate) mod versioned {
             }
             let mut name = [0u8; NAME_LEN];
             name[..name_len].copy_from_slice(name_bytes);
-            Ok(StaticInfo {
-                name,
-                name_len,
-                fb_length: info.fb_length,
-            })
-        })
+            Ok(StaticInfoReply(StaticInfo { name, name_len }))
+        }
+    }
+
+    /// Validates a `GET_GSP_STATIC_INFO` reply payload of this version (see
+    /// [`StaticInfoReply`]).
+    pub(crate) fn decode_static_info(
+        payload: &Untrusted<[u8]>,
+    ) -> Result<StaticInfo, StaticInfoError> {
+        payload.validate_ref::<StaticInfoReply>().map(|r| r.0)
     }
 }
+}
+
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_gsp_replies)]
+mod tests {
+    use super::*;
+
+    fn answer(mailbox: u32, written: u32) -> Result<StartAnswer, StartRefused> {
+        Untrusted::new_untrusted(mailbox).validate_ref_against::<StartAnswer, _>(written)
+    }
+
+    #[test]
+    fn start_answer_started_pending_or_refused() {
+        assert_eq!(answer(0, 0x1000), Ok(StartAnswer::Started));
+        assert_eq!(answer(0x1000, 0x1000), Ok(StartAnswer::Pending));
+        assert_eq!(answer(0xbadf_5a1e, 0x1000), Err(StartRefused(0xbadf_5a1e)));
+    }
 }

@@ -25,6 +25,7 @@ use crate::{
             self,
             Reassembly,
             Ring,
+            RingPtr,
             ELEMENT_SIZE,
             MAX_ELEMENTS, //
         },
@@ -50,6 +51,7 @@ pub fn identify(data: &[u8]) -> Option<&'static str> {
         boot42: u32_at(data, 4),
     };
     let spec = Untrusted::new_untrusted(regs).validate::<Spec>().ok()?;
+    assert_eq!(spec.regs, regs, "the validated registers are the ones read");
     let id = (((regs.boot42 >> 24) & 0x3f) << 4) | ((regs.boot42 >> 20) & 0xf);
     assert_eq!(
         spec.chipset.id(),
@@ -70,7 +72,7 @@ type DecodeStaticInfo =
 /// The ELF section table validator (GSP images, FMC files).
 pub fn elf_sections(data: &[u8]) -> Result<usize, String> {
     let sections = Untrusted::new_untrusted_ref(data)
-        .validate::<Sections>()
+        .validate_ref::<Sections>()
         .map_err(|e| e.to_string())?;
     let mut n = 0;
     for s in sections.iter() {
@@ -99,7 +101,7 @@ pub fn elf_sections(data: &[u8]) -> Result<usize, String> {
 /// The binary firmware header validator (booter, bootloader files).
 pub fn bin_file(data: &[u8]) -> Result<(), String> {
     let bin = Untrusted::new_untrusted_ref(data)
-        .validate::<BinFile>()
+        .validate_ref::<BinFile>()
         .map_err(|e| e.to_string())?;
     assert!(bin.data_offset + bin.data_size <= data.len());
     assert!(bin.header_offset < bin.data_offset);
@@ -143,8 +145,13 @@ pub fn firmware_file(kind: &str, version: &str, chip: &str, data: &[u8]) -> Resu
 fn validate(kind: FileKind, version: FwVersion, chip: Chipset, data: &[u8]) -> Result<(), FwError> {
     match validate_file(kind, Untrusted::new_untrusted_ref(data), version, chip)? {
         Validated::Gsp(image) => {
-            for (offset, size) in [image.image, image.signature] {
-                assert!(size > 0 && offset + size <= data.len());
+            for (offset, bytes) in [
+                (image.image_offset, image.image),
+                (image.signature_offset, image.signature),
+            ] {
+                assert!(!bytes.is_empty() && offset + bytes.len() <= data.len());
+                // The validated section is the file's own bytes at that offset.
+                assert_eq!(bytes.as_ptr(), data[offset..].as_ptr());
             }
         }
         Validated::Bin(bin) => assert!(bin.data_offset + bin.data_size <= data.len()),
@@ -216,8 +223,17 @@ pub fn ring(data: &[u8]) {
         assert!(!(2..=0x10000).contains(&count));
         return;
     };
+    let check = |p: u32| {
+        let checked = Untrusted::new_untrusted(p).validate_ref_against::<RingPtr, _>(ring);
+        assert_eq!(
+            checked.is_ok(),
+            p < count,
+            "pointer {p} in a ring of {count}"
+        );
+        checked.map(RingPtr::get)
+    };
     let (a, b) = (u32_at(data, 4), u32_at(data, 8));
-    if let (Ok(r), Ok(w)) = (ring.check(a), ring.check(b)) {
+    if let (Ok(r), Ok(w)) = (check(a), check(b)) {
         assert!(ring.used(r, w) < count && ring.free(r, w) < count);
         assert_eq!(ring.used(r, w) + ring.free(r, w), count - 1);
         assert!(ring.advance(r, u32_at(data, 12)) < count);

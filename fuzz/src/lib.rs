@@ -3,7 +3,7 @@
 //! nova_core's parsing core, compiled for the host.
 //!
 //! Every Validator of the driver keeps its logic in files that use nothing of the kernel (see
-//! `untrusted.rs`): the identification registers (`gpu.rs`), the firmware files
+//! `untrusted.rs`): the identification registers (`gpu.rs`), the PCI function (`pci.rs`), the firmware files
 //! (`firmware/{image,elf,bin_hdr}.rs`), the GSP message queues (`gsp/msgq.rs`) and the GSP's
 //! replies (`gsp/replies.rs`), with the per-version bindings bindgen generated for the module
 //! (`gsp/fw/*/bindings_generated.rs`, made by `make modules`) and the same versioning macro.
@@ -21,6 +21,9 @@ pub(crate) mod untrusted;
 
 #[path = "../../gpu.rs"]
 pub(crate) mod gpu;
+
+#[path = "../../pci.rs"]
+pub(crate) mod pci;
 
 pub(crate) mod firmware;
 pub(crate) mod gsp;

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What the driver decides from what the PCI function reports: whether BAR0 holds the registers,
+//! whether the function is the project's emulated GPU, and the facts forwarded to the GSP.
+//!
+//! The BAR sizes and the identifiers come from the device's configuration space; the BAR
+//! addresses are the PCI core's, but whether a BAR exists at all is the device's word. All of it
+//! enters as [`Untrusted`] and is validated here.
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
+
+use core::fmt;
+
+use crate::{
+    gpu::Architecture,
+    untrusted::{
+        Untrusted,
+        Validator, //
+    },
+};
+
+/// Size of the BAR0 window the driver maps; every register it reads lies inside it.
+pub(crate) const BAR0_SIZE: usize = 0x100_0000;
+
+/// NVIDIA's PCI vendor id.
+const VENDOR_NVIDIA: u16 = 0x10de;
+
+/// PCI subsystem vendor of the emulated GPU (Red Hat, Inc.: QEMU's virtual devices; never on an
+/// NVIDIA board).
+const EMU_SUBSYSTEM_VENDOR: u16 = 0x1af4;
+/// PCI subsystem device of the emulated GPU.
+const EMU_SUBSYSTEM_DEVICE: u16 = 0x4e56;
+
+/// Why a BAR the driver needs is unusable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BarError {
+    /// BAR0 does not exist.
+    Bar0Missing,
+    /// BAR0 is smaller than the registers.
+    Bar0TooSmall(u64),
+    /// The BAR (1: framebuffer window, 3: instance memory) the GSP is told about does not exist.
+    Missing(u8),
+}
+
+impl fmt::Display for BarError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            BarError::Bar0Missing => f.write_str("BAR0 is missing: no registers to drive"),
+            BarError::Bar0TooSmall(len) => write!(
+                f,
+                "BAR0 is {:#x} bytes, smaller than the {:#x} bytes of registers",
+                len, BAR0_SIZE
+            ),
+            BarError::Missing(1) => f.write_str("BAR1 (the framebuffer window) is missing"),
+            BarError::Missing(n) => write!(f, "BAR{n} (instance memory) is missing"),
+        }
+    }
+}
+
+/// BAR0's length, checked to hold every register the driver reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bar0Len(u64);
+
+impl Bar0Len {
+    /// The length in bytes.
+    pub(crate) fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl Validator<Untrusted<u64>> for Bar0Len {
+    type Err = BarError;
+
+    fn validate(len: u64) -> Result<Bar0Len, BarError> {
+        match len {
+            0 => Err(BarError::Bar0Missing),
+            // `BAR0_SIZE` fits in `u64` on every target (`usize` is at most 64 bits).
+            len if len < BAR0_SIZE as u64 => Err(BarError::Bar0TooSmall(len)),
+            len => Ok(Bar0Len(len)),
+        }
+    }
+}
+
+/// The PCI subsystem ids, as the device reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SubsystemIds {
+    pub(crate) vendor: u16,
+    pub(crate) device: u16,
+}
+
+/// The device says it is the project's emulated GPU, the only one the reduced boot may run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EmulatedGpu;
+
+/// Not the emulated GPU: silicon, or anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NotEmulated;
+
+impl Validator<Untrusted<SubsystemIds>> for EmulatedGpu {
+    type Err = NotEmulated;
+
+    fn validate(ids: SubsystemIds) -> Result<EmulatedGpu, NotEmulated> {
+        if ids.vendor == EMU_SUBSYSTEM_VENDOR && ids.device == EMU_SUBSYSTEM_DEVICE {
+            Ok(EmulatedGpu)
+        } else {
+            Err(NotEmulated)
+        }
+    }
+}
+
+/// One memory BAR: its bus address (the PCI core's) and length (the device's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Bar {
+    pub(crate) start: u64,
+    pub(crate) len: u64,
+}
+
+/// The PCI function as it describes itself, before validation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PciFunction {
+    pub(crate) bar0: Bar,
+    pub(crate) bar1: Bar,
+    pub(crate) bar3: Bar,
+    /// PCI domain, bus, device and function, as `pci_dev_id()` packs them.
+    pub(crate) bus_device_function: u64,
+    pub(crate) vendor_id: u16,
+    pub(crate) device_id: u16,
+    pub(crate) subsystem: SubsystemIds,
+    pub(crate) revision_id: u8,
+}
+
+/// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SystemFacts {
+    /// Bus addresses of BAR0 (registers), BAR1 (framebuffer window) and BAR3 (instance memory).
+    pub(crate) bar0: u64,
+    pub(crate) bar1: u64,
+    pub(crate) bar3: u64,
+    /// PCI domain, bus, device and function, as `pci_dev_id()` packs them.
+    pub(crate) bus_device_function: u64,
+    pub(crate) vendor_id: u16,
+    pub(crate) device_id: u16,
+    pub(crate) subsystem_vendor_id: u16,
+    pub(crate) subsystem_device_id: u16,
+    pub(crate) revision_id: u8,
+    /// Where the chip mirrors its PCI configuration space in BAR0.
+    pub(crate) pci_config_mirror_base: u32,
+    pub(crate) pci_config_mirror_size: u32,
+}
+
+/// Why the PCI function cannot be described to the GSP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FactsError {
+    /// A BAR the GSP is told about is missing.
+    Bar(BarError),
+    /// The function's vendor is not NVIDIA.
+    NotNvidia(u16),
+}
+
+impl fmt::Display for FactsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FactsError::Bar(e) => e.fmt(f),
+            FactsError::NotNvidia(vendor) => {
+                write!(f, "PCI vendor {vendor:#06x} is not NVIDIA")
+            }
+        }
+    }
+}
+
+/// The facts the GSP gets are the PCI function's, validated for the chip's architecture (which
+/// says where the configuration space mirror lies): every BAR the GSP is told about exists, and
+/// the function is NVIDIA's. The device and subsystem ids and the revision are the GSP's to
+/// judge (the driver sets `RMDevidCheckIgnore`); the driver forwards them unchanged.
+impl Validator<(&Untrusted<PciFunction>, Architecture)> for SystemFacts {
+    type Err = FactsError;
+
+    fn validate((f, arch): (&PciFunction, Architecture)) -> Result<SystemFacts, FactsError> {
+        if f.bar0.len == 0 {
+            return Err(FactsError::Bar(BarError::Bar0Missing));
+        }
+        for (n, bar) in [(1, f.bar1), (3, f.bar3)] {
+            if bar.len == 0 || bar.start == 0 {
+                return Err(FactsError::Bar(BarError::Missing(n)));
+            }
+        }
+        if f.vendor_id != VENDOR_NVIDIA {
+            return Err(FactsError::NotNvidia(f.vendor_id));
+        }
+        let (mirror_base, mirror_size) = arch.pci_config_mirror();
+        Ok(SystemFacts {
+            bar0: f.bar0.start,
+            bar1: f.bar1.start,
+            bar3: f.bar3.start,
+            bus_device_function: f.bus_device_function,
+            vendor_id: f.vendor_id,
+            device_id: f.device_id,
+            subsystem_vendor_id: f.subsystem.vendor,
+            subsystem_device_id: f.subsystem.device,
+            revision_id: f.revision_id,
+            pci_config_mirror_base: mirror_base,
+            pci_config_mirror_size: mirror_size,
+        })
+    }
+}
+
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_pci)]
+mod tests {
+    use super::*;
+
+    /// The emulated GA102 as QEMU places it.
+    fn function() -> PciFunction {
+        PciFunction {
+            bar0: Bar {
+                start: 0xfd00_0000,
+                len: 0x100_0000,
+            },
+            bar1: Bar {
+                start: 0xe000_0000,
+                len: 0x1000_0000,
+            },
+            bar3: Bar {
+                start: 0xfa00_0000,
+                len: 0x200_0000,
+            },
+            bus_device_function: 0x20,
+            vendor_id: 0x10de,
+            device_id: 0x2204,
+            subsystem: SubsystemIds {
+                vendor: 0x1af4,
+                device: 0x4e56,
+            },
+            revision_id: 0xa1,
+        }
+    }
+
+    fn facts(f: PciFunction) -> Result<SystemFacts, FactsError> {
+        Untrusted::new_untrusted(f).validate_ref_against::<SystemFacts, _>(Architecture::Ampere)
+    }
+
+    #[test]
+    fn bar0_length_must_hold_the_registers() {
+        let check = |len: u64| Untrusted::new_untrusted(len).validate::<Bar0Len>();
+        assert_eq!(check(0), Err(BarError::Bar0Missing));
+        assert_eq!(check(0x1000), Err(BarError::Bar0TooSmall(0x1000)));
+        assert_eq!(check(0xff_ffff), Err(BarError::Bar0TooSmall(0xff_ffff)));
+        assert_eq!(check(0x100_0000).map(Bar0Len::get), Ok(0x100_0000));
+        assert_eq!(check(1 << 31).map(Bar0Len::get), Ok(1 << 31));
+    }
+
+    #[test]
+    fn only_the_emulators_subsystem_ids_are_emulated() {
+        let check = |vendor, device| {
+            Untrusted::new_untrusted(SubsystemIds { vendor, device }).validate::<EmulatedGpu>()
+        };
+        assert_eq!(check(0x1af4, 0x4e56), Ok(EmulatedGpu));
+        assert_eq!(check(0x10de, 0x4e56), Err(NotEmulated));
+        assert_eq!(check(0x1af4, 0x1100), Err(NotEmulated));
+        assert_eq!(check(0x1043, 0x87b3), Err(NotEmulated));
+    }
+
+    #[test]
+    fn system_facts_forward_the_function() {
+        let f = function();
+        let s = facts(f);
+        assert_eq!(
+            s.map(|s| (s.bar0, s.bar1, s.bar3, s.device_id, s.subsystem_device_id)),
+            Ok((0xfd00_0000, 0xe000_0000, 0xfa00_0000, 0x2204, 0x4e56))
+        );
+        assert_eq!(
+            s.map(|s| (s.pci_config_mirror_base, s.pci_config_mirror_size)),
+            Ok((0x88000, 0x1000))
+        );
+    }
+
+    #[test]
+    fn system_facts_reject_missing_bars() {
+        let mut f = function();
+        f.bar1.len = 0;
+        assert_eq!(facts(f), Err(FactsError::Bar(BarError::Missing(1))));
+        let mut f = function();
+        f.bar3.start = 0;
+        assert_eq!(facts(f), Err(FactsError::Bar(BarError::Missing(3))));
+        let mut f = function();
+        f.bar0.len = 0;
+        assert_eq!(facts(f), Err(FactsError::Bar(BarError::Bar0Missing)));
+    }
+
+    #[test]
+    fn system_facts_reject_another_vendor() {
+        let mut f = function();
+        f.vendor_id = 0x1002;
+        assert_eq!(facts(f), Err(FactsError::NotNvidia(0x1002)));
+    }
+}
