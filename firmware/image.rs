@@ -202,7 +202,7 @@ impl<'a> Validator<(&'a Untrusted<[u8]>, (FwVersion, Chipset))> for GspImage<'a>
     fn validate(
         (file, (version, chipset)): (&'a [u8], (FwVersion, Chipset)),
     ) -> Result<GspImage<'a>, FwError> {
-        let sections = Untrusted::new_untrusted_ref(file).validate_ref::<Sections>()?;
+        let sections = Sections::validate(file)?;
         let image = sections
             .find(".fwimage")
             .ok_or(FwError::MissingSection(".fwimage"))?;

@@ -2,6 +2,7 @@
 """Seed corpora of the fuzz targets (targets/fuzz_targets), written to OUT/<target>/.
 
 - identify: NV_PMC_BOOT_0/NV_PMC_BOOT_42 of every supported chip, and edge values.
+- pci_function: the emulated GA102's PCI function as QEMU places it, and the same without BAR1.
 - elf_sections, firmware_file: the real GSP and FMC images of firmware-nvidia-graphics,
   made small: every section kept but `.fwimage` (cut to 256 bytes), the section table
   rewritten to the new offsets. The real headers, names, versions and signatures stay.
@@ -128,6 +129,11 @@ def main():
         if function == 65:  # GET_GSP_STATIC_INFO
             put(out, "static_info", data[48 + 32: 48 + length])
     put(out, "queue_ring", struct.pack("<IIII", 63, 5, 4, 70))
+    bars = [(0xfd000000, 0x1000000), (0xe0000000, 0x10000000), (0xfa000000, 0x2000000)]
+    for bar1 in (bars[1], (0, 0)):
+        function = b"".join(struct.pack("<QQ", s, l) for s, l in (bars[0], bar1, bars[2]))
+        function += struct.pack("<HHHHIBB", 0x10de, 0x2204, 0x1af4, 0x4e56, 0x20, 0xa1, 6)
+        put(out, "pci_function", function)
 
     for target in sorted(p.name for p in out.iterdir()):
         counts[target] = len(list((out / target).iterdir()))

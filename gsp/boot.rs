@@ -381,9 +381,8 @@ impl Gsp {
         })?;
         dev_dbg!(
             pdev,
-            "GET_GSP_STATIC_INFO: {} bytes, GPU name {}\n",
-            reply.len(),
-            info.name()
+            "GET_GSP_STATIC_INFO: {} bytes validated\n",
+            reply.len()
         );
         Ok(info)
     }

@@ -137,6 +137,10 @@ pub(crate) const fn region_size() -> usize {
     PAGE_TABLE_SIZE + 2 * QUEUE_SIZE
 }
 
+/// A message taken from the status queue: its validated headers and its payload, still
+/// untrusted.
+pub(crate) type Received = (Message, Untrusted<KVec<u8>>);
+
 /// The two queues and the driver's side of their state.
 pub(crate) struct Queues<M: QueueMemory> {
     mem: M,
@@ -288,10 +292,7 @@ impl<M: QueueMemory> Queues<M> {
     ///
     /// The message's elements are copied out of shared memory before they are validated, so
     /// the GSP cannot change them between the check and the use.
-    pub(crate) fn receive(
-        &mut self,
-        iface: &dyn Interface,
-    ) -> Result<Option<(Message, Untrusted<KVec<u8>>)>, MsgError> {
+    pub(crate) fn receive(&mut self, iface: &dyn Interface) -> Result<Option<Received>, MsgError> {
         let gsp_write = self
             .mem
             .read_u32(self.statq + TX_WRITE_PTR)

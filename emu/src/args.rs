@@ -37,8 +37,8 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
   --bar0-size BYTES      BAR0 size, a power of two from 4 KiB to 2 GiB, or 0
                          for no BAR0 (default 16 MiB; K, M and G suffixes
                          allowed)
-  --bar1-size BYTES      BAR1 size, a power of two from 4 KiB to 1 TiB
-                         (default 256 MiB)
+  --bar1-size BYTES      BAR1 size, a power of two from 4 KiB to 1 TiB, or 0
+                         for no BAR1 (default 256 MiB)
   --device-id ID         PCI device id to announce instead of the chip's
                          (identity lies: the registers still say the chip)
   --gsp-version VERSION  make the emulated GSP speak 535.113.01 or 570.144
@@ -207,6 +207,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         None => DEFAULT_BAR0_SIZE,
     };
     let bar1_size = match values.get("--bar1-size") {
+        Some(v) if parse_number(v, true) == Some(0) => 0,
         Some(v) => parse_bar_size("--bar1-size", v, MAX_BAR1_SIZE)?,
         None => DEFAULT_BAR1_SIZE,
     };
@@ -490,7 +491,12 @@ mod tests {
             64 << 30
         );
         assert!(error(&["--socket", "/s", "--bar1-size", "1000"]).starts_with("--bar1-size:"));
-        assert!(error(&["--socket", "/s", "--bar1-size", "0"]).starts_with("--bar1-size:"));
+        assert_eq!(
+            serve(&["--socket", "/s", "--bar1-size", "0"])
+                .device
+                .bar1_size,
+            0
+        );
     }
 
     #[test]

@@ -92,8 +92,8 @@ pub struct ConfigSpace {
 
 impl ConfigSpace {
     /// A configuration space in its power-on state. `bar0_size` must be 0
-    /// (no BAR0) or a power of two of at most 2 GiB, `bar1_size` a power of
-    /// two; `subsystem` is the subsystem (vendor, device) ids.
+    /// (no BAR0) or a power of two of at most 2 GiB, `bar1_size` 0 (no BAR1)
+    /// or a power of two; `subsystem` is the subsystem (vendor, device) ids.
     pub fn new(chipset: &Chipset, subsystem: (u16, u16), bar0_size: u64, bar1_size: u64) -> Self {
         ConfigSpace {
             device_id: chipset.device_id,
@@ -153,6 +153,8 @@ impl ConfigSpace {
             // No BAR0 (`--bar0-size 0`): the register reads 0 and keeps nothing.
             0 if self.bar0_size == 0 => (0, 0),
             0 => (low(self.bar0_size, 0xf), 0),
+            // No BAR1 (`--bar1-size 0`): both halves read 0 and keep nothing.
+            1 | 2 if self.bar1_size == 0 => (0, 0),
             1 => (low(self.bar1_size, 0xf), BAR_MEM64_PREFETCH),
             2 => (high(self.bar1_size), 0),
             3 => (low(BAR3_SIZE, 0xf), BAR_MEM64_PREFETCH),

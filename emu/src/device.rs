@@ -897,6 +897,20 @@ pub mod tests {
     }
 
     #[test]
+    fn without_bar1_the_region_is_empty_and_the_bar_registers_keep_nothing() {
+        let mut choice = ga102_config();
+        choice.bar1_size = 0;
+        let (log, _) = Logger::memory();
+        let mut dev = Device::new(choice, log);
+        assert_eq!(dev.region_size(1), 0);
+        assert_eq!(dev.region_size(3), 32 * MIB);
+        for bar in [0x14, 0x18] {
+            write32(&mut dev, CONFIG, bar, 0xffff_ffff);
+            assert_eq!(read32(&mut dev, CONFIG, bar), 0, "BAR register {bar:#x}");
+        }
+    }
+
+    #[test]
     fn device_id_option_replaces_the_chips_id() {
         let mut choice = ga102_config();
         choice.device_id = Some(0x1e04);

@@ -31,6 +31,15 @@ use crate::{
         },
         replies,
     },
+    pci::{
+        Bar,
+        Bar0Len,
+        EmulatedGpu,
+        PciFunction,
+        SubsystemIds,
+        SystemFacts,
+        BAR0_SIZE, //
+    },
     untrusted::Untrusted,
 };
 
@@ -283,4 +292,70 @@ pub fn static_info(data: &[u8]) -> usize {
         }
     }
     accepted
+}
+
+/// A little-endian `u64` at `at`, 0 where the input is shorter.
+fn u64_at(data: &[u8], at: usize) -> u64 {
+    u64::from(u32_at(data, at)) | (u64::from(u32_at(data, at + 4)) << 32)
+}
+
+/// What the PCI function reports (three BARs of start and length, then the ids): BAR0's length
+/// check, the emulator test and the facts the GSP is told. Accepted facts name only BARs that
+/// exist, an NVIDIA function, and the function's own values.
+pub fn pci_function(data: &[u8]) -> bool {
+    let bar = |i: usize| Bar {
+        start: u64_at(data, 16 * i),
+        len: u64_at(data, 16 * i + 8),
+    };
+    let ids = u64_at(data, 48);
+    let function = PciFunction {
+        bar0: bar(0),
+        bar1: bar(1),
+        bar3: bar(2),
+        bus_device_function: u64::from(u32_at(data, 56)),
+        vendor_id: ids as u16,
+        device_id: (ids >> 16) as u16,
+        subsystem: SubsystemIds {
+            vendor: (ids >> 32) as u16,
+            device: (ids >> 48) as u16,
+        },
+        revision_id: data.get(60).copied().unwrap_or(0),
+    };
+    if let Ok(len) = Untrusted::new_untrusted(function.bar0.len).validate::<Bar0Len>() {
+        assert!(len.get() >= BAR0_SIZE as u64);
+    }
+    let emulated = Untrusted::new_untrusted(function.subsystem).validate::<EmulatedGpu>();
+    assert_eq!(
+        emulated.is_ok(),
+        (function.subsystem.vendor, function.subsystem.device) == (0x1af4, 0x4e56)
+    );
+    let arch =
+        Chipset::ALL[usize::from(data.get(61).copied().unwrap_or(0)) % Chipset::ALL.len()].arch();
+    let Ok(facts) = Untrusted::new_untrusted(function).validate_ref_against::<SystemFacts, _>(arch)
+    else {
+        return false;
+    };
+    assert!(function.bar0.len > 0 && function.bar1.len > 0 && function.bar3.len > 0);
+    assert!(facts.bar1 != 0 && facts.bar3 != 0 && facts.vendor_id == 0x10de);
+    assert_eq!(
+        (
+            facts.bar0,
+            facts.bar1,
+            facts.bar3,
+            facts.device_id,
+            facts.revision_id
+        ),
+        (
+            function.bar0.start,
+            function.bar1.start,
+            function.bar3.start,
+            function.device_id,
+            function.revision_id
+        )
+    );
+    assert_eq!(
+        (facts.pci_config_mirror_base, facts.pci_config_mirror_size),
+        arch.pci_config_mirror()
+    );
+    true
 }

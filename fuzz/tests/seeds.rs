@@ -39,4 +39,11 @@ fn seeds_of_real_firmware_are_valid_inputs() {
         ids.iter().filter(|s| check::identify(s).is_some()).count(),
         24
     );
+    // The emulated GPU's PCI function is accepted, the same without BAR1 is not.
+    let functions = read("pci_function");
+    assert_eq!(functions.len(), 2);
+    assert_eq!(
+        functions.iter().filter(|s| check::pci_function(s)).count(),
+        1
+    );
 }

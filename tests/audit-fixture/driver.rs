@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Fixture of the untrusted-input audit: the driver side. `careless` wraps input the table does
+//! not list, `Loose` is an unlisted validation impl outside the parsing core; `read_thing` is
+//! fine.
+
+fn read_thing(bar: &Bar0) -> Untrusted<u32> {
+    Untrusted::new_untrusted(bar.read32(0))
+}
+
+fn careless(bar: &Bar0) -> Untrusted<u32> {
+    Untrusted::new_untrusted(bar.read32(4))
+}
+
+impl Validator<Untrusted<u32>> for Loose {
+    type Err = ();
+
+    fn validate(raw: u32) -> Result<Loose, ()> {
+        Ok(Loose(raw))
+    }
+}
+
+mod tests {
+    fn in_a_test() -> Untrusted<u32> {
+        Untrusted::new_untrusted(0)
+    }
+}
