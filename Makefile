@@ -74,7 +74,8 @@ BENCH_ITERATIONS ?= 100
 bench: modules emu
 	scripts/harness.sh bench --icount --iterations $(BENCH_ITERATIONS)
 
-# Every use of an Untrusted escape hatch outside a Validator impl, and
-# whether it is explained; fails on unexplained ones.
+# What the compiler cannot check about untrusted input: every input point and
+# validation impl is in docs/untrusted.md's table, every impl in the parsing
+# core and concrete; fails on any difference.
 audit-untrusted:
 	python3 scripts/audit-untrusted.py

@@ -27,6 +27,7 @@ use crate::{
     firmware::FwVersion,
     gpu::{
         IdRegs,
+        Identified,
         Spec, //
     },
     gsp::{
@@ -34,10 +35,10 @@ use crate::{
         interface, //
     },
     pci::{
-        Bar,
         Bar0Len,
         EmulatedGpu,
         PciFunction,
+        ReportedBar,
         SubsystemIds,
         SystemFacts,
         BAR0_SIZE, //
@@ -110,12 +111,12 @@ pub(crate) fn read_id(bar: &Bar0<'_>) -> Untrusted<IdRegs> {
 
 /// Reads the identification registers and validates them into a [`Spec`].
 fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
-    let spec = read_id(bar).validate::<Spec>().map_err(|e| {
+    let id = read_id(bar).validate::<Identified>().map_err(|e| {
         dev_err!(pdev, "unsupported GPU: {}\n", e);
         ENODEV
     })?;
-    dev_dbg!(pdev, "{}\n", spec.regs);
-    Ok(spec)
+    dev_dbg!(pdev, "{}\n", id.regs);
+    Ok(id.spec)
 }
 
 /// Whether the device says it is the project's emulated GPU, the only one the reduced boot may
@@ -217,8 +218,8 @@ impl pci::Driver for NovaCore {
 /// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function, validated from what the
 /// function reports.
 fn system_facts(pdev: &pci::Device<Core<'_>>, spec: &Spec) -> Result<SystemFacts> {
-    let bar = |n| -> Result<Bar> {
-        Ok(Bar {
+    let bar = |n| -> Result<ReportedBar> {
+        Ok(ReportedBar {
             start: pdev.resource_start(n)?,
             len: pdev.resource_len(n)?,
         })

@@ -56,9 +56,27 @@ pub(crate) fn path(chipset: Chipset, kind: FileKind, version: FwVersion) -> Resu
 /// The GSP firmware set chosen for a device: every file present and valid.
 pub(crate) struct GspFirmware {
     pub(crate) version: FwVersion,
-    /// The first bytes of the GSP image's validated `.fwimage` (what the reduced boot hands
-    /// over), copied out of the file.
-    pub(crate) image_head: KVVec<u8>,
+    /// What the reduced boot hands the GSP of its image.
+    pub(crate) image_head: ImageHead,
+}
+
+/// The first bytes of a validated GSP image's `.fwimage`, copied out of the file: validated
+/// data for DMA, made only from a [`GspImage`].
+pub(crate) struct ImageHead(KVVec<u8>);
+
+impl ImageHead {
+    /// Copies the head of `image`'s `.fwimage`.
+    fn copy(image: &GspImage<'_>) -> Result<ImageHead> {
+        let head = &image.image[..image.image.len().min(IMAGE_HEAD)];
+        let mut bytes = KVVec::new();
+        bytes.extend_from_slice(head, GFP_KERNEL)?;
+        Ok(ImageHead(bytes))
+    }
+
+    /// The bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 /// How much of `.fwimage` the driver keeps for the reduced boot.
@@ -66,7 +84,7 @@ pub(crate) const IMAGE_HEAD: usize = 0x10000;
 
 /// Requests and validates every file of `version` for `spec`; logs the first problem.
 fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result<GspFirmware> {
-    let mut image_head = KVVec::new();
+    let mut image_head = None;
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let shown = name.to_str().unwrap_or("?");
@@ -86,14 +104,13 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
             validated
         );
         if let Validated::Gsp(image) = validated {
-            // Validated `.fwimage` bytes: opaque to the driver, handed to the GSP.
-            let head = &image.image[..image.image.len().min(IMAGE_HEAD)];
-            image_head.extend_from_slice(head, GFP_KERNEL)?;
+            image_head = Some(ImageHead::copy(&image)?);
         }
     }
     Ok(GspFirmware {
         version,
-        image_head,
+        // Every architecture's file list has the GSP image.
+        image_head: image_head.ok_or(ENOENT)?,
     })
 }
 

@@ -158,19 +158,12 @@ impl fmt::Display for Revision {
 pub(crate) struct Spec {
     pub(crate) chipset: Chipset,
     pub(crate) revision: Revision,
-    /// The registers as validated (what the debug log line quotes).
-    pub(crate) regs: IdRegs,
 }
 
 impl Spec {
     /// Architecture of the chip.
     pub(crate) fn architecture(&self) -> Architecture {
         self.chipset.arch()
-    }
-
-    /// Whether `other` is the same chip at the same revision (the registers' other bits aside).
-    pub(crate) fn same_gpu(&self, other: &Spec) -> bool {
-        self.chipset == other.chipset && self.revision == other.revision
     }
 }
 
@@ -292,10 +285,18 @@ impl IdReason {
 /// Architecture number of Fermi (GF100), the first with `NV_PMC_BOOT_42`.
 const ARCH_FERMI: u32 = 0x0c;
 
-impl Validator<Untrusted<IdRegs>> for Spec {
+/// The identification registers validated at probe: the GPU they name, and the registers as
+/// read (what the debug line quotes; bits the driver does not decode included).
+#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
+pub(crate) struct Identified {
+    pub(crate) spec: Spec,
+    pub(crate) regs: IdRegs,
+}
+
+impl Validator<Untrusted<IdRegs>> for Identified {
     type Err = IdError;
 
-    fn validate(regs: IdRegs) -> Result<Spec, IdError> {
+    fn validate(regs: IdRegs) -> Result<Identified, IdError> {
         let IdRegs { boot0, boot42 } = regs;
         let reject = |reason| IdError { reason, regs };
 
@@ -325,11 +326,50 @@ impl Validator<Untrusted<IdRegs>> for Spec {
         let minor = u8::try_from(boot42::minor_revision(boot42))
             .map_err(|_| reject(IdReason::UnknownChip))?;
 
-        Ok(Spec {
-            chipset,
-            revision: Revision { major, minor },
+        Ok(Identified {
+            spec: Spec {
+                chipset,
+                revision: Revision { major, minor },
+            },
             regs,
         })
+    }
+}
+
+/// The registers name a GPU: its [`Spec`] (see [`Identified`]).
+impl Validator<Untrusted<IdRegs>> for Spec {
+    type Err = IdError;
+
+    fn validate(regs: IdRegs) -> Result<Spec, IdError> {
+        Identified::validate(regs).map(|i| i.spec)
+    }
+}
+
+/// The device still identifies as the GPU probed.
+#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
+pub(crate) struct SameGpu;
+
+/// The device no longer identifies as the GPU probed (removed, reset, or another chip), with
+/// the registers it answered.
+#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
+pub(crate) struct Gone(pub(crate) IdRegs);
+
+impl fmt::Display for Gone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The identification registers read during a wait are validated against the GPU probed: they
+/// must name the same chip at the same revision.
+impl Validator<(&Untrusted<IdRegs>, Spec)> for SameGpu {
+    type Err = Gone;
+
+    fn validate((regs, probed): (&IdRegs, Spec)) -> Result<SameGpu, Gone> {
+        match Identified::validate(*regs) {
+            Ok(now) if now.spec == probed => Ok(SameGpu),
+            _ => Err(Gone(*regs)),
+        }
     }
 }
 
@@ -349,10 +389,10 @@ mod tests {
 
     /// What the identification decides: the chip and revision, or the reason of the rejection.
     fn spec(regs: IdRegs) -> Result<(Chipset, Revision), IdReason> {
-        match Untrusted::new_untrusted(regs).validate::<Spec>() {
-            Ok(s) => {
-                assert_eq!(s.regs, regs);
-                Ok((s.chipset, s.revision))
+        match Untrusted::new_untrusted(regs).validate::<Identified>() {
+            Ok(i) => {
+                assert_eq!(i.regs, regs);
+                Ok((i.spec.chipset, i.spec.revision))
             }
             Err(e) => {
                 assert_eq!(e.regs, regs);
@@ -534,19 +574,24 @@ mod tests {
 
     #[test]
     fn same_gpu_ignores_the_registers_other_bits() -> Result {
-        let a = Untrusted::new_untrusted(regs_for(0x172))
+        let probed = Untrusted::new_untrusted(regs_for(0x172))
             .validate::<Spec>()
             .map_err(|_| ENODEV)?;
+        let same = |regs: IdRegs| {
+            Untrusted::new_untrusted(regs).validate_ref_against::<SameGpu, _>(probed)
+        };
         let mut regs = regs_for(0x172);
         regs.boot42 |= 0xfff;
-        let b = Untrusted::new_untrusted(regs)
-            .validate::<Spec>()
-            .map_err(|_| ENODEV)?;
-        assert!(a.same_gpu(&b));
-        let c = Untrusted::new_untrusted(regs_for(0x174))
-            .validate::<Spec>()
-            .map_err(|_| ENODEV)?;
-        assert!(!a.same_gpu(&c));
+        assert_eq!(same(regs), Ok(SameGpu));
+        // Another chip, another revision, a removed device: gone, with what it answered.
+        assert_eq!(same(regs_for(0x174)), Err(Gone(regs_for(0x174))));
+        regs.boot42 ^= 0x1000;
+        assert_eq!(same(regs), Err(Gone(regs)));
+        let zeros = IdRegs {
+            boot0: 0,
+            boot42: 0,
+        };
+        assert_eq!(same(zeros), Err(Gone(zeros)));
         Ok(())
     }
 

@@ -22,7 +22,7 @@ pub(crate) mod msgq;
 pub(crate) mod queues;
 pub(crate) mod replies;
 
-use commands::SystemFacts;
+use crate::pci::SystemFacts;
 
 /// The RPC functions and events the driver uses; [`Interface::function`] gives their numbers
 /// in one firmware version.

@@ -52,6 +52,7 @@ macro_rules! kernel_display {
 
 kernel_display!(
     gpu::Chipset,
+    gpu::Gone,
     gpu::IdError,
     gpu::IdRegs,
     gpu::Revision,
@@ -64,4 +65,5 @@ kernel_display!(
     gsp::replies::StaticInfoError,
     pci::BarError,
     pci::FactsError,
+    pci::NotEmulated,
 );

@@ -38,8 +38,10 @@ pub(crate) enum BarError {
     Bar0Missing,
     /// BAR0 is smaller than the registers.
     Bar0TooSmall(u64),
-    /// The BAR (1: framebuffer window, 3: instance memory) the GSP is told about does not exist.
-    Missing(u8),
+    /// BAR1, the framebuffer window the GSP is told about, does not exist.
+    Bar1Missing,
+    /// BAR3, the instance memory window the GSP is told about, does not exist.
+    Bar3Missing,
 }
 
 impl fmt::Display for BarError {
@@ -51,8 +53,8 @@ impl fmt::Display for BarError {
                 "BAR0 is {:#x} bytes, smaller than the {:#x} bytes of registers",
                 len, BAR0_SIZE
             ),
-            BarError::Missing(1) => f.write_str("BAR1 (the framebuffer window) is missing"),
-            BarError::Missing(n) => write!(f, "BAR{n} (instance memory) is missing"),
+            BarError::Bar1Missing => f.write_str("BAR1 (the framebuffer window) is missing"),
+            BarError::Bar3Missing => f.write_str("BAR3 (the instance memory window) is missing"),
         }
     }
 }
@@ -96,6 +98,12 @@ pub(crate) struct EmulatedGpu;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct NotEmulated;
 
+impl fmt::Display for NotEmulated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not the emulated GPU (PCI subsystem other than 1af4:4e56)")
+    }
+}
+
 impl Validator<Untrusted<SubsystemIds>> for EmulatedGpu {
     type Err = NotEmulated;
 
@@ -108,9 +116,9 @@ impl Validator<Untrusted<SubsystemIds>> for EmulatedGpu {
     }
 }
 
-/// One memory BAR: its bus address (the PCI core's) and length (the device's).
+/// One memory BAR as reported: its bus address (the PCI core's) and length (the device's).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Bar {
+pub(crate) struct ReportedBar {
     pub(crate) start: u64,
     pub(crate) len: u64,
 }
@@ -118,9 +126,9 @@ pub(crate) struct Bar {
 /// The PCI function as it describes itself, before validation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PciFunction {
-    pub(crate) bar0: Bar,
-    pub(crate) bar1: Bar,
-    pub(crate) bar3: Bar,
+    pub(crate) bar0: ReportedBar,
+    pub(crate) bar1: ReportedBar,
+    pub(crate) bar3: ReportedBar,
     /// PCI domain, bus, device and function, as `pci_dev_id()` packs them.
     pub(crate) bus_device_function: u64,
     pub(crate) vendor_id: u16,
@@ -176,12 +184,13 @@ impl Validator<(&Untrusted<PciFunction>, Architecture)> for SystemFacts {
     type Err = FactsError;
 
     fn validate((f, arch): (&PciFunction, Architecture)) -> Result<SystemFacts, FactsError> {
-        if f.bar0.len == 0 {
-            return Err(FactsError::Bar(BarError::Bar0Missing));
-        }
-        for (n, bar) in [(1, f.bar1), (3, f.bar3)] {
+        Bar0Len::validate(f.bar0.len).map_err(FactsError::Bar)?;
+        for (bar, missing) in [
+            (f.bar1, BarError::Bar1Missing),
+            (f.bar3, BarError::Bar3Missing),
+        ] {
             if bar.len == 0 || bar.start == 0 {
-                return Err(FactsError::Bar(BarError::Missing(n)));
+                return Err(FactsError::Bar(missing));
             }
         }
         if f.vendor_id != VENDOR_NVIDIA {
@@ -212,15 +221,15 @@ mod tests {
     /// The emulated GA102 as QEMU places it.
     fn function() -> PciFunction {
         PciFunction {
-            bar0: Bar {
+            bar0: ReportedBar {
                 start: 0xfd00_0000,
                 len: 0x100_0000,
             },
-            bar1: Bar {
+            bar1: ReportedBar {
                 start: 0xe000_0000,
                 len: 0x1000_0000,
             },
-            bar3: Bar {
+            bar3: ReportedBar {
                 start: 0xfa00_0000,
                 len: 0x200_0000,
             },
@@ -278,13 +287,18 @@ mod tests {
     fn system_facts_reject_missing_bars() {
         let mut f = function();
         f.bar1.len = 0;
-        assert_eq!(facts(f), Err(FactsError::Bar(BarError::Missing(1))));
+        assert_eq!(facts(f), Err(FactsError::Bar(BarError::Bar1Missing)));
         let mut f = function();
         f.bar3.start = 0;
-        assert_eq!(facts(f), Err(FactsError::Bar(BarError::Missing(3))));
+        assert_eq!(facts(f), Err(FactsError::Bar(BarError::Bar3Missing)));
         let mut f = function();
         f.bar0.len = 0;
         assert_eq!(facts(f), Err(FactsError::Bar(BarError::Bar0Missing)));
+        f.bar0.len = 0x1000;
+        assert_eq!(
+            facts(f),
+            Err(FactsError::Bar(BarError::Bar0TooSmall(0x1000)))
+        );
     }
 
     #[test]

@@ -18,7 +18,8 @@
 //!   reads; an output may borrow from its input (zero-copy validation).
 //! - Keep a validator's logic in the parsing core: plain Rust on `core` and `zerocopy`, no kernel
 //!   types, so that it also compiles for the host and is fuzzed there (`fuzz/`). This file is
-//!   part of the core, except for the kernel vector impls at its end.
+//!   part of the core, except for the kernel vector impls and the KUnit tests at its end
+//!   (`cfg(CONFIG_RUST)`, `cfg(CONFIG_KUNIT)`: the host build does not see them).
 //!
 //! # Examples
 //!
@@ -506,6 +507,37 @@ mod tests {
                 .map(|s| s.validate_ref::<Name<'_>>().is_ok())
                 == Ok(true)
         );
+    }
+
+    #[test]
+    fn subslice_mut_checks_bounds_and_stays_untrusted() {
+        let mut raw = Untrusted::new_untrusted(*b"0123");
+        let bytes: &mut Untrusted<[u8]> = &mut raw;
+        assert!(bytes.subslice_mut(3, 2).is_err());
+        assert!(bytes.subslice_mut(usize::MAX, 2).is_err());
+        let tail = bytes.subslice_mut(2, 2);
+        assert_eq!(tail.map(|t| t.len()), Ok(2));
+        let mut fill = match bytes.subslice_mut(2, 2) {
+            Ok(tail) => tail.overwrite(),
+            Err(_) => return,
+        };
+        fill.bytes().copy_from_slice(b"ab");
+        let bytes: &Untrusted<[u8]> = &raw;
+        // Only the sub-slice was overwritten.
+        assert_eq!(bytes[1].validate_ref::<Digit>(), Ok(Digit(1)));
+        assert_eq!(bytes[2].validate_ref::<Digit>(), Err(EINVAL));
+    }
+
+    #[test]
+    fn a_mutable_slice_gives_untrusted_elements() {
+        let mut raw = Untrusted::new_untrusted(*b"12");
+        let bytes: &mut Untrusted<[u8]> = &mut raw;
+        let elements: &mut [Untrusted<u8>] = bytes;
+        // An element can be replaced by other untrusted data, not read.
+        elements[0] = Untrusted::new_untrusted(b'7');
+        let bytes: &Untrusted<[u8]> = &raw;
+        assert_eq!(bytes[0].validate_ref::<Digit>(), Ok(Digit(7)));
+        assert_eq!(bytes[1].validate_ref::<Digit>(), Ok(Digit(2)));
     }
 
     #[test]

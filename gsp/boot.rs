@@ -33,12 +33,13 @@ use crate::{
         read_id,
         Bar0, //
     },
-    gpu::Spec,
+    firmware::ImageHead,
+    gpu::{
+        SameGpu,
+        Spec, //
+    },
     gsp::{
-        commands::{
-            SystemFacts,
-            REGISTRY, //
-        },
+        commands::REGISTRY,
         msgq::MsgError,
         queues::{
             region_size,
@@ -51,6 +52,7 @@ use crate::{
         },
         Function, Interface,
     },
+    pci::SystemFacts,
     regs,
     untrusted::{
         Fill,
@@ -148,7 +150,7 @@ impl Gsp {
         bar: &Bar0<'_>,
         spec: Spec,
         iface: &'static dyn Interface,
-        fwimage_head: &[u8],
+        fwimage_head: &ImageHead,
         facts: &SystemFacts,
     ) -> Result<Gsp> {
         // SAFETY: Called from probe, before this device's first DMA allocation.
@@ -177,7 +179,7 @@ impl Gsp {
             &mut rmargs,
         )?;
         let rmargs = Coherent::from_slice(dev, &rmargs, GFP_KERNEL)?;
-        let fwimage = Coherent::from_slice(dev, fwimage_head, GFP_KERNEL)?;
+        let fwimage = Coherent::from_slice(dev, fwimage_head.bytes(), GFP_KERNEL)?;
 
         let mut libos = KVec::new();
         iface.encode_libos_args(
@@ -330,15 +332,12 @@ impl Gsp {
         function: u32,
         starting: Option<u32>,
     ) -> Result {
-        let gone = match read_id(bar).validate::<Spec>() {
-            Ok(now) if now.same_gpu(&self.spec) => None,
-            Ok(now) => Some(now.regs),
-            Err(e) => Some(e.regs),
-        };
-        if let Some(regs) = gone {
-            dev_err!(pdev, "GPU gone: {} (waiting for {:#x})\n", regs, function);
-            return Err(ENODEV);
-        }
+        read_id(bar)
+            .validate_ref_against::<SameGpu, _>(self.spec)
+            .map_err(|gone| {
+                dev_err!(pdev, "GPU gone: {} (waiting for {:#x})\n", gone, function);
+                ENODEV
+            })?;
         if let Some(written) = starting {
             // The GSP answers STARTCPU in MAILBOX0.
             Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw())

@@ -9,9 +9,7 @@
 
 use kernel::prelude::*;
 
-/// What the driver tells the GSP about the host and the PCI function (`GSP_SET_SYSTEM_INFO`),
-/// validated from what the function reports.
-pub(crate) use crate::pci::SystemFacts;
+use crate::pci::SystemFacts;
 
 /// Registry keys the driver sets, with their DWORD values (as nouveau and nova-core do).
 pub(crate) const REGISTRY: &[(&str, u32)] = &[

@@ -432,7 +432,7 @@ pub(crate) mod versioned {
     }
 
     /// A status message of this version, validated.
-    pub(crate) struct Status(pub(crate) Message);
+    pub(crate) struct Status(Message);
 
     /// A message read from the status queue is validated against what the driver expects.
     ///

@@ -108,7 +108,7 @@ pub(crate) mod versioned {
     use zerocopy::FromBytes;
 
     /// A `GET_GSP_STATIC_INFO` reply of this version, validated.
-    pub(crate) struct StaticInfoReply(pub(crate) StaticInfo);
+    pub(crate) struct StaticInfoReply(StaticInfo);
 
     impl Validator<&Untrusted<[u8]>> for StaticInfoReply {
         type Err = StaticInfoError;

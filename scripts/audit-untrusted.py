@@ -10,11 +10,16 @@ one: this audit holds the code and the input-point table of docs/untrusted.md
 to each other.
 
 - Every place the driver wraps data into `Untrusted` (`new_untrusted`,
-  `new_untrusted_ref`) is listed in the table's "wrapped in" column (file and
-  function); KUnit modules and untrusted.rs itself, which defines them, aside.
+  `new_untrusted_ref`) and every read of a raw source (a BAR0 register, a BAR
+  length or PCI id the device reports, a firmware file's bytes, a copy out of
+  DMA memory) is in a function the table's "wrapped in" column lists (file and
+  function): input that is never wrapped cannot hide in another function.
+  KUnit modules and untrusted.rs itself, which defines the wraps, aside.
 - Every validation impl (`impl Validator<...> for T`) is listed in the
-  "validation impl" column with its file, and lives in the parsing core (a file
-  the host crate fuzz/ includes), so that it is fuzzed and tested on the host.
+  "validation impl" column with its file, lives in the parsing core (a file
+  the host crate fuzz/ includes), so that it is fuzzed and tested on the host,
+  and is concrete: an impl with type parameters could pass any input (or a
+  closure, as the expectation) through.
 - Every wrap and impl the table lists exists.
 
 Prints each finding and exits 1 if there is any.
@@ -26,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WRAP = re.compile(r"\bnew_untrusted(?:_ref)?\(")
+# Reads of what the device or a file says (kernel crate calls the driver uses).
+SOURCE = re.compile(r"\.read\(regs::|\bresource_len\(|\b(?:subsystem_)?(?:vendor|device)_id\(\)"
+                    r"|\brevision_id\(\)|\.data\(\)|\bcopy_to_slice\(|\bread_volatile\b")
 FN = re.compile(r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?fn\s+(\w+)")
 IMPL = re.compile(r"\bimpl\b.*?\bValidator<.*>\s+for\s+(\w+)")
 SKIP = ("fuzz", "emu", "target", "tests", "scripts", "gsp/macros", "rustdoc")
@@ -49,7 +57,8 @@ def core_files(root):
 
 
 def scan(path):
-    """(wraps, impls) of one file outside its KUnit module: [(line, fn)], [(line, type)]."""
+    """(wraps, impls) of one file outside its KUnit module: [(line, fn)], [(line, type,
+    generic)]; a wrap is a call that wraps input or reads a raw source."""
     wraps, impls = [], []
     current = None
     lines = path.read_text().splitlines()
@@ -61,7 +70,7 @@ def scan(path):
         m = FN.match(code)
         if m:
             current = m.group(1)
-        if WRAP.search(code):
+        if WRAP.search(code) or SOURCE.search(code):
             wraps.append((i + 1, current))
         if re.match(r"^\s*impl\b", code):
             header, j = code, i
@@ -70,7 +79,10 @@ def scan(path):
                 header += " " + lines[j].split("//", 1)[0].strip()
             m = IMPL.search(header)
             if m:
-                impls.append((i + 1, m.group(1)))
+                params = re.match(r"\s*impl\s*<([^>]*)>", header)
+                generic = bool(params) and any(
+                    p.strip() and not p.strip().startswith("'") for p in params.group(1).split(","))
+                impls.append((i + 1, m.group(1), generic))
         i += 1
     return wraps, impls
 
@@ -107,10 +119,13 @@ def main():
         for line, fn in wraps:
             seen_wraps.add((rel, fn))
             if (rel, fn) not in wrapped:
-                findings.append(f"{rel}:{line}: wraps input in `{fn}`, which docs/untrusted.md "
-                                "does not list as an input point")
-        for line, ty in impls:
+                findings.append(f"{rel}:{line}: reads or wraps input in `{fn}`, which "
+                                "docs/untrusted.md does not list as an input point")
+        for line, ty, generic in impls:
             seen_impls.add((rel, ty))
+            if generic:
+                findings.append(f"{rel}:{line}: validation impl for `{ty}` has type parameters; "
+                                "validation impls must be concrete")
             if (rel, ty) not in validated:
                 findings.append(f"{rel}:{line}: validation impl for `{ty}` is not in "
                                 "docs/untrusted.md's input-point table")

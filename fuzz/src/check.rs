@@ -18,7 +18,8 @@ use crate::{
     gpu::{
         Chipset,
         IdRegs,
-        Spec, //
+        Identified,
+        SameGpu, //
     },
     gsp::{
         msgq::{
@@ -32,10 +33,10 @@ use crate::{
         replies,
     },
     pci::{
-        Bar,
         Bar0Len,
         EmulatedGpu,
         PciFunction,
+        ReportedBar,
         SubsystemIds,
         SystemFacts,
         BAR0_SIZE, //
@@ -59,8 +60,19 @@ pub fn identify(data: &[u8]) -> Option<&'static str> {
         boot0: u32_at(data, 0),
         boot42: u32_at(data, 4),
     };
-    let spec = Untrusted::new_untrusted(regs).validate::<Spec>().ok()?;
-    assert_eq!(spec.regs, regs, "the validated registers are the ones read");
+    let identified = Untrusted::new_untrusted(regs)
+        .validate::<Identified>()
+        .ok()?;
+    assert_eq!(
+        identified.regs, regs,
+        "the validated registers are the ones read"
+    );
+    let spec = identified.spec;
+    assert_eq!(
+        Untrusted::new_untrusted(regs).validate_ref_against::<SameGpu, _>(spec),
+        Ok(SameGpu),
+        "the registers name the GPU they identified"
+    );
     let id = (((regs.boot42 >> 24) & 0x3f) << 4) | ((regs.boot42 >> 20) & 0xf);
     assert_eq!(
         spec.chipset.id(),
@@ -303,7 +315,7 @@ fn u64_at(data: &[u8], at: usize) -> u64 {
 /// check, the emulator test and the facts the GSP is told. Accepted facts name only BARs that
 /// exist, an NVIDIA function, and the function's own values.
 pub fn pci_function(data: &[u8]) -> bool {
-    let bar = |i: usize| Bar {
+    let bar = |i: usize| ReportedBar {
         start: u64_at(data, 16 * i),
         len: u64_at(data, 16 * i + 8),
     };

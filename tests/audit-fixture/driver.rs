@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Fixture of the untrusted-input audit: the driver side. `careless` wraps input the table does
-//! not list, `Loose` is an unlisted validation impl outside the parsing core; `read_thing` is
-//! fine.
+//! not list, `unwrapped` reads a register it never wraps, `Loose` is an unlisted validation impl
+//! outside the parsing core; `read_thing` is fine.
 
 fn read_thing(bar: &Bar0) -> Untrusted<u32> {
     Untrusted::new_untrusted(bar.read32(0))
@@ -10,6 +10,10 @@ fn read_thing(bar: &Bar0) -> Untrusted<u32> {
 
 fn careless(bar: &Bar0) -> Untrusted<u32> {
     Untrusted::new_untrusted(bar.read32(4))
+}
+
+fn unwrapped(bar: &Bar0) -> u32 {
+    bar.read(regs::NV_PMC_BOOT_42).into_raw()
 }
 
 impl Validator<Untrusted<u32>> for Loose {

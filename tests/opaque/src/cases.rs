@@ -28,15 +28,38 @@ pub fn accessor(raw: &Untrusted<u32>) -> u32 {
     *raw.untrusted()
 }
 
+#[cfg(feature = "accessor-mut")]
+pub fn accessor_mut(raw: &mut Untrusted<u32>) -> u32 {
+    *raw.untrusted_mut()
+}
+
 #[cfg(feature = "into-inner")]
 pub fn into_inner(raw: Untrusted<u32>) -> u32 {
     raw.into_inner_untrusted()
+}
+
+/// So are the first version's closure validators.
+#[cfg(feature = "closure")]
+pub fn closure(raw: &Untrusted<u32>) -> Result<u32, ()> {
+    raw.validate_with(|&v| Ok(v))
+}
+
+#[cfg(feature = "closure-bytes")]
+pub fn closure_bytes(raw: &Untrusted<[u8]>) -> Result<usize, ()> {
+    raw.validate_bytes(|b| Ok(b.len()))
 }
 
 /// An untrusted value does not dereference to its value.
 #[cfg(feature = "deref")]
 pub fn deref(raw: &Untrusted<u32>) -> u32 {
     **raw
+}
+
+/// An untrusted owner does not dereference through its own `Deref` (the first version's blanket
+/// impl ran the untrusted value's code).
+#[cfg(feature = "deref-owner")]
+pub fn deref_owner<'a>(raw: &'a Untrusted<&'a u32>) -> &'a Untrusted<u32> {
+    &**raw
 }
 
 /// An untrusted slice's elements are untrusted too.
@@ -49,6 +72,11 @@ pub fn element(raw: &Untrusted<[u8]>) -> u8 {
 #[cfg(feature = "compare")]
 pub fn compare(raw: &Untrusted<[u8]>) -> bool {
     *raw == *b"570.144"
+}
+
+#[cfg(feature = "compare-slice")]
+pub fn compare_slice(raw: &Untrusted<[u8]>) -> bool {
+    *raw == b"570.144"[..]
 }
 
 /// Nor do they print.

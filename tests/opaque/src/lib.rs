@@ -10,7 +10,7 @@
 //! compiler refuses it with the expected error.
 
 #[path = "../../../untrusted.rs"]
-#[allow(dead_code, reason = "only the API's shape is under test")]
+#[expect(dead_code, reason = "only the API's shape is under test")]
 mod untrusted;
 
 mod cases;

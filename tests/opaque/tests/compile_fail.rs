@@ -23,6 +23,7 @@ const CASES: &[(&str, &str, &str)] = &[
         "no method named `into_inner_untrusted`",
     ),
     ("deref", "E0614", "cannot be dereferenced"),
+    ("deref-owner", "E0614", "cannot be dereferenced"),
     ("element", "E0308", "expected `u8`, found `Untrusted<u8>`"),
     (
         "compare",
