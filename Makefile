@@ -62,11 +62,12 @@ STRESS_MODCYCLES ?= 50
 stress: modules emu
 	scripts/harness.sh stress --cycles $(STRESS_CYCLES) --modcycles $(STRESS_MODCYCLES)
 
-# Fuzzes every Validator's logic (the parsing core, fuzz/) with cargo-fuzz,
-# FUZZ_SECONDS per target.
+# Fuzzes every validator's logic (the parsing core, fuzz/) with cargo-fuzz,
+# FUZZ_SECONDS per target (FUZZ_TARGETS: only these).
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 fuzz: modules setup
-	scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
+	scripts/fuzz.sh --seconds $(FUZZ_SECONDS) $(foreach t,$(FUZZ_TARGETS),--target $(t))
 
 # GSP message-path benchmarks, one boot per firmware version, with QEMU
 # counting instructions (-icount) so that the figures repeat.

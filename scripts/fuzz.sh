@@ -23,14 +23,21 @@ TARGETS=(identify pci_function elf_sections bin_file firmware_file queue_message
 limit=(-max_total_time=60)
 what="60 s"
 json=
+only=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) limit=(-max_total_time="$2"); what="$2 s"; shift 2 ;;
 	--runs) limit=(-runs="$2"); what="$2 runs"; shift 2 ;;
 	--json) json=$2; shift 2 ;;
-	*) die "usage: fuzz.sh [--seconds N | --runs N] [--json FILE]" ;;
+	--target) only+=("$2"); shift 2 ;;
+	*) die "usage: fuzz.sh [--seconds N | --runs N] [--json FILE] [--target NAME]..." ;;
 	esac
 done
+
+for t in "${only[@]}"; do
+	[[ " ${TARGETS[*]} " == *" $t "* ]] || die "no fuzz target $t (targets: ${TARGETS[*]})"
+done
+[ ${#only[@]} -eq 0 ] || TARGETS=("${only[@]}")
 
 tools="$NOVA_CACHE/cargo-fuzz-$CARGO_FUZZ_VERSION"
 fuzz="$NOVA_CACHE/fuzz"
