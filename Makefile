@@ -48,7 +48,9 @@ emu: setup
 run: modules emu
 	scripts/harness.sh run --chipset $(CHIPSET) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
+# The release-check kernel (no KUnit, no debugging) is built on first use.
 test: modules emu
+	scripts/kernel.sh release
 	scripts/harness.sh test
 
 # Boots the guest with one emulated GPU and the module loaded, and opens a

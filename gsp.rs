@@ -88,7 +88,8 @@ pub(crate) trait Interface: Sync {
     /// Appends one framed queue message (headers, payload, padding to whole elements) to `out`;
     /// returns its number of elements. (The queues write the same bytes in place, from
     /// [`Interface::encode_header`]; this serves tests and the simulated GSP side of the KUnit
-    /// tests.)
+    /// tests, and exists only where they do.)
+    #[cfg(CONFIG_KUNIT)]
     fn encode_message(
         &self,
         function: u32,

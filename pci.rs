@@ -63,13 +63,6 @@ impl fmt::Display for BarError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Bar0Len(u64);
 
-impl Bar0Len {
-    /// The length in bytes.
-    pub(crate) fn get(self) -> u64 {
-        self.0
-    }
-}
-
 impl Validator<Untrusted<u64>> for Bar0Len {
     type Err = BarError;
 
@@ -254,8 +247,8 @@ mod tests {
         assert_eq!(check(0), Err(BarError::Bar0Missing));
         assert_eq!(check(0x1000), Err(BarError::Bar0TooSmall(0x1000)));
         assert_eq!(check(0xff_ffff), Err(BarError::Bar0TooSmall(0xff_ffff)));
-        assert_eq!(check(0x100_0000).map(Bar0Len::get), Ok(0x100_0000));
-        assert_eq!(check(1 << 31).map(Bar0Len::get), Ok(1 << 31));
+        assert_eq!(check(0x100_0000), Ok(Bar0Len(0x100_0000)));
+        assert_eq!(check(1 << 31), Ok(Bar0Len(1 << 31)));
     }
 
     #[test]

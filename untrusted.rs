@@ -189,6 +189,13 @@ impl<T: ?Sized> Untrusted<T> {
     /// ```ignore
     /// let name: Name<'_> = buffer.validate_mut::<Name<'_>>()?;
     /// ```
+    #[cfg_attr(
+        all(CONFIG_RUST, not(CONFIG_KUNIT)),
+        expect(
+            dead_code,
+            reason = "part of the validation API (in-place validation, KUnit-tested); no driver input needs it yet"
+        )
+    )]
     pub(crate) fn validate_mut<'a, V: Validator<&'a mut Self>>(&'a mut self) -> Result<V, V::Err> {
         V::validate(&mut self.0)
     }

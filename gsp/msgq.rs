@@ -168,6 +168,13 @@ pub(crate) struct Reassembly<'a> {
     len: usize,
 }
 
+#[cfg_attr(
+    all(CONFIG_RUST, not(CONFIG_KUNIT)),
+    expect(
+        dead_code,
+        reason = "replies larger than one message are not read yet (GET_GSP_STATIC_INFO fits in one); TODO: the real boot's large replies (issue 15) reassemble through it"
+    )
+)]
 impl<'a> Reassembly<'a> {
     /// Expects an RPC payload of `buf.len()` bytes in total.
     pub(crate) fn new(buf: &'a mut [u8]) -> Reassembly<'a> {

@@ -339,7 +339,8 @@ impl<M: QueueMemory> Queues<M> {
         Ok(Some((message, payload)))
     }
 
-    /// The memory, for tests, the benchmark and the simulated GSP side.
+    /// The memory, for the tests' simulated GSP side.
+    #[cfg(CONFIG_KUNIT)]
     pub(crate) fn memory(&mut self) -> &mut M {
         &mut self.mem
     }

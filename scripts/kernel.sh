@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Builds (once per config fragment and kernel version) the Linux test kernel
-# from the build root's linux-source package, with LLVM=1. The build tree is
-# $NOVA_CACHE/kernel; the module builds against it with KDIR pointing there.
+# Builds (once per config fragment and kernel version) a Linux kernel from the
+# build root's linux-source package, with LLVM=1:
+#   kernel.sh          the test kernel (tests/kernel.config): $NOVA_CACHE/kernel;
+#                      the module builds against it with KDIR pointing there;
+#   kernel.sh release  the release-check kernel (the same, then
+#                      tests/kernel-release.config): $NOVA_CACHE/kernel-release.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-FRAGMENT="$NOVA_ROOT/tests/kernel.config"
+FRAGMENTS=("$NOVA_ROOT/tests/kernel.config")
+LINK=kernel
+case "${1:-test}" in
+test) ;;
+release)
+	FRAGMENTS+=("$NOVA_ROOT/tests/kernel-release.config")
+	LINK=kernel-release
+	;;
+*) die "usage: kernel.sh [test|release]" ;;
+esac
 
 # Bump when the way the kernel is configured or built changes (the cache key
 # is this, the fragment and the kernel package version).
@@ -21,20 +33,31 @@ unpack() {
 	mv "$dest.tmp" "$dest"
 }
 
+# Every line of the fragments holds after olddefconfig, but those a later
+# fragment overrides.
 check_config() {
-	local config=$1 bad=0 line opt
-	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=*)
-			grep -qxF "$line" "$config" || { echo "refused by Kconfig: $line"; bad=1; }
-			;;
-		"# CONFIG_"*" is not set")
-			opt=${line#\# }
-			opt=${opt%% *}
-			! grep -q "^$opt=" "$config" || { echo "still set: $opt"; bad=1; }
-			;;
-		esac
-	done <"$FRAGMENT"
+	local config=$1 bad=0 line opt later i
+	for ((i = 0; i < ${#FRAGMENTS[@]}; i++)); do
+		later=("${FRAGMENTS[@]:i+1}")
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=*) opt=${line%%=*} ;;
+			"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *} ;;
+			*) continue ;;
+			esac
+			if [ ${#later[@]} -gt 0 ] && grep -qE "^(# )?$opt[= ]" "${later[@]}"; then
+				continue
+			fi
+			case "$line" in
+			CONFIG_*=*)
+				grep -qxF "$line" "$config" || { echo "refused by Kconfig: $line"; bad=1; }
+				;;
+			*)
+				! grep -q "^$opt=" "$config" || { echo "still set: $opt"; bad=1; }
+				;;
+			esac
+		done <"${FRAGMENTS[i]}"
+	done
 	return "$bad"
 }
 
@@ -43,7 +66,7 @@ configure() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	in_root make -C "$src" O="$out" LLVM=1 tinyconfig
-	in_root "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$FRAGMENT"
+	in_root "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${FRAGMENTS[@]}"
 	in_root make -C "$src" O="$out" LLVM=1 olddefconfig
 	in_root make -C "$src" O="$out" LLVM=1 rustavailable
 	check_config "$out/.config"
@@ -70,14 +93,14 @@ main() {
 	[ -d "$src" ] || stage "unpack linux $pkgver" unpack "$tarball" "$src"
 
 	local key
-	key=$(HASH_EXTRA="$pkgver LLVM=1 recipe=$KERNEL_RECIPE" hash_of "$FRAGMENT")
+	key=$(HASH_EXTRA="$pkgver LLVM=1 recipe=$KERNEL_RECIPE" hash_of "${FRAGMENTS[@]}")
 	local out="$NOVA_CACHE/kernel-$key"
 	if [ ! -f "$out/.nova-complete" ]; then
-		stage "configure kernel $pkgver" configure "$src" "$out"
+		stage "configure $LINK $pkgver" configure "$src" "$out"
 		printf "[nova] the kernel build takes several minutes\n"
-		stage "build kernel $pkgver" build "$src" "$out"
+		stage "build $LINK $pkgver" build "$src" "$out"
 	fi
-	ln -sfn "$out" "$NOVA_CACHE/kernel"
+	ln -sfn "$out" "$NOVA_CACHE/$LINK"
 	ln -sfn "$src" "$NOVA_CACHE/linux-src"
 }
 

@@ -33,6 +33,8 @@ import qmp  # tests/qmp.py
 ROOT = Path(os.environ.get("NOVA_ROOT", Path(__file__).resolve().parent.parent))
 CACHE = Path(os.environ.get("NOVA_CACHE", "/var/cache/nova-core"))
 KERNEL = CACHE / "kernel"
+# The kernel as distributions build it: no KUnit, no debugging (tests/kernel-release.config).
+RELEASE_KERNEL = CACHE / "kernel-release"
 LINUX_SRC = CACHE / "linux-src"
 EMU = Path(os.environ.get("CARGO_TARGET_DIR", CACHE / "emu-target")) / "debug" / "nova-emu"
 TABLE = ROOT / "tests" / "scenarios.table"
@@ -1267,6 +1269,46 @@ def check_separate_output(run_dir, results):
     shutil.rmtree(out, ignore_errors=True)
 
 
+def release_build(run_dir, name, extra=None):
+    """Builds a copy of the module's sources against the release-check kernel, Rust warnings
+    fatal; `extra` is appended to the copy's crate root. Returns (built, log)."""
+    src, out = run_dir / f"{name}-src", run_dir / f"{name}-out"
+    copy_module_sources(src)
+    if extra:
+        with open(src / "nova_core.rs", "a") as f:
+            f.write(extra)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    proc = subprocess.run(["make", "-s", "-C", str(RELEASE_KERNEL), f"M={src}", f"MO={out}",
+                           "LLVM=1", "CONFIG_NOVA_CORE_OOT=m", "KRUSTFLAGS=-Dwarnings",
+                           "modules"], capture_output=True, text=True)
+    log = proc.stdout + proc.stderr
+    (run_dir / f"{name}.log").write_text(log)
+    built = proc.returncode == 0 and (out / "nova_core.ko").exists()
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    return built, log
+
+
+def check_release_build(run_dir, results):
+    """The module as a distribution kernel builds it: without KUnit (so code only the tests use
+    is dead code) and with warnings fatal. The gate is first shown to catch an unused item."""
+    config = (RELEASE_KERNEL / ".config").read_text()
+    results.check("release build: the release-check kernel has no KUnit and no KASAN",
+                  "CONFIG_KUNIT=y" not in config and "CONFIG_KASAN=y" not in config
+                  and "CONFIG_RUST=y" in config, f"{RELEASE_KERNEL}/.config")
+    fixture = "\n/// Used by nothing.\nfn nova_core_release_fixture() {}\n"
+    built, log = release_build(run_dir, "release-fixture", fixture)
+    results.check("release build: an unused function fails the build",
+                  not built and "nova_core_release_fixture" in log and "never used" in log,
+                  f"see {run_dir / 'release-fixture.log'}")
+    built, log = release_build(run_dir, "release-build")
+    warnings = [l for l in log.splitlines() if l.startswith(("error", "warning"))]
+    results.check("release build: the module builds without KUnit, Rust warnings fatal",
+                  built and not warnings,
+                  f"{warnings[:3]}; see {run_dir / 'release-build.log'}")
+
+
 def check_dkms(run_dir, results):
     """DKMS as a user runs it (Debian's dkms, in the build root): the source tree under
     /usr/src, `dkms add`, `build` and `install` against the test kernel's build tree; the
@@ -1419,6 +1461,7 @@ def cmd_test(_args):
     check_rustdoc(run_dir, results)
     check_kconfig(run_dir, results)
     check_separate_output(run_dir, results)
+    check_release_build(run_dir, results)
     check_rust_analyzer(run_dir, results)
     check_modinfo(results)
     check_code_size(results)

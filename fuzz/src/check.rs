@@ -333,9 +333,8 @@ pub fn pci_function(data: &[u8]) -> bool {
         },
         revision_id: data.get(60).copied().unwrap_or(0),
     };
-    if let Ok(len) = Untrusted::new_untrusted(function.bar0.len).validate::<Bar0Len>() {
-        assert!(len.get() >= BAR0_SIZE as u64);
-    }
+    let bar0 = Untrusted::new_untrusted(function.bar0.len).validate::<Bar0Len>();
+    assert_eq!(bar0.is_ok(), function.bar0.len >= BAR0_SIZE as u64);
     let emulated = Untrusted::new_untrusted(function.subsystem).validate::<EmulatedGpu>();
     assert_eq!(
         emulated.is_ok(),
