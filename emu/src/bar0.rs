@@ -26,11 +26,22 @@ pub const NV_PGSP_FALCON_MAILBOX0: u64 = 0x110040;
 /// NV_PGSP_FALCON_MAILBOX1: LIBOS arguments' address, high half.
 pub const NV_PGSP_FALCON_MAILBOX1: u64 = 0x110044;
 
-/// NV_PGSP_FALCON_CPUCTL: a write with STARTCPU set starts the GSP.
+/// NV_PGSP_FALCON_CPUCTL: a write with STARTCPU set starts the GSP;
+/// HALTED reads 1 while the GSP does not run.
 pub const NV_PGSP_FALCON_CPUCTL: u64 = 0x110100;
 
 /// NV_PGSP_FALCON_CPUCTL_STARTCPU.
 pub const CPUCTL_STARTCPU: u32 = 1 << 1;
+
+/// NV_PGSP_FALCON_CPUCTL_HALTED (read-only; the device keeps it).
+pub const CPUCTL_HALTED: u32 = 1 << 4;
+
+/// NV_PGSP_FALCON_ENGINE: a write with RESET set resets the falcon, which
+/// stops the GSP at once.
+pub const NV_PGSP_FALCON_ENGINE: u64 = 0x1103c0;
+
+/// NV_PGSP_FALCON_ENGINE_RESET.
+pub const ENGINE_RESET: u32 = 1 << 0;
 
 /// NV_PGSP_QUEUE_HEAD(0): the command queue doorbell.
 pub const NV_PGSP_QUEUE_HEAD0: u64 = 0x110c00;
@@ -87,8 +98,9 @@ pub static REGISTERS: &[Register] = &[
 ];
 
 /// The GSP falcon's registers, modelled unless the GSP is disabled
-/// (`--no-gsp`). STARTCPU reads back 0 (it only triggers the start); the
-/// device acts on the writes of CPUCTL and QUEUE_HEAD(0).
+/// (`--no-gsp`). STARTCPU reads back 0 (it only triggers the start), HALTED
+/// is kept by the device (1 from reset until the GSP runs); the device acts
+/// on the writes of CPUCTL, ENGINE and QUEUE_HEAD(0).
 pub static GSP_REGISTERS: &[Register] = &[
     Register::read_write(
         NV_PGSP_FALCON_MAILBOX0,
@@ -105,8 +117,14 @@ pub static GSP_REGISTERS: &[Register] = &[
     Register::read_write(
         NV_PGSP_FALCON_CPUCTL,
         "NV_PGSP_FALCON_CPUCTL",
+        |_| CPUCTL_HALTED,
+        !(CPUCTL_STARTCPU | CPUCTL_HALTED),
+    ),
+    Register::read_write(
+        NV_PGSP_FALCON_ENGINE,
+        "NV_PGSP_FALCON_ENGINE",
         |_| 0,
-        !CPUCTL_STARTCPU,
+        ENGINE_RESET,
     ),
     Register::read_write(NV_PGSP_QUEUE_HEAD0, "NV_PGSP_QUEUE_HEAD(0)", |_| 0, !0),
 ];
@@ -302,7 +320,11 @@ mod tests {
         bar0.write(NV_PGSP_FALCON_MAILBOX1, 0x12, 0xffff_ffff);
         bar0.write(NV_PGSP_FALCON_CPUCTL, 0x12, 0xffff_ffff);
         assert_eq!(bar0.read(NV_PGSP_FALCON_MAILBOX1), 0x12);
-        assert_eq!(bar0.read(NV_PGSP_FALCON_CPUCTL), 0x10, "STARTCPU reads 0");
+        assert_eq!(
+            bar0.read(NV_PGSP_FALCON_CPUCTL),
+            CPUCTL_HALTED,
+            "STARTCPU reads 0; HALTED is the device's to set"
+        );
         bar0.set(NV_PGSP_FALCON_MAILBOX0, 0xbad0_0001);
         assert_eq!(bar0.read(NV_PGSP_FALCON_MAILBOX0), 0xbad0_0001);
         let (log2, text) = Logger::memory();

@@ -65,6 +65,15 @@ impl Tally {
     }
 }
 
+/// One run of the emulated GSP: the phase it started in and, once it
+/// stopped, the phase and the cause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GspRun {
+    pub started_phase: u32,
+    pub stopped_phase: Option<u32>,
+    pub stopped_by: Option<&'static str>,
+}
+
 /// All counts of one device.
 #[derive(Debug)]
 pub struct Counts {
@@ -72,6 +81,7 @@ pub struct Counts {
     phases: BTreeMap<u32, BTreeMap<(Region, u64), Tally>>,
     config_reads: u64,
     config_writes: u64,
+    gsp_runs: Vec<GspRun>,
 }
 
 impl Default for Counts {
@@ -90,7 +100,31 @@ impl Counts {
             phases,
             config_reads: 0,
             config_writes: 0,
+            gsp_runs: Vec::new(),
         }
+    }
+
+    /// Notes that the GSP started running, in the current phase.
+    pub fn gsp_started(&mut self) {
+        self.gsp_runs.push(GspRun {
+            started_phase: self.phase,
+            stopped_phase: None,
+            stopped_by: None,
+        });
+    }
+
+    /// Notes that the running GSP stopped, in the current phase, by `cause`.
+    pub fn gsp_stopped(&mut self, cause: &'static str) {
+        if let Some(run) = self.gsp_runs.last_mut().filter(|r| r.stopped_by.is_none()) {
+            run.stopped_phase = Some(self.phase);
+            run.stopped_by = Some(cause);
+        }
+    }
+
+    /// The GSP's runs so far.
+    #[cfg(test)]
+    pub fn gsp_runs(&self) -> &[GspRun] {
+        &self.gsp_runs
     }
 
     /// The current phase.
@@ -171,6 +205,7 @@ impl Counts {
                 .collect(),
             config_reads: self.config_reads,
             config_writes: self.config_writes,
+            gsp_runs: &self.gsp_runs,
         };
         let mut text = serde_json::to_string_pretty(&report).map_err(io::Error::other)?;
         text.push('\n');
@@ -186,6 +221,7 @@ struct Report<'a> {
     phases: Vec<PhaseReport>,
     config_reads: u64,
     config_writes: u64,
+    gsp_runs: &'a [GspRun],
 }
 
 #[derive(Serialize)]

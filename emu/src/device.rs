@@ -22,14 +22,15 @@ use vfio_user::{DmaMapFlags, DmaUnmapFlags};
 
 use crate::access::{check_bounds, invalid, read_bytes, write_bytes, DwordSpace};
 use crate::bar0::{
-    Bar0, Identity, CPUCTL_STARTCPU, NV_PGSP_FALCON_CPUCTL, NV_PGSP_FALCON_MAILBOX0,
-    NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
+    Bar0, Identity, CPUCTL_HALTED, CPUCTL_STARTCPU, ENGINE_RESET, NV_PGSP_FALCON_CPUCTL,
+    NV_PGSP_FALCON_ENGINE, NV_PGSP_FALCON_MAILBOX0, NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
 };
 use crate::chipset::{self, Chipset, Revision};
 use crate::config::{
     self as config_space, ConfigSpace, BAR3_SIZE, BAR5_SIZE, CONFIG_SIZE, PHASE_ALIAS_OFFSET,
 };
 use crate::counts::{Counts, Direction, Region};
+use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::logger::{LogOnce, Logger};
@@ -129,6 +130,11 @@ pub struct Device {
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
     gsp: Option<Gsp>,
+    /// STARTCPU was written with these LIBOS arguments; the GSP's next tick
+    /// starts it.
+    start_pending: Option<u64>,
+    /// Wakes the GSP thread when the driver rings or starts it.
+    kick: std::sync::Arc<Kick>,
     unbacked_reads: LogOnce,
     unbacked_writes: LogOnce,
     log: Logger,
@@ -162,6 +168,8 @@ impl Device {
                 .gsp
                 .clone()
                 .map(|g| Gsp::new(choice.chipset, g, log.clone())),
+            start_pending: None,
+            kick: Kick::new(),
             counts: Counts::new(),
             irqs,
             guest_mem: GuestMem::new(),
@@ -327,27 +335,82 @@ impl Device {
         self.counts.set_phase(0);
         self.config.reset();
         self.bar0.reset();
+        self.start_pending = None;
         if let Some(gsp) = &mut self.gsp {
-            gsp.stop();
+            gsp.device_reset();
         }
+        self.note_gsp(false);
     }
 
-    /// Runs the GSP's response to a register write: the only place where
-    /// the GSP reaches guest memory.
+    /// Acts on a register write the GSP reacts to. STARTCPU and the doorbell
+    /// only wake the GSP thread (the GSP starts and reads its queue on its
+    /// own time); a falcon reset stops the GSP at once.
     fn gsp_event(&mut self, event: GspEvent) {
-        let Some(mut gsp) = self.gsp.take() else {
+        let Some(gsp) = &mut self.gsp else {
             return;
         };
         match event {
             GspEvent::Start => {
-                let args = (u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX1)) << 32)
-                    | u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX0));
-                let code = gsp.start(&mut self.sysmem(), args);
-                self.bar0.set(NV_PGSP_FALCON_MAILBOX0, code);
+                self.start_pending = Some(
+                    (u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX1)) << 32)
+                        | u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX0)),
+                );
+                self.kick.kick();
             }
-            GspEvent::Doorbell => gsp.doorbell(&mut self.sysmem()),
+            GspEvent::Doorbell if !gsp.running() => {
+                self.log.line("GSP: doorbell while stopped (ignored)");
+            }
+            GspEvent::Doorbell => self.kick.kick(),
+            GspEvent::FalconReset => {
+                let was = gsp.running();
+                gsp.falcon_reset();
+                self.note_gsp(was);
+            }
         }
+    }
+
+    /// One tick of the GSP: a pending start, or a running GSP's own work.
+    /// Called by the GSP thread ([`crate::gsp::clock`]), and by tests in its
+    /// stead. Returns whether the GSP runs.
+    pub fn run_gsp(&mut self) -> bool {
+        let Some(mut gsp) = self.gsp.take() else {
+            return false;
+        };
+        let was = gsp.running();
+        if let Some(args) = self.start_pending.take() {
+            let code = gsp.start(&mut self.sysmem(), args);
+            self.bar0.set(NV_PGSP_FALCON_MAILBOX0, code);
+        } else {
+            gsp.tick(&mut self.sysmem());
+        }
+        let running = gsp.running();
         self.gsp = Some(gsp);
+        self.note_gsp(was);
+        running
+    }
+
+    /// Counts the GSP's starts and stops since it was last looked at (it ran
+    /// then when `was`), and keeps CPUCTL's HALTED bit true to its state.
+    fn note_gsp(&mut self, was: bool) {
+        let Some(gsp) = &mut self.gsp else {
+            return;
+        };
+        let stop = gsp.take_stop();
+        let running = gsp.running();
+        if let Some(stop) = stop {
+            self.counts.gsp_stopped(stop.name());
+        }
+        if running && (!was || stop.is_some()) {
+            self.counts.gsp_started();
+        }
+        let cpuctl = self.bar0.peek(NV_PGSP_FALCON_CPUCTL) & !CPUCTL_HALTED;
+        let halted = if running { 0 } else { CPUCTL_HALTED };
+        self.bar0.set(NV_PGSP_FALCON_CPUCTL, cpuctl | halted);
+    }
+
+    /// What wakes the GSP thread.
+    pub fn kick(&self) -> std::sync::Arc<Kick> {
+        self.kick.clone()
     }
 
     /// The GSP model, if enabled.
@@ -597,6 +660,8 @@ enum GspEvent {
     Start,
     /// NV_PGSP_QUEUE_HEAD(0) written.
     Doorbell,
+    /// NV_PGSP_FALCON_ENGINE written with RESET.
+    FalconReset,
 }
 
 /// BAR0 with NV_EMU_PHASE at `phase_offset`; notes the GSP event a write
@@ -637,6 +702,8 @@ impl DwordSpace for Bar0View<'_> {
                     self.event = Some(GspEvent::Start);
                 } else if offset == NV_PGSP_QUEUE_HEAD0 {
                     self.event = Some(GspEvent::Doorbell);
+                } else if offset == NV_PGSP_FALCON_ENGINE && value & mask & ENGINE_RESET != 0 {
+                    self.event = Some(GspEvent::FalconReset);
                 }
             }
         }

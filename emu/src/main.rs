@@ -224,8 +224,14 @@ fn serve(options: Options) -> Result<(), String> {
     ));
     say(&format!("listening on {}", options.socket.display()));
 
+    let gsp_thread = gsp::clock::spawn(device.clone())
+        .map_err(|e| format!("cannot start the GSP thread: {e}"))?;
     let mut backend = Backend::new(device.clone());
     let served = server.run(&mut backend);
+    lock(&device).kick().close();
+    if gsp_thread.join().is_err() {
+        log.line("the GSP thread panicked");
+    }
     match &served {
         Ok(()) => log.line("connection closed by the client"),
         Err(e) => log.line(&format!("connection ended with an error: {e}")),

@@ -59,8 +59,18 @@ pub enum Lie {
     /// the status queue's free room (the other half is kept for the
     /// messages still due before the next doorbell).
     Flood,
-    /// From message N on the GSP answers nothing (and reads no command).
+    /// From message N on the GSP answers nothing and consumes no command,
+    /// but still runs (it keeps polling its command queue).
     Mute,
+    /// From message N on the GSP answers nothing but posts events without
+    /// end, as many as the status queue has room for, on every tick.
+    Stream,
+    /// From message N on one event comes before every message, and the GSP
+    /// posts one more on every tick of its own while there is room.
+    Chatter,
+    /// The GSP ignores falcon resets and keeps running after it acknowledged
+    /// UNLOADING_GUEST_DRIVER: nothing the driver does stops it (N unused).
+    Unstoppable,
 }
 
 /// The lies, their names and what they do (`--list-gsp-faults`).
@@ -139,6 +149,21 @@ pub const LIES: &[(&str, Lie, &str)] = &[
         Lie::Mute,
         "no answer from then on (mute@0: never comes up)",
     ),
+    (
+        "stream",
+        Lie::Stream,
+        "no answer from then on, only events without end",
+    ),
+    (
+        "chatter",
+        Lie::Chatter,
+        "an event before every message and one more every tick",
+    ),
+    (
+        "unstoppable",
+        Lie::Unstoppable,
+        "keeps running through falcon resets and after the unload",
+    ),
 ];
 
 /// The message index a lie is told at when `@N` is not given.
@@ -148,7 +173,7 @@ pub const DEFAULT_AT: u32 = 3;
 pub const UNKNOWN_FUNCTION: u32 = 0xabcd;
 
 /// An event both versions define (NV_VGPU_MSG_EVENT_OS_ERROR_LOG), the
-/// flood's.
+/// one the flood, the stream and the chatter post.
 pub const FLOOD_EVENT: u32 = 0x1006;
 
 /// A lie and the message it is told at.

@@ -153,7 +153,7 @@ fn flood_from_the_start_still_lets_the_gsp_come_up() {
 }
 
 #[test]
-fn mute_stops_answering_and_touching_memory() {
+fn mute_stops_answering_but_keeps_running() {
     // mute@3: up, then silent.
     let mut d = Driver::lying(Version::R570_144, "mute@3");
     boot(&mut d);
@@ -164,7 +164,12 @@ fn mute_stops_answering_and_touching_memory() {
     d.set_phase(8);
     d.doorbell();
     d.doorbell();
-    assert_eq!(d.sysmem(8), (0, 0), "a mute GSP reads nothing");
+    assert_eq!(
+        d.sysmem(8),
+        (2, 0),
+        "a mute GSP only polls its command queue's write pointer, once a tick"
+    );
+    assert!(d.tick(), "still running: only a reset stops it");
 
     // mute@0: never comes up.
     let mut d = Driver::lying(Version::R570_144, "mute@0");
@@ -210,4 +215,86 @@ fn the_lies_before_their_message_are_honest() {
         boot(&mut d);
         assert!(!d.log().contains("fault"), "{name}: {}", d.log());
     }
+}
+
+#[test]
+fn stream_posts_events_without_end_and_never_the_reply() {
+    let mut d = Driver::lying(Version::R570_144, "stream@3");
+    boot(&mut d);
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert!(
+        d.log().contains("fault stream at message 3"),
+        "{}",
+        d.log()
+    );
+    let mut events = 0;
+    for _ in 0..5 {
+        let msgs = d.receive();
+        assert_eq!(msgs.len(), 62, "the whole free room, every tick");
+        assert!(msgs.iter().all(|m| m.function == FLOOD_EVENT));
+        events += msgs.len();
+        d.tick();
+    }
+    assert_eq!(events, 5 * 62);
+    // Sequence numbers stay consecutive across ticks.
+    let seqs: Vec<u32> = d.receive().iter().map(|m| m.seq).collect();
+    assert_eq!(seqs.first(), Some(&(3 + 5 * 62)));
+    // The unload is not answered either.
+    d.send(function::UNLOADING_GUEST_DRIVER, &[]);
+    assert!(d.receive().iter().all(|m| m.function == FLOOD_EVENT));
+    assert!(d.tick());
+}
+
+#[test]
+fn chatter_interleaves_events_with_every_reply() {
+    let mut d = Driver::lying(Version::R570_144, "chatter@3");
+    boot(&mut d);
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert!(
+        d.log().contains("fault chatter at message 3"),
+        "{}",
+        d.log()
+    );
+    let msgs = d.receive();
+    let functions: Vec<u32> = msgs.iter().map(|m| m.function).collect();
+    assert_eq!(
+        functions.iter().filter(|&&f| f != FLOOD_EVENT).count(),
+        1,
+        "{functions:x?}"
+    );
+    let reply = functions
+        .iter()
+        .position(|&f| f == function::GET_GSP_STATIC_INFO)
+        .expect("the reply");
+    assert!(
+        reply > 0 && functions[reply - 1] == FLOOD_EVENT,
+        "an event right before the reply: {functions:x?}"
+    );
+    // Ticks of its own add one event each while there is room.
+    for _ in 0..3 {
+        d.tick();
+    }
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 3);
+    assert!(msgs.iter().all(|m| m.function == FLOOD_EVENT));
+}
+
+#[test]
+fn unstoppable_runs_through_resets_and_the_unload() {
+    let mut d = Driver::lying(Version::R570_144, "unstoppable");
+    boot(&mut d);
+    d.falcon_reset();
+    assert!(
+        d.log()
+            .contains("fault unstoppable at message 3: falcon reset ignored"),
+        "{}",
+        d.log()
+    );
+    assert!(!d.halted());
+    d.send(function::UNLOADING_GUEST_DRIVER, &[]);
+    assert_eq!(d.receive().len(), 1, "the unload is acknowledged");
+    d.set_phase(5);
+    assert!(d.tick(), "and yet it runs");
+    assert_ne!(d.sysmem(5), (0, 0), "touching memory");
+    assert!(!d.halted());
 }

@@ -4,14 +4,20 @@
 //! by a write of STARTCPU to NV_PGSP_FALCON_CPUCTL, it finds its arguments
 //! through MAILBOX1:MAILBOX0, identifies the firmware version the driver
 //! loaded, then serves the driver's commands over the message queues in
-//! guest memory, on start and on every doorbell.
+//! guest memory.
 //!
-//! Every guest memory access goes through the device's counted [`Sysmem`]
-//! and happens only inside [`Gsp::start`] and [`Gsp::doorbell`], that is in
-//! response to a register write; after UNLOADING_GUEST_DRIVER (or a refused
-//! start, or a fault) the GSP is stopped and touches nothing until the next
-//! start.
+//! It runs on its own, as silicon does: the device's GSP thread calls
+//! [`Gsp::tick`] every millisecond (and at once after a doorbell), and every
+//! tick of a running GSP polls the command queue in guest memory, carries
+//! out what it finds and posts replies and events when there is room. So a
+//! running GSP touches guest memory whenever it likes, whatever the driver
+//! does, until it is stopped: by UNLOADING_GUEST_DRIVER once its reply is
+//! posted, by a falcon reset (NV_PGSP_FALCON_ENGINE), by a device reset, or
+//! by a guest memory fault. A stopped GSP touches nothing until the next
+//! STARTCPU. Every guest memory access goes through the device's counted
+//! [`Sysmem`].
 
+pub mod clock;
 pub mod fault;
 pub mod firmware;
 pub mod wire;
@@ -140,6 +146,11 @@ struct Running {
     /// A `read-ptr-range` fault took effect: the command queue read pointer
     /// is published out of range from now on.
     bad_read_ptr: bool,
+    /// A `stream` fault took effect: only events are posted from now on.
+    streaming: bool,
+    /// The last complaint logged about the driver's side of the queues, so
+    /// that a tick repeating it stays quiet.
+    complaint: Option<String>,
 }
 
 /// What stopped command processing.
@@ -164,9 +175,38 @@ pub struct Gsp {
     config: GspConfig,
     firmware: Firmware,
     state: Option<Running>,
+    /// Why the GSP last stopped, until the device takes it ([`Gsp::take_stop`]).
+    stop: Option<Stop>,
     log: Logger,
     /// Messages recorded so far (`--record`).
     recorded: u32,
+}
+
+/// What stopped a running GSP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// It acknowledged UNLOADING_GUEST_DRIVER.
+    Unload,
+    /// A falcon reset (NV_PGSP_FALCON_ENGINE).
+    FalconReset,
+    /// A device reset.
+    DeviceReset,
+    /// A guest memory fault.
+    Fault,
+    /// STARTCPU while it ran: it starts again.
+    Restart,
+}
+
+impl Stop {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Unload => "unload",
+            Stop::FalconReset => "falcon-reset",
+            Stop::DeviceReset => "device-reset",
+            Stop::Fault => "fault",
+            Stop::Restart => "restart",
+        }
+    }
 }
 
 impl Gsp {
@@ -176,6 +216,7 @@ impl Gsp {
             firmware: Firmware::new(config.firmware_root.clone(), chip.name),
             config,
             state: None,
+            stop: None,
             log,
             recorded: 0,
         }
@@ -203,19 +244,56 @@ impl Gsp {
         self.state.as_ref().map(|s| s.version)
     }
 
-    /// Stops the GSP (device reset) without touching memory.
-    pub fn stop(&mut self) {
+    /// Whether the GSP runs.
+    pub fn running(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// Why the GSP stopped since the last call, if it did.
+    pub fn take_stop(&mut self) -> Option<Stop> {
+        self.stop.take()
+    }
+
+    /// Whether the configured lie is `lie`.
+    fn lies(&self, lie: Lie) -> bool {
+        matches!(self.config.fault, Some(f) if f.lie == lie)
+    }
+
+    /// Stops a running GSP for `why`, without touching memory.
+    fn halt(&mut self, why: Stop, line: &str) {
         if self.state.take().is_some() {
-            self.line("stopped by a device reset");
+            self.stop = Some(why);
+            self.line(line);
+        }
+    }
+
+    /// A device reset: the GSP stops without touching memory.
+    pub fn device_reset(&mut self) {
+        self.halt(Stop::DeviceReset, "stopped by a device reset");
+    }
+
+    /// A falcon reset (NV_PGSP_FALCON_ENGINE): the GSP stops without touching
+    /// memory, unless it lies that it cannot be stopped.
+    pub fn falcon_reset(&mut self) {
+        if self.state.is_none() {
+            self.line("falcon reset while stopped");
+        } else if self.lies(Lie::Unstoppable) {
+            let index = self.state.as_ref().map_or(0, |s| s.posted);
+            self.line(&format!(
+                "fault unstoppable at message {index}: falcon reset ignored, still running"
+            ));
+        } else {
+            self.halt(
+                Stop::FalconReset,
+                "stopped by a falcon reset; no memory access until STARTCPU",
+            );
         }
     }
 
     /// STARTCPU with the LIBOS arguments at `libos_args`. Returns the value
     /// for MAILBOX0: 0 once up, an error code when the start is refused.
     pub fn start(&mut self, mem: &mut Sysmem<'_>, libos_args: u64) -> u32 {
-        if self.state.take().is_some() {
-            self.line("STARTCPU while running: restarting");
-        }
+        self.halt(Stop::Restart, "STARTCPU while running: restarting");
         self.line(&format!("STARTCPU, LIBOS arguments at {libos_args:#x}"));
         let running = match self.boot(mem, libos_args) {
             Ok(r) => r,
@@ -238,7 +316,7 @@ impl Gsp {
                 return ERR_FAULT;
             }
         }
-        if self.mute_now() {
+        if self.mute_now() || self.stream_now() {
             return 0;
         }
         let init_done = Reply {
@@ -251,8 +329,7 @@ impl Gsp {
             Ok(true) => {}
             Ok(false) => self.line("status queue full: GSP_INIT_DONE not posted"),
             Err(e) => {
-                self.line(&format!("stopped: {e}"));
-                self.state = None;
+                self.halt(Stop::Fault, &format!("stopped: {e}"));
                 return ERR_FAULT;
             }
         }
@@ -260,13 +337,35 @@ impl Gsp {
         0
     }
 
-    /// The doorbell (NV_PGSP_QUEUE_HEAD(0) written).
-    pub fn doorbell(&mut self, mem: &mut Sysmem<'_>) {
-        if self.state.is_none() {
-            self.line("doorbell while stopped (ignored)");
+    /// One tick of a running GSP: polls the command queue and carries out
+    /// what it finds, and posts the events of its own schedule. A stopped
+    /// GSP does nothing.
+    pub fn tick(&mut self, mem: &mut Sysmem<'_>) {
+        let Some(s) = self.state.as_ref() else {
+            return;
+        };
+        if s.muted {
+            // Alive but deaf: it still reads its command queue's write
+            // pointer, and answers nothing.
+            if let Err(e) = mem.read_u32(s.cmdq + tx_header::WRITE_PTR) {
+                self.finish(Halt::Fault(e));
+            }
             return;
         }
-        let halt = self.process(mem);
+        let halt = if self.stream_now() {
+            match self.post_events(mem, u32::MAX) {
+                Ok(_) => Halt::Wait,
+                Err(e) => Halt::Fault(e),
+            }
+        } else {
+            match self.process(mem) {
+                Halt::Wait if self.chatter_now() => match self.post_events(mem, 1) {
+                    Ok(_) => Halt::Wait,
+                    Err(e) => Halt::Fault(e),
+                },
+                other => other,
+            }
+        };
         self.finish(halt);
     }
 
@@ -274,17 +373,66 @@ impl Gsp {
     fn finish(&mut self, halt: Halt) -> bool {
         match halt {
             Halt::Wait => true,
+            Halt::Stopped if self.lies(Lie::Unstoppable) => {
+                let index = self.state.as_ref().map_or(0, |s| s.posted);
+                self.line(&format!(
+                    "fault unstoppable at message {index}: still running after \
+                     UNLOADING_GUEST_DRIVER"
+                ));
+                true
+            }
             Halt::Stopped => {
-                self.state = None;
-                self.line("stopped after UNLOADING_GUEST_DRIVER; no memory access until STARTCPU");
+                self.halt(
+                    Stop::Unload,
+                    "stopped after UNLOADING_GUEST_DRIVER; no memory access until STARTCPU",
+                );
                 false
             }
             Halt::Fault(e) => {
-                self.state = None;
-                self.line(&format!("stopped: {e}"));
+                self.halt(Stop::Fault, &format!("stopped: {e}"));
                 false
             }
         }
+    }
+
+    /// Logs a complaint about the driver's side of the queues, unless it is
+    /// the one logged last (a tick repeats it until the driver changes).
+    fn complain(&mut self, msg: String) {
+        let Some(s) = self.state.as_mut() else {
+            return;
+        };
+        if s.complaint.as_deref() != Some(msg.as_str()) {
+            self.line(&msg);
+            self.state.as_mut().expect("running").complaint = Some(msg);
+        }
+    }
+
+    /// Posts up to `max` events, as many as the status queue has room for;
+    /// returns how many.
+    fn post_events(&mut self, mem: &mut Sysmem<'_>, max: u32) -> Result<u32, GuestMemError> {
+        let s = self.state.as_ref().expect("running");
+        let (cmdq, statq, wptr, mut seq) = (s.cmdq, s.statq, s.stat_wptr, s.stat_seq);
+        let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
+        if driver_rptr >= queue::MSG_COUNT {
+            return Ok(0);
+        }
+        let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
+        let n = free.min(max);
+        let mut pos = wptr;
+        for _ in 0..n {
+            let m = wire::encode(seq, fault::FLOOD_EVENT, 0, 0, &[]);
+            self.record(&m);
+            write_ring(mem, statq, pos, &m)?;
+            pos = (pos + 1) % queue::MSG_COUNT;
+            seq = seq.wrapping_add(1);
+        }
+        if n > 0 {
+            mem.write_u32(statq + tx_header::WRITE_PTR, pos)?;
+        }
+        let s = self.state.as_mut().expect("running");
+        s.stat_wptr = pos;
+        s.stat_seq = seq;
+        Ok(n)
     }
 
     /// Reads the arguments and sets the queues up; the error is the MAILBOX0
@@ -470,6 +618,8 @@ impl Gsp {
             posted: 0,
             muted: false,
             bad_read_ptr: false,
+            streaming: false,
+            complaint: None,
         })
     }
 
@@ -491,7 +641,7 @@ impl Gsp {
         let Some(s) = self.state.as_ref() else {
             return Ok(false);
         };
-        if s.muted {
+        if s.muted || s.streaming {
             return Ok(false);
         }
         if let Some(held) = self.state.as_mut().and_then(|s| s.held.take()) {
@@ -505,7 +655,7 @@ impl Gsp {
         let (cmdq, rptr, expected_seq) = (s.cmdq, s.cmd_rptr, s.cmd_seq);
         let wptr = mem.read_u32(cmdq + tx_header::WRITE_PTR)?;
         if wptr >= queue::MSG_COUNT {
-            self.line(&format!(
+            self.complain(format!(
                 "command queue writePtr {wptr} is out of range (0..{}); waiting",
                 queue::MSG_COUNT
             ));
@@ -648,9 +798,44 @@ impl Gsp {
         }
     }
 
+    /// Whether the GSP only streams events any more: a `stream` fault whose
+    /// message has come (logged once).
+    fn stream_now(&mut self) -> bool {
+        let fault = self.config.fault;
+        let Some(s) = self.state.as_mut() else {
+            return false;
+        };
+        if s.streaming {
+            return true;
+        }
+        match fault {
+            Some(Fault {
+                lie: Lie::Stream,
+                at,
+            }) if s.posted >= at => {
+                s.streaming = true;
+                let index = s.posted;
+                self.line(&format!(
+                    "fault stream at message {index}: only events from now on (fault \
+                     stream@{at})"
+                ));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a `chatter` fault is in effect.
+    fn chatter_now(&self) -> bool {
+        matches!(
+            (self.config.fault, self.state.as_ref()),
+            (Some(Fault { lie: Lie::Chatter, at }), Some(s)) if s.posted >= at
+        )
+    }
+
     /// Executes a complete command and posts its reply.
     fn act(&mut self, mem: &mut Sysmem<'_>, p: Pending) -> Result<Delivered, Halt> {
-        if self.mute_now() {
+        if self.mute_now() || self.stream_now() {
             return Err(Halt::Wait);
         }
         let version = self.state.as_ref().expect("running").version;
@@ -715,8 +900,8 @@ impl Gsp {
         if self.post(mem, &held.reply)? {
             return Ok(Delivered::Posted { stop: held.stop });
         }
-        self.line(&format!(
-            "status queue full: the reply to {} waits for the next doorbell",
+        self.complain(format!(
+            "status queue full: the reply to {} waits for room",
             function::name(held.reply.function)
         ));
         self.state.as_mut().expect("running").held = Some(held);
@@ -774,14 +959,15 @@ impl Gsp {
             .sum();
         let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
         if driver_rptr >= queue::MSG_COUNT {
-            self.line(&format!(
+            self.complain(format!(
                 "status queue read pointer {driver_rptr} is out of range; nothing posted"
             ));
             return Ok(false);
         }
         let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
-        if needed > free {
-            self.line(&format!(
+        let chatter = u32::from(self.chatter_now());
+        if needed + chatter > free {
+            self.complain(format!(
                 "status queue full: {needed} element(s) needed, {free} free (writePtr {wptr}, \
                  driver's readPtr {driver_rptr})"
             ));
@@ -792,14 +978,24 @@ impl Gsp {
         let mut messages = Vec::new();
         // Half the room left, so that the messages still to come in this
         // activation (the GSP acts only on register writes) find room too.
-        let events = if flooding { (free - needed) / 2 } else { 0 };
+        let events = if flooding {
+            (free - needed) / 2
+        } else {
+            chatter
+        };
         for _ in 0..events {
             messages.push(wire::encode(seq, fault::FLOOD_EVENT, 0, 0, &[]));
             seq = seq.wrapping_add(1);
         }
-        if events > 0 {
+        if flooding && events > 0 {
             self.line(&format!(
                 "fault flood at message {index}: {events} events first"
+            ));
+        }
+        if matches!(fault, Some(Fault { lie: Lie::Chatter, at }) if index == at) {
+            self.line(&format!(
+                "fault chatter at message {index}: an event before every message and one \
+                 more every tick from now on"
             ));
         }
         let first = messages.len();

@@ -16,7 +16,8 @@ use super::firmware::FWIMAGE_HEAD;
 use super::wire::*;
 use super::*;
 use crate::bar0::{
-    NV_PGSP_FALCON_CPUCTL, NV_PGSP_FALCON_MAILBOX0, NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
+    CPUCTL_HALTED, NV_PGSP_FALCON_CPUCTL, NV_PGSP_FALCON_ENGINE, NV_PGSP_FALCON_MAILBOX0,
+    NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
 };
 use crate::device::tests::ga102_config;
 use crate::device::Device;
@@ -210,6 +211,7 @@ impl Driver {
         self.reg_write(NV_PGSP_FALCON_MAILBOX0, (BASE + LIBOS_OFF) as u32);
         self.reg_write(NV_PGSP_FALCON_MAILBOX1, ((BASE + LIBOS_OFF) >> 32) as u32);
         self.reg_write(NV_PGSP_FALCON_CPUCTL, 2);
+        self.tick();
         self.reg_read(NV_PGSP_FALCON_MAILBOX0)
     }
 
@@ -237,6 +239,23 @@ impl Driver {
 
     pub(super) fn doorbell(&mut self) {
         self.reg_write(NV_PGSP_QUEUE_HEAD0, 0);
+        self.tick();
+    }
+
+    /// Resets the GSP's falcon.
+    pub(super) fn falcon_reset(&mut self) {
+        self.reg_write(NV_PGSP_FALCON_ENGINE, 1);
+        self.reg_write(NV_PGSP_FALCON_ENGINE, 0);
+    }
+
+    /// Whether CPUCTL says the GSP is halted.
+    pub(super) fn halted(&mut self) -> bool {
+        self.reg_read(NV_PGSP_FALCON_CPUCTL) & CPUCTL_HALTED != 0
+    }
+
+    /// One tick of the GSP thread, which these tests play themselves.
+    pub(super) fn tick(&mut self) -> bool {
+        self.dev.run_gsp()
     }
 
     pub(super) fn send(&mut self, function: u32, payload: &[u8]) {
@@ -595,4 +614,63 @@ fn a_continued_command_whose_reply_does_not_fit_is_served_once_later() {
         "{}",
         d.log()
     );
+}
+
+#[test]
+fn a_running_gsp_polls_its_queue_on_its_own() {
+    let mut d = Driver::new(Version::R570_144, None);
+    boot(&mut d);
+    assert!(!d.halted());
+    // Queued without a doorbell: the next tick of its own finds it.
+    d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    d.set_phase(4);
+    assert!(d.tick());
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(msgs[0].function, function::GET_GSP_STATIC_INFO);
+    // An idle tick still reads the command queue's write pointer.
+    d.set_phase(5);
+    d.tick();
+    assert_eq!(d.sysmem(5), (1, 0));
+}
+
+#[test]
+fn a_falcon_reset_stops_the_gsp_and_its_memory_accesses() {
+    let mut d = Driver::new(Version::R535_113_01, None);
+    boot(&mut d);
+    d.falcon_reset();
+    assert!(d.halted());
+    assert!(
+        d.log().contains("stopped by a falcon reset"),
+        "{}",
+        d.log()
+    );
+    d.set_phase(6);
+    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    assert!(!d.tick());
+    assert_eq!(d.sysmem(6), (0, 0), "a stopped GSP touches nothing");
+    let runs = d.dev.counts().gsp_runs().to_vec();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].started_phase, 0);
+    assert_eq!(runs[0].stopped_phase, Some(0));
+    assert_eq!(runs[0].stopped_by, Some("falcon-reset"));
+    // It starts again.
+    assert_eq!(d.start(), 0);
+    assert!(!d.halted());
+    assert_eq!(d.dev.counts().gsp_runs().len(), 2);
+}
+
+#[test]
+fn the_unload_stops_the_gsp_once_acknowledged() {
+    let mut d = Driver::new(Version::R570_144, None);
+    boot(&mut d);
+    d.send(function::UNLOADING_GUEST_DRIVER, &[]);
+    assert_eq!(d.receive().len(), 1);
+    assert!(d.halted());
+    assert_eq!(
+        d.dev.counts().gsp_runs()[0].stopped_by,
+        Some("unload")
+    );
+    let json = d.dev.counts_json().expect("json");
+    assert!(json.contains("\"stopped_by\": \"unload\""), "{json}");
 }
