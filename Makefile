@@ -12,7 +12,7 @@ CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test stress fuzz bench audit-untrusted
+.PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test rows stress fuzz bench audit-untrusted
 
 all: modules
 
@@ -52,6 +52,12 @@ run: modules emu
 test: modules emu
 	scripts/kernel.sh release
 	scripts/harness.sh test
+
+# Only the scenario rows whose names match ROWS (a regular expression), for
+# the loop after an edit; `make test` remains the gate.
+ROWS ?= ^probe-ga102$$
+rows: modules emu
+	scripts/harness.sh rows '$(ROWS)'
 
 # Boots the guest with one emulated GPU and the module loaded, and opens a
 # shell on its console (`exit` powers it off).

@@ -489,13 +489,15 @@ def device_lines(console, bdf):
 ID_REGISTERS = {("bar0", 0x0), ("bar0", 0xa00)}
 
 
-def accesses_in_phase(counts, phase, ignore=()):
-    """Total BAR accesses (reads + writes) recorded in one phase, except reads of the
-    registers in `ignore` ((region, offset) pairs)."""
+def accesses_in_phase(counts, phase, ignore=(), skip_regions=()):
+    """Total BAR and shared-memory accesses (reads + writes) recorded in one phase, except
+    reads of the registers in `ignore` ((region, offset) pairs) and accesses of the regions
+    in `skip_regions`."""
     for p in counts.get("phases", []):
         if p.get("phase") == phase:
             return sum(a["writes"] + (0 if (a["region"], int(a["offset"], 16)) in ignore
-                                      else a["reads"]) for a in p["accesses"])
+                                      else a["reads"])
+                       for a in p["accesses"] if a["region"] not in skip_regions)
     return 0
 
 
@@ -870,6 +872,7 @@ def check_scenarios(console, scenarios, emus, results):
                           told in emu_log, f"no '{told}' in {emu.log}")
         if not fault:
             check_unloads(sc.name, lines, emu, results)
+        unstoppable = (fault or "").startswith("unstoppable")
         counts = emu.read_counts()
         if counts is None:
             results.check(f"{sc.name}: emulator wrote access counts", False, str(emu.counts))
@@ -886,7 +889,8 @@ def check_scenarios(console, scenarios, emus, results):
                           accesses_in_phase(counts, 0) > 0, "no access in phase 0")
             results.check(f"{sc.name}: rebind reaches the device again",
                           accesses_in_phase(counts, PHASE_REBOUND) > 0, "no access after bind")
-        check_quiet_after(sc.name, counts, results)
+        check_gsp_stopped(sc.name, counts, results, unstoppable)
+        check_quiet_after(sc.name, counts, results, unstoppable)
 
 
 def check_unloads(name, lines, emu, results):
@@ -900,14 +904,34 @@ def check_unloads(name, lines, emu, results):
                       unloads == ups, f"{ups} boots, {unloads} unloads (see {emu.log})")
 
 
-def check_quiet_after(name, counts, results):
+def check_quiet_after(name, counts, results, unstoppable=False):
     """No BAR or shared-memory access after the sysfs unbind and after the rmmod (the
-    PHASE_AFTER_UNBIND and PHASE_AFTER_RMMOD markers of the guest's steps)."""
+    PHASE_AFTER_UNBIND and PHASE_AFTER_RMMOD markers of the guest's steps). A GSP that cannot
+    be stopped (`unstoppable`) goes on touching the memory the driver leaked for it, so there
+    only MMIO counts."""
+    skip = ("sysmem",) if unstoppable else ()
+    what_access = "MMIO" if unstoppable else "MMIO or shared-memory"
     for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
-        n = accesses_in_phase(counts, phase)
-        results.check(f"{name}: no MMIO or shared-memory access after {what}",
+        n = accesses_in_phase(counts, phase, skip_regions=skip)
+        results.check(f"{name}: no {what_access} access after {what}",
                       n == 0 and any(p.get("phase") == phase for p in counts.get("phases", [])),
                       f"{n} accesses")
+
+
+def check_gsp_stopped(name, counts, results, unstoppable=False):
+    """Every run of the emulated GSP (the counts file's `gsp_runs`) ended in the phase it
+    began in: whatever failed, the driver stopped the GSP before its probe, unbind or rmmod
+    returned, and with check_quiet_after it touched nothing afterwards. A GSP that lies that it
+    cannot be stopped must still run at the end."""
+    runs = counts.get("gsp_runs", [])
+    if unstoppable:
+        results.check(f"{name}: the unstoppable GSP kept running (the driver could not stop it)",
+                      runs and runs[-1].get("stopped_by") is None, f"runs: {runs}")
+        return
+    late = [r for r in runs
+            if r.get("stopped_by") is None or r.get("stopped_phase") != r.get("started_phase")]
+    results.check(f"{name}: every GSP started was stopped before the driver let go of it",
+                  not late, f"{len(runs)} runs; unstopped or stopped late: {late}")
 
 
 def plan_boots(scenarios):
@@ -1053,6 +1077,7 @@ def lifecycle_job(cycles, modcycles):
             # Cycles after the first load that brought the GSP up again.
             job.survived = getattr(job, "survived", 0) + max(0, ups - 1)
             check_unloads(sc.name, lines, emu, results)
+            check_gsp_stopped(sc.name, emu.read_counts() or {}, results)
             check_quiet_after(sc.name, emu.read_counts() or {}, results)
 
     return Job("lifecycle", rows, steps, check=check)
@@ -1477,6 +1502,20 @@ def cmd_test(_args):
     return 1 if results.failed else 0
 
 
+def cmd_rows(args):
+    """Only the table rows whose names match `args.regex`, in as few boots as they need: the
+    quick loop after an edit (`make rows ROWS=regex`); `make test` remains the gate."""
+    rows = [sc for sc in read_table() if re.search(args.regex, sc.name)]
+    if not rows:
+        raise SystemExit(f"no row of tests/scenarios.table matches /{args.regex}/")
+    run_dir = new_run_dir("rows")
+    results = Results()
+    log(f"artefacts: {run_dir}; {len(rows)} rows")
+    run_jobs(run_dir, table_jobs(rows), results)
+    print(results.summary())
+    return 1 if results.failed else 0
+
+
 # What a device may end with when the GSP lies: up, or one of the driver's clear errors.
 GSP_OUTCOME = (r"^(GSP \S+ up: |GSP status queue: |GSP command queue: |GSP: no reply |"
                r"GSP replied to |GET_GSP_STATIC_INFO reply rejected: )")
@@ -1486,7 +1525,7 @@ ID_OUTCOME = r"^(NVIDIA \(Chipset: |unsupported GPU: )"
 LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "count-huge",
         "count-unwritten", "length-huge", "length-short", "checksum", "seq-repeat", "seq-skip",
         "function-unknown", "reply-function", "reply-short", "reply-long", "other-version",
-        "flood", "mute")
+        "flood", "mute", "stream", "chatter")
 MESSAGES = range(5)
 
 
@@ -1667,6 +1706,8 @@ def main():
     sh.add_argument("--chipset", default="ga102")
     sh.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
     sub.add_parser("test")
+    rw = sub.add_parser("rows")
+    rw.add_argument("regex", help="rows of tests/scenarios.table whose names match")
     st = sub.add_parser("stress")
     st.add_argument("--cycles", type=int, default=200, help="sysfs unbind/bind cycles")
     st.add_argument("--modcycles", type=int, default=50, help="rmmod/insmod cycles")
@@ -1681,7 +1722,7 @@ def main():
     if not EMU.exists():
         raise SystemExit(f"{EMU} is missing: build it with `make emu`")
     return {"run": cmd_run, "shell": cmd_shell, "test": cmd_test, "bench": cmd_bench,
-            "stress": cmd_stress}[args.cmd](args)
+            "stress": cmd_stress, "rows": cmd_rows}[args.cmd](args)
 
 
 if __name__ == "__main__":
