@@ -160,7 +160,6 @@ impl pci::Driver for NovaCore {
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
         pin_init::pin_init_scope(move || {
             pdev.enable_device_mem()?;
-            pdev.set_master();
 
             check_bar0(pdev)?;
             let bar = pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?;
@@ -176,12 +175,23 @@ impl pci::Driver for NovaCore {
                     dev_err!(pdev, "no GSP interface implementation for {}\n", fw.version);
                 })?;
                 let facts = system_facts(pdev, &spec)?;
-                let mut gsp = Gsp::boot(pdev, &bar, spec, iface, &fw.image_head, &facts)?;
-                let info = gsp.static_info(pdev, &bar)?;
-                dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name());
-                let iterations = crate::module_parameters::bench.value();
-                if iterations > 0 {
-                    crate::gsp::bench::run(pdev, &bar, &mut gsp, fw.version, iterations)?;
+                // The GSP reads and writes system memory: bus mastering from its start on,
+                // and off again on every failure.
+                pdev.set_master();
+                let mut gsp = Gsp::boot(pdev, &bar, spec, iface, &fw.image_head, &facts)
+                    .inspect_err(|_| clear_master(pdev))?;
+                let up = gsp.static_info(pdev, &bar).and_then(|info| {
+                    dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name());
+                    let iterations = crate::module_parameters::bench.value();
+                    if iterations > 0 {
+                        crate::gsp::bench::run(pdev, &bar, &mut gsp, fw.version, iterations)?;
+                    }
+                    Ok(())
+                });
+                if let Err(e) = up {
+                    gsp.shutdown(pdev, &bar);
+                    clear_master(pdev);
+                    return Err(e);
                 }
                 Some(gsp)
             } else {
@@ -202,18 +212,24 @@ impl pci::Driver for NovaCore {
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
-        let mut gsp = this.gsp.lock();
-        if let Some(gsp) = &mut *gsp {
-            if let Err(e) = gsp.unload(pdev, &this.bar) {
-                dev_warn!(
-                    pdev,
-                    "GSP did not acknowledge the unload (error {})\n",
-                    e.to_errno()
-                );
-            }
+        // Stopped (or, if it cannot be, its memory leaked) before anything is freed.
+        if let Some(gsp) = this.gsp.lock().take() {
+            gsp.shutdown(pdev, &this.bar);
+            clear_master(pdev);
         }
     }
 }
+
+/// Turns bus mastering off: the device may no longer reach system memory.
+fn clear_master(pdev: &pci::Device<Core<'_>>) {
+    let config = pdev.config_space();
+    let command = config.read16(PCI_COMMAND);
+    config.write16(command & !PCI_COMMAND_MASTER, PCI_COMMAND);
+}
+
+/// The PCI command register's offset in config space, and its bus master bit.
+const PCI_COMMAND: usize = 0x04;
+const PCI_COMMAND_MASTER: u16 = 1 << 2;
 
 /// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function, validated from what the
 /// function reports.

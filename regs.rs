@@ -5,7 +5,8 @@
 //! Glossary:
 //! - PMC: the GPU's master control block, where the identification registers live.
 //! - BOOT_0: the first identification register; architecture, implementation and revision.
-//! - PGSP: the GSP falcon's register block (mailboxes, CPU control, queue doorbell).
+//! - PGSP: the GSP falcon's register block (mailboxes, CPU control, engine reset, queue
+//!   doorbell).
 //! - BOOT_42: the extended identification register (Fermi and later); it names the chip on every
 //!   generation, including those whose ids no longer fit BOOT_0's layout.
 
@@ -41,8 +42,16 @@ register! {
 
     /// GSP falcon CPU control.
     pub(crate) NV_PGSP_FALCON_CPUCTL(u32) @ 0x00110100 {
+        /// The falcon's CPU is halted (or was never started).
+        4:4     halted => bool;
         /// Starts the falcon's CPU.
         1:1     startcpu;
+    }
+
+    /// GSP falcon engine control.
+    pub(crate) NV_PGSP_FALCON_ENGINE(u32) @ 0x001103c0 {
+        /// Holds the falcon in reset while set; the GSP stops at once.
+        0:0     reset => bool;
     }
 
     /// Command queue doorbell: written after the command queue's write pointer moved.

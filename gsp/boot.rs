@@ -16,6 +16,7 @@ use kernel::{
     },
     io::{
         io_project,
+        poll::read_poll_timeout,
         Io, //
     },
     pci,
@@ -64,6 +65,10 @@ use crate::{
 const INIT_TIMEOUT: Delta = Delta::from_secs(10);
 /// How long one RPC may take.
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
+/// How long the GSP may take to acknowledge `UNLOADING_GUEST_DRIVER`.
+const UNLOAD_TIMEOUT: Delta = Delta::from_secs(2);
+/// How long the falcon may take to halt once reset.
+const HALT_TIMEOUT: Delta = Delta::from_millis(100);
 /// How often a wait that finds the status queue empty checks the device itself: that the GPU
 /// is still there (a removed device reads all ones on PCIe, zeros under QEMU) and, while the
 /// GSP starts, that it did not refuse to. Replies normally come well within one interval, so
@@ -130,21 +135,48 @@ impl Owed {
     }
 }
 
-/// A running GSP: its queues and the memory it was given.
-pub(crate) struct Gsp {
-    /// The GPU as identified at probe; a device that no longer reads as this one is gone.
-    spec: Spec,
-    iface: &'static dyn Interface,
+/// The memory the GSP was given the addresses of.
+struct Shared {
     queues: Queues<CoherentMemory>,
-    owed: Owed,
     _rmargs: Coherent<[u8]>,
     _libos: Coherent<[u8]>,
     _fwimage: Coherent<[u8]>,
 }
 
+/// A started GSP: its queues and the memory it was given.
+///
+/// A GSP may touch its memory at any time until it is stopped, so that memory goes back to
+/// the allocator only once [`Gsp::shutdown`] saw the falcon halted. Dropped otherwise, the
+/// memory is leaked: never freed under a device that may still use it.
+pub(crate) struct Gsp {
+    /// The GPU as identified at probe; a device that no longer reads as this one is gone.
+    spec: Spec,
+    iface: &'static dyn Interface,
+    owed: Owed,
+    /// Taken when the GSP is dropped: freed if `halted`, leaked otherwise.
+    shared: Option<Shared>,
+    /// The falcon was seen halted after its reset: the GSP touches nothing any more.
+    halted: bool,
+    /// The GSP refused to start (it never ran), or the GPU is gone: asking it to unload is
+    /// pointless.
+    unreachable: bool,
+}
+
+impl Drop for Gsp {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.take() {
+            if !self.halted {
+                // The GSP may still run and hold these addresses: never hand them back.
+                core::mem::forget(shared);
+            }
+        }
+    }
+}
+
 impl Gsp {
     /// Runs the reduced boot: lays out the queues and the boot arguments, queues
     /// `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`, starts the GSP and waits for `GSP_INIT_DONE`.
+    /// A GSP that does not come up is stopped ([`Gsp::shutdown`]) before the error returns.
     pub(crate) fn boot(
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
@@ -222,19 +254,26 @@ impl Gsp {
         let mut gsp = Gsp {
             spec,
             iface,
-            queues,
             owed,
-            _rmargs: rmargs,
-            _libos: libos,
-            _fwimage: fwimage,
+            shared: Some(Shared {
+                queues,
+                _rmargs: rmargs,
+                _libos: libos,
+                _fwimage: fwimage,
+            }),
+            halted: false,
+            unreachable: false,
         };
-        gsp.wait_for(
+        if let Err(e) = gsp.wait_for(
             pdev,
             bar,
             iface.function(Function::InitDone),
             INIT_TIMEOUT,
             Some(args_low),
-        )?;
+        ) {
+            gsp.shutdown(pdev, bar);
+            return Err(e);
+        }
         dev_dbg!(
             pdev,
             "GSP_INIT_DONE {} ms after STARTCPU\n",
@@ -243,13 +282,19 @@ impl Gsp {
         Ok(gsp)
     }
 
+    /// The queues, while the memory is the driver's.
+    fn queues(&mut self) -> Result<&mut Queues<CoherentMemory>> {
+        self.shared.as_mut().map(|s| &mut s.queues).ok_or(ENODEV)
+    }
+
     /// Waits for a message of `function`: the reply to the command just sent, or an event.
     ///
     /// Replies to commands sent earlier without waiting must come first, in order; other events
-    /// are skipped (and logged at debug level). A reply nobody asked for ends the wait with an
-    /// error, as does a failed reply, a message that does not validate, or a failed
-    /// [`Gsp::check_device`] while the queue stays empty. `starting` is, while the GSP starts,
-    /// what the driver wrote to MAILBOX0 (where the GSP answers the start).
+    /// are skipped (and counted in one debug line). A reply nobody asked for ends the wait with
+    /// an error, as does a failed reply, a message that does not validate, or a failed
+    /// [`Gsp::check_device`]. `starting` is, while the GSP starts, what the driver wrote to
+    /// MAILBOX0 (where the GSP answers the start). The wait has one deadline, `timeout`, and
+    /// checks the device every [`CHECK_INTERVAL`], however many messages keep coming.
     fn wait_for(
         &mut self,
         pdev: &pci::Device<Core<'_>>,
@@ -260,8 +305,26 @@ impl Gsp {
     ) -> Result<Untrusted<KVec<u8>>> {
         let start = Instant::<Monotonic>::now();
         let mut next_check = CHECK_INTERVAL;
-        loop {
-            match self.queues.receive(self.iface) {
+        let mut skipped = 0u64;
+        let result = loop {
+            let waited = start.elapsed();
+            if waited >= next_check {
+                if let Err(e) = self.check_device(pdev, bar, function, starting) {
+                    break Err(e);
+                }
+                next_check = waited + CHECK_INTERVAL;
+            }
+            if waited > timeout {
+                dev_err!(
+                    pdev,
+                    "GSP: no reply to {:#x} within {} ms\n",
+                    function,
+                    timeout.as_millis()
+                );
+                break Err(ETIMEDOUT);
+            }
+            let iface = self.iface;
+            match self.queues()?.receive(iface) {
                 // A failed reply to any command (e.g. the boot's queued ones) ends the wait.
                 Ok(Some((m, _))) if m.result != 0 => {
                     dev_err!(
@@ -271,18 +334,11 @@ impl Gsp {
                         m.result,
                         function
                     );
-                    return Err(EIO);
+                    break Err(EIO);
                 }
                 Ok(Some((m, _))) if self.owed.first() == Some(m.function) => self.owed.pop(),
-                Ok(Some((m, payload))) if m.function == function => return Ok(payload),
-                Ok(Some((m, _))) if self.iface.is_event(m.function) => {
-                    dev_dbg!(
-                        pdev,
-                        "GSP event {:#x} while waiting for {:#x}\n",
-                        m.function,
-                        function
-                    );
-                }
+                Ok(Some((m, payload))) if m.function == function => break Ok(payload),
+                Ok(Some((m, _))) if iface.is_event(m.function) => skipped += 1,
                 Ok(Some((m, _))) => {
                     dev_err!(
                         pdev,
@@ -290,25 +346,9 @@ impl Gsp {
                         m.function,
                         function
                     );
-                    return Err(EIO);
+                    break Err(EIO);
                 }
-                Ok(None) => {
-                    let waited = start.elapsed();
-                    if waited >= next_check {
-                        self.check_device(pdev, bar, function, starting)?;
-                        next_check = waited + CHECK_INTERVAL;
-                    }
-                    if waited > timeout {
-                        dev_err!(
-                            pdev,
-                            "GSP: no reply to {:#x} within {} ms\n",
-                            function,
-                            timeout.as_millis()
-                        );
-                        return Err(ETIMEDOUT);
-                    }
-                    fsleep(Delta::from_millis(1));
-                }
+                Ok(None) => fsleep(Delta::from_millis(1)),
                 Err(e) => {
                     dev_err!(
                         pdev,
@@ -316,55 +356,67 @@ impl Gsp {
                         e,
                         function
                     );
-                    return Err(MsgError::errno(e));
+                    break Err(MsgError::errno(e));
                 }
             }
+        };
+        if skipped > 0 {
+            dev_dbg!(
+                pdev,
+                "GSP: {} events skipped while waiting for {:#x}\n",
+                skipped,
+                function
+            );
         }
+        result
     }
 
-    /// Checks, while the status queue is empty, that waiting still makes sense: the GPU still
-    /// identifies as the one probed, and a starting GSP (`starting`: what the driver wrote to
-    /// MAILBOX0) has not refused to start.
+    /// Checks that waiting still makes sense: the GPU still identifies as the one probed, and a
+    /// starting GSP (`starting`: what the driver wrote to MAILBOX0) has not refused to start.
+    /// Either failure makes the GSP unreachable.
     fn check_device(
-        &self,
+        &mut self,
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
         function: u32,
         starting: Option<u32>,
     ) -> Result {
-        read_id(bar)
-            .validate_ref_against::<SameGpu, _>(self.spec)
-            .map_err(|gone| {
-                dev_err!(pdev, "GPU gone: {} (waiting for {:#x})\n", gone, function);
-                ENODEV
-            })?;
+        if let Err(gone) = read_id(bar).validate_ref_against::<SameGpu, _>(self.spec) {
+            dev_err!(pdev, "GPU gone: {} (waiting for {:#x})\n", gone, function);
+            self.unreachable = true;
+            return Err(ENODEV);
+        }
         if let Some(written) = starting {
             // The GSP answers STARTCPU in MAILBOX0.
-            Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw())
-                .validate_ref_against::<StartAnswer, _>(written)
-                .map_err(|refused| {
-                    dev_err!(pdev, "GSP refused to start: {}\n", refused);
-                    EIO
-                })?;
+            if let Err(refused) =
+                Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw())
+                    .validate_ref_against::<StartAnswer, _>(written)
+            {
+                dev_err!(pdev, "GSP refused to start: {}\n", refused);
+                self.unreachable = true;
+                return Err(EIO);
+            }
         }
         Ok(())
     }
 
-    /// Sends an RPC and waits for its reply.
+    /// Sends an RPC and waits for its reply, at most `timeout`.
     fn rpc(
         &mut self,
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
         function: Function,
         payload: &[u8],
+        timeout: Delta,
     ) -> Result<Untrusted<KVec<u8>>> {
-        let f = self.iface.function(function);
-        self.queues.send(self.iface, f, payload).map_err(|e| {
+        let iface = self.iface;
+        let f = iface.function(function);
+        self.queues()?.send(iface, f, payload).map_err(|e| {
             dev_err!(pdev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
             Error::from(e)
         })?;
         bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed());
-        self.wait_for(pdev, bar, f, RPC_TIMEOUT, None)
+        self.wait_for(pdev, bar, f, timeout, None)
     }
 
     /// Asks the GSP for its static information (GPU name, framebuffer size).
@@ -373,7 +425,7 @@ impl Gsp {
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
     ) -> Result<StaticInfo> {
-        let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[])?;
+        let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[], RPC_TIMEOUT)?;
         let info = self.iface.decode_static_info(&reply).map_err(|e| {
             dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {}\n", e);
             EIO
@@ -387,11 +439,51 @@ impl Gsp {
     }
 
     /// Tells the GSP the driver is going away; the GSP stops touching memory afterwards.
-    pub(crate) fn unload(&mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result {
+    fn unload(&mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result {
         let mut payload = KVec::new();
         self.iface.encode_unloading(&mut payload)?;
-        self.rpc(pdev, bar, Function::UnloadingGuestDriver, &payload)?;
+        self.rpc(
+            pdev,
+            bar,
+            Function::UnloadingGuestDriver,
+            &payload,
+            UNLOAD_TIMEOUT,
+        )?;
         dev_dbg!(pdev, "GSP acknowledged UNLOADING_GUEST_DRIVER\n");
         Ok(())
+    }
+
+    /// Stops the GSP, on every way out once it was started: asks it to unload (unless it is
+    /// unreachable), then resets its falcon, acknowledged or not, and waits for the falcon to
+    /// halt. Seen halted, the GSP's memory is freed as `self` goes; otherwise it is leaked, and
+    /// the log says so.
+    pub(crate) fn shutdown(mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) {
+        if !self.unreachable {
+            if let Err(e) = self.unload(pdev, bar) {
+                dev_warn!(
+                    pdev,
+                    "GSP did not acknowledge the unload (error {})\n",
+                    e.to_errno()
+                );
+            }
+        }
+        bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed().with_reset(true));
+        fsleep(Delta::from_micros(10));
+        bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed());
+        self.halted = read_poll_timeout(
+            || Ok(bar.read(regs::NV_PGSP_FALCON_CPUCTL)),
+            |cpuctl| cpuctl.halted(),
+            Delta::from_micros(100),
+            HALT_TIMEOUT,
+        )
+        .is_ok();
+        if self.halted {
+            dev_dbg!(pdev, "GSP stopped: falcon halted after its reset\n");
+        } else {
+            dev_err!(
+                pdev,
+                "GSP still runs after a falcon reset: its memory is leaked, not freed\n"
+            );
+        }
     }
 }

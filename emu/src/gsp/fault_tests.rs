@@ -222,11 +222,7 @@ fn stream_posts_events_without_end_and_never_the_reply() {
     let mut d = Driver::lying(Version::R570_144, "stream@3");
     boot(&mut d);
     d.send(function::GET_GSP_STATIC_INFO, &[]);
-    assert!(
-        d.log().contains("fault stream at message 3"),
-        "{}",
-        d.log()
-    );
+    assert!(d.log().contains("fault stream at message 3"), "{}", d.log());
     let mut events = 0;
     for _ in 0..5 {
         let msgs = d.receive();

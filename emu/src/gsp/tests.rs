@@ -640,11 +640,7 @@ fn a_falcon_reset_stops_the_gsp_and_its_memory_accesses() {
     boot(&mut d);
     d.falcon_reset();
     assert!(d.halted());
-    assert!(
-        d.log().contains("stopped by a falcon reset"),
-        "{}",
-        d.log()
-    );
+    assert!(d.log().contains("stopped by a falcon reset"), "{}", d.log());
     d.set_phase(6);
     d.send(function::GET_GSP_STATIC_INFO, &[]);
     assert!(!d.tick());
@@ -667,10 +663,7 @@ fn the_unload_stops_the_gsp_once_acknowledged() {
     d.send(function::UNLOADING_GUEST_DRIVER, &[]);
     assert_eq!(d.receive().len(), 1);
     assert!(d.halted());
-    assert_eq!(
-        d.dev.counts().gsp_runs()[0].stopped_by,
-        Some("unload")
-    );
+    assert_eq!(d.dev.counts().gsp_runs()[0].stopped_by, Some("unload"));
     let json = d.dev.counts_json().expect("json");
     assert!(json.contains("\"stopped_by\": \"unload\""), "{json}");
 }
