@@ -487,6 +487,8 @@ def device_lines(console, bdf):
 # The identification registers (NV_PMC_BOOT_0, NV_PMC_BOOT_42): a driver waiting for the GSP
 # reads them to tell whether the device is still there.
 ID_REGISTERS = {("bar0", 0x0), ("bar0", 0xa00)}
+# The PCI command register's bus master bit.
+PCI_COMMAND_MASTER = 0x4
 
 
 def accesses_in_phase(counts, phase, ignore=(), skip_regions=()):
@@ -891,6 +893,7 @@ def check_scenarios(console, scenarios, emus, results):
                           accesses_in_phase(counts, PHASE_REBOUND) > 0, "no access after bind")
         check_gsp_stopped(sc.name, counts, results, unstoppable)
         check_quiet_after(sc.name, counts, results, unstoppable)
+        check_no_bus_master_after(sc.name, counts, results)
 
 
 def check_unloads(name, lines, emu, results):
@@ -916,6 +919,18 @@ def check_quiet_after(name, counts, results, unstoppable=False):
         results.check(f"{name}: no {what_access} access after {what}",
                       n == 0 and any(p.get("phase") == phase for p in counts.get("phases", [])),
                       f"{n} accesses")
+
+
+def check_no_bus_master_after(name, counts, results):
+    """Bus mastering is off once the driver let go of the device: after the sysfs unbind and
+    after the rmmod (the command register when those phases began), and so also after a probe
+    that failed."""
+    for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
+        command = next((int(p.get("command", "0xffff"), 16) for p in counts.get("phases", [])
+                        if p.get("phase") == phase), None)
+        results.check(f"{name}: bus mastering off after {what}",
+                      command is not None and not command & PCI_COMMAND_MASTER,
+                      f"command register {command:#06x}" if command is not None else "no phase")
 
 
 def check_gsp_stopped(name, counts, results, unstoppable=False):

@@ -82,6 +82,10 @@ pub struct Counts {
     config_reads: u64,
     config_writes: u64,
     gsp_runs: Vec<GspRun>,
+    /// The PCI command register as last written.
+    command: u16,
+    /// The command register when each phase began.
+    phase_command: BTreeMap<u32, u16>,
 }
 
 impl Default for Counts {
@@ -101,7 +105,14 @@ impl Counts {
             config_reads: 0,
             config_writes: 0,
             gsp_runs: Vec::new(),
+            command: 0,
+            phase_command: BTreeMap::from([(0, 0)]),
         }
+    }
+
+    /// Notes the PCI command register's value after a config space write.
+    pub fn note_command(&mut self, command: u16) {
+        self.command = command;
     }
 
     /// Notes that the GSP started running, in the current phase.
@@ -137,6 +148,7 @@ impl Counts {
     pub fn set_phase(&mut self, phase: u32) {
         self.phase = phase;
         self.phases.entry(phase).or_default();
+        self.phase_command.insert(phase, self.command);
     }
 
     /// Counts one access (BAR or guest memory) in the current phase.
@@ -192,6 +204,10 @@ impl Counts {
                 .iter()
                 .map(|(&phase, accesses)| PhaseReport {
                     phase,
+                    command: format!(
+                        "{:#06x}",
+                        self.phase_command.get(&phase).copied().unwrap_or(0)
+                    ),
                     accesses: accesses
                         .iter()
                         .map(|(&(region, offset), tally)| AccessReport {
@@ -227,6 +243,8 @@ struct Report<'a> {
 #[derive(Serialize)]
 struct PhaseReport {
     phase: u32,
+    /// The PCI command register when the phase began.
+    command: String,
     accesses: Vec<AccessReport>,
 }
 
@@ -382,5 +400,23 @@ mod tests {
     fn atomic_write_into_a_missing_folder_fails() {
         let path = Path::new("/nonexistent-nova-emu-dir/counts.json");
         assert!(write_atomically(path, "x").is_err());
+    }
+
+    #[test]
+    fn each_phase_records_the_command_register_it_began_with() {
+        let mut c = Counts::new();
+        c.note_command(0x0006);
+        c.set_phase(1);
+        c.note_command(0x0002);
+        c.set_phase(2);
+        let json: serde_json::Value =
+            serde_json::from_str(&c.to_json("ga102", 0, 0).expect("serialises")).expect("parse");
+        let commands: Vec<&str> = json["phases"]
+            .as_array()
+            .expect("phases")
+            .iter()
+            .map(|p| p["command"].as_str().expect("command"))
+            .collect();
+        assert_eq!(commands, ["0x0000", "0x0006", "0x0002"]);
     }
 }

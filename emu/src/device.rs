@@ -332,8 +332,9 @@ impl Device {
             self.counts.phase(),
             self.config.command()
         ));
-        self.counts.set_phase(0);
         self.config.reset();
+        self.counts.note_command(self.config.command());
+        self.counts.set_phase(0);
         self.bar0.reset();
         self.start_pending = None;
         if let Some(gsp) = &mut self.gsp {
@@ -649,6 +650,7 @@ impl DwordSpace for ConfigView<'_> {
             set_phase(self.counts, self.log, value, "config space");
         } else {
             self.config.write(offset, value, mask);
+            self.counts.note_command(self.config.command());
         }
     }
 }
