@@ -107,6 +107,14 @@ pub(crate) trait Interface: Sync {
         Ok(header.elements)
     }
 
+    /// How many elements the status message starting with element `first` spans, of the
+    /// `available` written (see [`msgq`]).
+    fn message_span(
+        &self,
+        first: &crate::untrusted::Untrusted<[u8]>,
+        available: u32,
+    ) -> Result<u32, msgq::MsgError>;
+
     /// Validates a message read from the status queue (see [`msgq`]).
     fn decode_message(
         &self,
@@ -197,6 +205,16 @@ pub(crate) mod versioned {
             payload: &[u8],
         ) -> Result<super::msgq::FramedHeader> {
             super::msgq::versioned::V::encode_header(function, seq, payload).map_err(|_| EINVAL)
+        }
+
+        fn message_span(
+            &self,
+            first: &crate::untrusted::Untrusted<[u8]>,
+            available: u32,
+        ) -> Result<u32, super::msgq::MsgError> {
+            first
+                .validate_ref_against::<super::msgq::versioned::V::Span, _>(available)
+                .map(|s| s.0)
         }
 
         fn decode_message(

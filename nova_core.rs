@@ -61,6 +61,7 @@ kernel_display!(
     firmware::FwError,
     firmware::Validated<'_>,
     gsp::msgq::MsgError,
+    gsp::replies::NotHalted,
     gsp::replies::StartRefused,
     gsp::replies::StaticInfoError,
     pci::BarError,

@@ -48,6 +48,7 @@ use crate::{
             Queues, //
         },
         replies::{
+            Halted,
             StartAnswer,
             StaticInfo, //
         },
@@ -470,20 +471,27 @@ impl Gsp {
         bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed().with_reset(true));
         fsleep(Delta::from_micros(10));
         bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed());
-        self.halted = read_poll_timeout(
-            || Ok(bar.read(regs::NV_PGSP_FALCON_CPUCTL)),
-            |cpuctl| cpuctl.halted(),
+        let cpuctl = || {
+            Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_CPUCTL).into_raw())
+                .validate_ref::<Halted>()
+        };
+        let last = read_poll_timeout(
+            || Ok(cpuctl()),
+            |c| c.is_ok(),
             Delta::from_micros(100),
             HALT_TIMEOUT,
         )
-        .is_ok();
-        if self.halted {
-            dev_dbg!(pdev, "GSP stopped: falcon halted after its reset\n");
-        } else {
-            dev_err!(
+        .unwrap_or_else(|_| cpuctl());
+        match last {
+            Ok(Halted) => {
+                self.halted = true;
+                dev_dbg!(pdev, "GSP stopped: falcon halted after its reset\n");
+            }
+            Err(still) => dev_err!(
                 pdev,
-                "GSP still runs after a falcon reset: its memory is leaked, not freed\n"
-            );
+                "GSP still runs after a falcon reset ({}): its memory is leaked, not freed\n",
+                still
+            ),
         }
     }
 }

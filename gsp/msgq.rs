@@ -56,6 +56,8 @@ pub(crate) enum MsgError {
     NotAContinuation(u32),
     /// The parts of a large RPC add up to more than expected.
     TooLong(usize),
+    /// The driver ran out of memory for the message (not the GSP's fault).
+    NoMemory,
 }
 
 impl fmt::Display for MsgError {
@@ -64,6 +66,7 @@ impl fmt::Display for MsgError {
             MsgError::BadElementCount(n) => {
                 write!(f, "element count {} is not in 1..={}", n, MAX_ELEMENTS)
             }
+            MsgError::NoMemory => f.write_str("out of memory for the message"),
             MsgError::ElementsNotWritten { count, available } => write!(
                 f,
                 "message spans {} elements, only {} written",
@@ -300,6 +303,24 @@ pub(crate) struct Expect {
     pub(crate) sequence: u32,
 }
 
+/// How many elements a status message spans, from its first element's `elemCount`: 1 to
+/// [`MAX_ELEMENTS`], and no more than the `available` elements the GSP has written. The
+/// driver copies exactly these elements before it validates the whole message.
+fn check_span(elem_count: u32, available: u32) -> Result<u32, MsgError> {
+    let count_usize =
+        usize::try_from(elem_count).map_err(|_| MsgError::BadElementCount(elem_count))?;
+    if elem_count == 0 || count_usize > MAX_ELEMENTS {
+        return Err(MsgError::BadElementCount(elem_count));
+    }
+    if elem_count > available {
+        return Err(MsgError::ElementsNotWritten {
+            count: elem_count,
+            available,
+        });
+    }
+    Ok(elem_count)
+}
+
 /// The checks of a status message, common to all versions: element count, length, checksum,
 /// sequence, header, function. `raw` is the gathered elements, `headers` what the version's
 /// validator read from their start.
@@ -312,15 +333,8 @@ fn check_message(
         sequence,
     }: Expect,
 ) -> Result<Message, MsgError> {
-    let count = headers.elem_count;
-    let count_usize = usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))?;
-    if count == 0 || count_usize > MAX_ELEMENTS {
-        return Err(MsgError::BadElementCount(count));
-    }
-    if count > available {
-        return Err(MsgError::ElementsNotWritten { count, available });
-    }
-    let size = count_usize * ELEMENT_SIZE;
+    let count = check_span(headers.elem_count, available)?;
+    let size = usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))? * ELEMENT_SIZE;
     let message = raw
         .get(..size)
         .ok_or(MsgError::ElementsNotWritten { count, available })?;
@@ -369,6 +383,7 @@ pub(crate) mod versioned {
 
     use super::{
         check_message,
+        check_span,
         checksum_parts,
         Expect,
         FramedHeader,
@@ -462,6 +477,20 @@ pub(crate) mod versioned {
                 result: element.rpc.rpc_result,
             };
             check_message(raw, &headers, &LAYOUT, expect).map(Status)
+        }
+    }
+
+    /// How many elements a status message spans: its first element validated against the
+    /// `available` elements written (see [`check_span`]).
+    pub(crate) struct Span(pub(crate) u32);
+
+    impl Validator<(&Untrusted<[u8]>, u32)> for Span {
+        type Err = MsgError;
+
+        fn validate((first, available): (&[u8], u32)) -> Result<Span, MsgError> {
+            let (element, _) = fw::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(first)
+                .map_err(|_| MsgError::BadElementCount(0))?;
+            check_span(element.elemCount, available).map(Span)
         }
     }
 
@@ -645,6 +674,40 @@ mod tests {
                 available: 1
             })
         );
+        Ok(())
+    }
+
+    fn span535(first: &[u8], available: u32) -> Result<u32, MsgError> {
+        Untrusted::new_untrusted_ref(first)
+            .validate_ref_against::<versioned::r535_113_01::Span, _>(available)
+            .map(|s| s.0)
+    }
+
+    #[test]
+    fn span_is_the_first_elements_count_within_what_was_written() -> Result {
+        // elemCount is the u32 at byte 40 of GSP_MSG_QUEUE_ELEMENT (after the 32-byte IV,
+        // checkSum and seqNum), in both versions.
+        let mut first = [0u8; 4096];
+        for (count, available, want) in [
+            (1, 1, Ok(1)),
+            (16, 16, Ok(16)),
+            (3, 10, Ok(3)),
+            (0, 5, Err(MsgError::BadElementCount(0))),
+            (17, 20, Err(MsgError::BadElementCount(17))),
+            (
+                4,
+                3,
+                Err(MsgError::ElementsNotWritten {
+                    count: 4,
+                    available: 3,
+                }),
+            ),
+        ] {
+            put32(&mut first, 40, count);
+            assert_eq!(span535(&first, available), want);
+        }
+        // Shorter than the element header: rejected, not read past.
+        assert_eq!(span535(&first[..8], 1), Err(MsgError::BadElementCount(0)));
         Ok(())
     }
 

@@ -52,9 +52,13 @@ const TX_ENTRY_OFF: usize = 28;
 const PAGE: usize = 0x1000;
 
 impl MsgError {
-    /// The error code reported to callers of the queues.
+    /// The error code reported to callers of the queues: `ENOMEM` when the driver ran out of
+    /// memory, `EIO` for whatever the GSP got wrong.
     pub(crate) fn errno(self) -> Error {
-        EIO
+        match self {
+            MsgError::NoMemory => ENOMEM,
+            _ => EIO,
+        }
     }
 }
 
@@ -153,6 +157,9 @@ pub(crate) struct Queues<M: QueueMemory> {
     stat_read: u32,
     cmd_seq: u32,
     stat_seq: u32,
+    /// Where a status message's elements are copied to before they are validated: room for
+    /// the largest message, allocated once.
+    incoming: Untrusted<KVec<u8>>,
 }
 
 impl<M: QueueMemory> Queues<M> {
@@ -189,6 +196,11 @@ impl<M: QueueMemory> Queues<M> {
             stat_read: 0,
             cmd_seq: 0,
             stat_seq: 0,
+            incoming: Untrusted::new_untrusted(KVec::from_elem(
+                0u8,
+                MAX_ELEMENTS * ELEMENT_SIZE,
+                GFP_KERNEL,
+            )?),
         })
     }
 
@@ -304,24 +316,28 @@ impl<M: QueueMemory> Queues<M> {
             return Ok(None);
         }
 
-        // Gather up to a whole message's elements, in ring order.
-        let take = available.min(u32::try_from(MAX_ELEMENTS).unwrap_or(u32::MAX));
-        let size = usize::try_from(take).unwrap_or(0) * ELEMENT_SIZE;
-        let mut bytes = Untrusted::new_untrusted(
-            KVec::from_elem(0u8, size, GFP_KERNEL).map_err(|_| MsgError::BadElementCount(take))?,
-        );
+        // The first element says how many the message spans; copy exactly those, in ring
+        // order.
+        let iface_span = |incoming: &Untrusted<KVec<u8>>| -> Result<u32, MsgError> {
+            let first = incoming
+                .subslice(0, ELEMENT_SIZE)
+                .map_err(|_| MsgError::BadElementCount(0))?;
+            iface.message_span(first, available)
+        };
         let mut index = self.stat_read;
-        for i in 0..usize::try_from(take).unwrap_or(0) {
-            let element = bytes
-                .subslice_mut(i * ELEMENT_SIZE, ELEMENT_SIZE)
-                .map_err(|_| MsgError::BadPointer(index))?;
-            self.mem
-                .read(Self::element_offset(self.statq, index), element.overwrite())
-                .map_err(|_| MsgError::BadPointer(index))?;
+        self.copy_element(0, index)?;
+        let count = iface_span(&self.incoming)?;
+        for i in 1..usize::try_from(count).unwrap_or(0) {
             index = self.ring.advance(index, 1);
+            self.copy_element(i, index)?;
         }
+        let size = usize::try_from(count).unwrap_or(0) * ELEMENT_SIZE;
+        let bytes = self
+            .incoming
+            .subslice(0, size)
+            .map_err(|_| MsgError::BadElementCount(count))?;
 
-        let message = iface.decode_message(&bytes, available, self.stat_seq)?;
+        let message = iface.decode_message(bytes, available, self.stat_seq)?;
         let (off, len) = message.payload;
         let mut payload = Untrusted::new_untrusted(KVec::new());
         let part = bytes
@@ -329,7 +345,7 @@ impl<M: QueueMemory> Queues<M> {
             .map_err(|_| MsgError::BadLength(0))?;
         payload
             .extend_from_untrusted(part, GFP_KERNEL)
-            .map_err(|_| MsgError::BadLength(0))?;
+            .map_err(|_| MsgError::NoMemory)?;
 
         self.stat_read = self.ring.advance(self.stat_read, message.elements);
         self.stat_seq = self.stat_seq.wrapping_add(1);
@@ -337,6 +353,17 @@ impl<M: QueueMemory> Queues<M> {
             .write_u32(self.cmdq + RX_HEADER, self.stat_read)
             .map_err(|_| MsgError::BadPointer(self.stat_read))?;
         Ok(Some((message, payload)))
+    }
+
+    /// Copies status queue element `index` into slot `slot` of the incoming buffer.
+    fn copy_element(&mut self, slot: usize, index: u32) -> Result<(), MsgError> {
+        let element = self
+            .incoming
+            .subslice_mut(slot * ELEMENT_SIZE, ELEMENT_SIZE)
+            .map_err(|_| MsgError::BadPointer(index))?;
+        self.mem
+            .read(Self::element_offset(self.statq, index), element.overwrite())
+            .map_err(|_| MsgError::BadPointer(index))
     }
 
     /// The memory, for the tests' simulated GSP side.
@@ -353,13 +380,17 @@ impl<M: QueueMemory> Queues<M> {
     }
 }
 
-/// Plain kernel memory standing in for the shared region (tests, benchmark).
-pub(crate) struct RamMemory(pub(crate) KVVec<u8>);
+/// Plain kernel memory standing in for the shared region (tests, benchmark), with a count of
+/// the bytes read out of it.
+pub(crate) struct RamMemory(pub(crate) KVVec<u8>, pub(crate) core::cell::Cell<usize>);
 
 impl RamMemory {
     /// A zeroed region of the queues' size.
     pub(crate) fn new() -> Result<RamMemory> {
-        Ok(RamMemory(KVVec::from_elem(0u8, region_size(), GFP_KERNEL)?))
+        Ok(RamMemory(
+            KVVec::from_elem(0u8, region_size(), GFP_KERNEL)?,
+            core::cell::Cell::new(0),
+        ))
     }
 }
 
@@ -372,6 +403,7 @@ impl QueueMemory for RamMemory {
         let buf = into.bytes();
         let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
         buf.copy_from_slice(self.0.get(offset..end).ok_or(ERANGE)?);
+        self.1.set(self.1.get() + buf.len());
         Ok(())
     }
 
@@ -578,6 +610,30 @@ mod tests {
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
         assert!(matches!(q.receive(interface(v)?), Ok(None)));
         Ok(())
+    }
+
+    #[test]
+    fn receive_copies_only_the_elements_of_the_message_at_hand() -> Result {
+        let v = FwVersion::R570_144;
+        let mut q = queues()?;
+        for seq in 0..8 {
+            gsp_post(&mut q, v, INIT_DONE, seq, &[])?;
+        }
+        let before = q.memory().1.get();
+        let (m, _) = q
+            .receive(interface(v)?)
+            .map_err(MsgError::errno)?
+            .ok_or(EINVAL)?;
+        assert_eq!(m.elements, 1);
+        // The write pointer and the message's one element, not the eight written.
+        assert_eq!(q.memory().1.get() - before, 4 + ELEMENT_SIZE);
+        Ok(())
+    }
+
+    #[test]
+    fn running_out_of_memory_is_enomem_not_a_gsp_fault() {
+        assert_eq!(MsgError::NoMemory.errno(), ENOMEM);
+        assert_eq!(MsgError::BadElementCount(17).errno(), EIO);
     }
 
     #[test]

@@ -92,6 +92,34 @@ impl Validator<(&Untrusted<u32>, u32)> for StartAnswer {
     }
 }
 
+/// The GSP's falcon halted: CPUCTL's `HALTED` bit (bit 4) set, once the driver reset it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Halted;
+
+/// The falcon is not seen halted, with the CPUCTL value read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NotHalted(pub(crate) u32);
+
+impl fmt::Display for NotHalted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NV_PGSP_FALCON_CPUCTL = {:#010x}", self.0)
+    }
+}
+
+/// CPUCTL after a falcon reset: halted when bit 4 is set. All ones is what a device that left
+/// the bus reads, which confirms nothing: not halted, so its memory is kept from the allocator.
+impl Validator<&Untrusted<u32>> for Halted {
+    type Err = NotHalted;
+
+    fn validate(cpuctl: &u32) -> Result<Halted, NotHalted> {
+        match *cpuctl {
+            u32::MAX => Err(NotHalted(u32::MAX)),
+            c if c & (1 << 4) != 0 => Ok(Halted),
+            c => Err(NotHalted(c)),
+        }
+    }
+}
+
 gsp_versioned! {
 pub(crate) mod versioned {
     use core::mem::size_of;
@@ -159,5 +187,21 @@ mod tests {
         assert_eq!(answer(0, 0x1000), Ok(StartAnswer::Started));
         assert_eq!(answer(0x1000, 0x1000), Ok(StartAnswer::Pending));
         assert_eq!(answer(0xbadf_5a1e, 0x1000), Err(StartRefused(0xbadf_5a1e)));
+    }
+
+    fn halted(cpuctl: u32) -> Result<Halted, NotHalted> {
+        Untrusted::new_untrusted(cpuctl).validate_ref::<Halted>()
+    }
+
+    #[test]
+    fn halted_only_with_bit_4_and_not_all_ones() {
+        // NV_PFALCON_FALCON_CPUCTL_HALTED is bit 4 (0x10).
+        assert_eq!(halted(0x10), Ok(Halted));
+        assert_eq!(halted(0x12), Ok(Halted));
+        assert_eq!(halted(0), Err(NotHalted(0)));
+        assert_eq!(halted(0x2), Err(NotHalted(0x2)));
+        assert_eq!(halted(0xffff_ffef), Err(NotHalted(0xffff_ffef)));
+        // A device gone from the bus reads all ones: that confirms nothing.
+        assert_eq!(halted(u32::MAX), Err(NotHalted(u32::MAX)));
     }
 }

@@ -201,8 +201,23 @@ fn queue_message_with(bytes: &[u8], available: u32, seq: u32) -> usize {
         msgq::versioned::r535_113_01::decode,
         msgq::versioned::r570_144::decode,
     ];
-    for decode in decoders {
+    let first = &bytes[..ELEMENT_SIZE.min(bytes.len())];
+    let spans = [
+        Untrusted::new_untrusted_ref(first)
+            .validate_ref_against::<msgq::versioned::r535_113_01::Span, _>(available)
+            .map(|s| s.0),
+        Untrusted::new_untrusted_ref(first)
+            .validate_ref_against::<msgq::versioned::r570_144::Span, _>(available)
+            .map(|s| s.0),
+    ];
+    for (decode, span) in decoders.into_iter().zip(spans) {
+        if let Ok(n) = span {
+            // The span the queue copies: within the message's limits and what was written.
+            assert!(n >= 1 && n <= available && n as usize <= MAX_ELEMENTS);
+        }
         if let Ok(m) = decode(Untrusted::new_untrusted_ref(bytes), available, seq) {
+            // A message accepted spans exactly what its first element said.
+            assert_eq!(span, Ok(m.elements), "span and message disagree");
             let size = m.elements as usize * ELEMENT_SIZE;
             assert!(
                 m.elements >= 1 && m.elements <= available && m.elements as usize <= MAX_ELEMENTS
