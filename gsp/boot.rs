@@ -489,7 +489,7 @@ impl Gsp {
             }
             Err(still) => dev_err!(
                 pdev,
-                "GSP still runs after a falcon reset ({}): its memory is leaked, not freed\n",
+                "GSP not seen halted after a falcon reset ({}): its memory is leaked, not freed\n",
                 still
             ),
         }

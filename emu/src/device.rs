@@ -247,6 +247,7 @@ impl Device {
                     config: &mut self.config,
                     counts: &mut self.counts,
                     log: &self.log,
+                    powered_off: false,
                 };
                 read_bytes(&mut view, offset, data);
             }
@@ -258,6 +259,7 @@ impl Device {
                     phase_offset: self.phase_offset(),
                     gsp: self.gsp.is_some(),
                     event: None,
+                    powered_off: false,
                     bar0: &mut self.bar0,
                     counts: &mut self.counts,
                     log: &self.log,
@@ -289,8 +291,12 @@ impl Device {
                     config: &mut self.config,
                     counts: &mut self.counts,
                     log: &self.log,
+                    powered_off: false,
                 };
                 write_bytes(&mut view, offset, data);
+                if view.powered_off {
+                    self.power_off();
+                }
             }
             Target::Bar0 => {
                 if !self.is_phase_access(offset, data.len()) {
@@ -300,13 +306,18 @@ impl Device {
                     phase_offset: self.phase_offset(),
                     gsp: self.gsp.is_some(),
                     event: None,
+                    powered_off: false,
                     bar0: &mut self.bar0,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
                 write_bytes(&mut view, offset, data);
-                if let Some(event) = view.event {
+                let (event, powered_off) = (view.event, view.powered_off);
+                if let Some(event) = event {
                     self.gsp_event(event);
+                }
+                if powered_off {
+                    self.power_off();
                 }
             }
             Target::Unbacked(region, _) => {
@@ -341,6 +352,16 @@ impl Device {
             gsp.device_reset();
         }
         self.note_gsp(false);
+    }
+
+    /// The slot lost its power: the GSP stops at once and a pending start is forgotten.
+    fn power_off(&mut self) {
+        self.start_pending = None;
+        if let Some(gsp) = &mut self.gsp {
+            let was = gsp.running();
+            gsp.power_off();
+            self.note_gsp(was);
+        }
     }
 
     /// Acts on a register write the GSP reacts to. STARTCPU and the doorbell
@@ -626,6 +647,8 @@ struct ConfigView<'a> {
     config: &'a mut ConfigSpace,
     counts: &'a mut Counts,
     log: &'a Logger,
+    /// An NV_EMU_PHASE write cut the slot's power.
+    powered_off: bool,
 }
 
 impl DwordSpace for ConfigView<'_> {
@@ -647,7 +670,7 @@ impl DwordSpace for ConfigView<'_> {
 
     fn write(&mut self, offset: u64, value: u32, mask: u32) {
         if offset == PHASE_ALIAS_OFFSET {
-            set_phase(self.counts, self.log, value, "config space");
+            self.powered_off |= set_phase(self.counts, self.log, value, "config space");
         } else {
             self.config.write(offset, value, mask);
             self.counts.note_command(self.config.command());
@@ -672,6 +695,8 @@ struct Bar0View<'a> {
     phase_offset: u64,
     gsp: bool,
     event: Option<GspEvent>,
+    /// An NV_EMU_PHASE write cut the slot's power.
+    powered_off: bool,
     bar0: &'a mut Bar0,
     counts: &'a mut Counts,
     log: &'a Logger,
@@ -696,7 +721,7 @@ impl DwordSpace for Bar0View<'_> {
 
     fn write(&mut self, offset: u64, value: u32, mask: u32) {
         if offset == self.phase_offset {
-            set_phase(self.counts, self.log, value, "BAR0");
+            self.powered_off |= set_phase(self.counts, self.log, value, "BAR0");
         } else {
             self.bar0.write(offset, value, mask);
             if self.gsp {
@@ -712,12 +737,21 @@ impl DwordSpace for Bar0View<'_> {
     }
 }
 
-fn set_phase(counts: &mut Counts, log: &Logger, phase: u32, via: &str) {
+/// The bit of an NV_EMU_PHASE write that says the slot lost its power (the harness's eject of
+/// a surprise removal): the GPU and its GSP stop at once, as an unpowered device does.
+pub const PHASE_POWER_OFF: u32 = 1 << 31;
+
+/// Sets the phase from an NV_EMU_PHASE write; returns whether it also cut the power.
+fn set_phase(counts: &mut Counts, log: &Logger, value: u32, via: &str) -> bool {
+    let phase = value & !PHASE_POWER_OFF;
+    let power_off = value & PHASE_POWER_OFF != 0;
     log.line(&format!(
-        "phase {} -> {phase} (NV_EMU_PHASE written through {via})",
-        counts.phase()
+        "phase {} -> {phase} (NV_EMU_PHASE written through {via}){}",
+        counts.phase(),
+        if power_off { "; slot powered off" } else { "" }
     ));
     counts.set_phase(phase);
+    power_off
 }
 
 #[cfg(test)]

@@ -191,6 +191,8 @@ pub enum Stop {
     FalconReset,
     /// A device reset.
     DeviceReset,
+    /// The slot lost its power (a surprise removal's eject).
+    PowerOff,
     /// A guest memory fault.
     Fault,
     /// STARTCPU while it ran: it starts again.
@@ -203,6 +205,7 @@ impl Stop {
             Stop::Unload => "unload",
             Stop::FalconReset => "falcon-reset",
             Stop::DeviceReset => "device-reset",
+            Stop::PowerOff => "power-off",
             Stop::Fault => "fault",
             Stop::Restart => "restart",
         }
@@ -270,6 +273,11 @@ impl Gsp {
     /// A device reset: the GSP stops without touching memory.
     pub fn device_reset(&mut self) {
         self.halt(Stop::DeviceReset, "stopped by a device reset");
+    }
+
+    /// The slot lost its power: the GSP stops without touching memory, whatever it lies.
+    pub fn power_off(&mut self) {
+        self.halt(Stop::PowerOff, "stopped: the slot lost its power");
     }
 
     /// A falcon reset (NV_PGSP_FALCON_ENGINE): the GSP stops without touching

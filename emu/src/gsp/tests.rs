@@ -667,3 +667,21 @@ fn the_unload_stops_the_gsp_once_acknowledged() {
     let json = d.dev.counts_json().expect("json");
     assert!(json.contains("\"stopped_by\": \"unload\""), "{json}");
 }
+
+#[test]
+fn a_slot_that_loses_its_power_stops_even_an_unstoppable_gsp() {
+    let mut d = Driver::lying(Version::R570_144, "unstoppable");
+    boot(&mut d);
+    d.set_phase(5 | crate::device::PHASE_POWER_OFF);
+    assert!(d.halted());
+    assert!(!d.tick());
+    assert_eq!(d.sysmem(5), (0, 0));
+    let runs = d.dev.counts().gsp_runs().to_vec();
+    assert_eq!(runs[0].stopped_by, Some("power-off"));
+    assert_eq!(
+        runs[0].stopped_phase,
+        Some(5),
+        "the phase without the power bit"
+    );
+    assert!(d.log().contains("slot powered off"), "{}", d.log());
+}
