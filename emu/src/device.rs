@@ -31,9 +31,12 @@ use crate::config::{
 };
 use crate::counts::{Counts, Direction, Region};
 use crate::gsp::clock::Kick;
-use crate::gsp::{Gsp, GspConfig};
+use crate::gsp::{Gsp, GspConfig, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::logger::{LogOnce, Logger};
+
+/// The PCI command register's bus master enable.
+const PCI_COMMAND_MASTER: u16 = 1 << 2;
 
 /// Offset of NV_EMU_PHASE from the end of BAR0.
 pub const PHASE_FROM_END: u64 = 0x10;
@@ -343,24 +346,25 @@ impl Device {
             self.counts.phase(),
             self.config.command()
         ));
-        self.config.reset();
-        self.counts.note_command(self.config.command());
-        self.counts.set_phase(0);
-        self.bar0.reset();
+        // The GSP's stop is counted in the phase it happened in.
         self.start_pending = None;
         if let Some(gsp) = &mut self.gsp {
             gsp.device_reset();
         }
-        self.note_gsp(false);
+        self.note_gsp();
+        self.config.reset();
+        self.counts.note_command(self.config.command());
+        self.counts.set_phase(0);
+        self.bar0.reset();
+        self.note_gsp();
     }
 
     /// The slot lost its power: the GSP stops at once and a pending start is forgotten.
     fn power_off(&mut self) {
         self.start_pending = None;
         if let Some(gsp) = &mut self.gsp {
-            let was = gsp.running();
             gsp.power_off();
-            self.note_gsp(was);
+            self.note_gsp();
         }
     }
 
@@ -377,6 +381,7 @@ impl Device {
                     (u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX1)) << 32)
                         | u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX0)),
                 );
+                self.note_gsp();
                 self.kick.kick();
             }
             GspEvent::Doorbell if !gsp.running() => {
@@ -384,9 +389,10 @@ impl Device {
             }
             GspEvent::Doorbell => self.kick.kick(),
             GspEvent::FalconReset => {
-                let was = gsp.running();
+                // A start the CPU has not begun yet is cancelled too.
+                self.start_pending = None;
                 gsp.falcon_reset();
-                self.note_gsp(was);
+                self.note_gsp();
             }
         }
     }
@@ -398,35 +404,38 @@ impl Device {
         let Some(mut gsp) = self.gsp.take() else {
             return false;
         };
-        let was = gsp.running();
         if let Some(args) = self.start_pending.take() {
-            let code = gsp.start(&mut self.sysmem(), args);
+            let code = gsp.start(&mut self.gsp_sysmem(), args);
             self.bar0.set(NV_PGSP_FALCON_MAILBOX0, code);
         } else {
-            gsp.tick(&mut self.sysmem());
+            gsp.tick(&mut self.gsp_sysmem());
         }
         let running = gsp.running();
         self.gsp = Some(gsp);
-        self.note_gsp(was);
+        self.note_gsp();
         running
     }
 
-    /// Counts the GSP's starts and stops since it was last looked at (it ran
-    /// then when `was`), and keeps CPUCTL's HALTED bit true to its state.
-    fn note_gsp(&mut self, was: bool) {
+    /// Counts the GSP's starts and stops since they were last looked at, and
+    /// keeps CPUCTL's HALTED bit true to its state.
+    fn note_gsp(&mut self) {
         let Some(gsp) = &mut self.gsp else {
             return;
         };
-        let stop = gsp.take_stop();
+        for t in gsp.take_transitions() {
+            match t {
+                Transition::Started => self.counts.gsp_started(),
+                Transition::Stopped(stop) => self.counts.gsp_stopped(stop.name()),
+            }
+        }
         let running = gsp.running();
-        if let Some(stop) = stop {
-            self.counts.gsp_stopped(stop.name());
-        }
-        if running && (!was || stop.is_some()) {
-            self.counts.gsp_started();
-        }
         let cpuctl = self.bar0.peek(NV_PGSP_FALCON_CPUCTL) & !CPUCTL_HALTED;
-        let halted = if running { 0 } else { CPUCTL_HALTED };
+        // Started but not yet ticked counts as running: the CPU is out of halt.
+        let halted = if running || self.start_pending.is_some() {
+            0
+        } else {
+            CPUCTL_HALTED
+        };
         self.bar0.set(NV_PGSP_FALCON_CPUCTL, cpuctl | halted);
     }
 
@@ -596,9 +605,17 @@ impl Device {
     }
 
     /// The emulator's counted view of guest memory: each access is counted
-    /// as region `sysmem` in the current phase.
+    /// as region `sysmem` in the current phase (the tests' own accesses).
+    #[cfg(test)]
     pub fn sysmem(&mut self) -> Sysmem<'_> {
         Sysmem::new(&self.guest_mem, &mut self.counts)
+    }
+
+    /// The GSP's view of guest memory: like [`Device::sysmem`], but only
+    /// while bus mastering is on (PCI command register bit 2).
+    fn gsp_sysmem(&mut self) -> Sysmem<'_> {
+        let bus_master = self.config.command() & PCI_COMMAND_MASTER != 0;
+        Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master)
     }
 
     /// Number of DMA mappings in force.

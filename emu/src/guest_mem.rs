@@ -80,6 +80,9 @@ pub enum Fault {
     NotReadable(u64),
     /// The byte at this address lies in a read-only mapping.
     ReadOnly(u64),
+    /// The device's bus mastering is off (PCI command register): it cannot
+    /// reach guest memory at all.
+    NoBusMaster,
 }
 
 /// A failed guest memory access: which access, and why.
@@ -111,6 +114,7 @@ impl fmt::Display for GuestMemError {
             ),
             Fault::NotReadable(at) => write!(f, "{at:#x} is mapped without read permission"),
             Fault::ReadOnly(at) => write!(f, "{at:#x} is mapped read-only"),
+            Fault::NoBusMaster => write!(f, "bus mastering is off"),
         }
     }
 }
@@ -499,21 +503,47 @@ fn range_end(address: u64, size: u64) -> io::Result<u64> {
 pub struct Sysmem<'a> {
     mem: &'a GuestMem,
     counts: &'a mut Counts,
+    /// Bus mastering is on: without it every access fails, touching nothing.
+    bus_master: bool,
 }
 
 #[allow(dead_code)] // The u64 accessors are used by the tests only so far.
 impl<'a> Sysmem<'a> {
+    /// A view that may reach guest memory (bus mastering on).
     pub fn new(mem: &'a GuestMem, counts: &'a mut Counts) -> Self {
-        Sysmem { mem, counts }
+        Sysmem::gated(mem, counts, true)
     }
 
-    fn count<T>(
+    /// A view for a device whose bus mastering is `bus_master`: when off,
+    /// every access fails with [`Fault::NoBusMaster`] and is not counted.
+    pub fn gated(mem: &'a GuestMem, counts: &'a mut Counts, bus_master: bool) -> Self {
+        Sysmem {
+            mem,
+            counts,
+            bus_master,
+        }
+    }
+
+    /// Runs `access` if bus mastering is on, and counts it if it worked.
+    fn access<T>(
         &mut self,
         addr: u64,
         len: usize,
         direction: Direction,
-        result: Result<T, GuestMemError>,
+        access: impl FnOnce(&GuestMem) -> Result<T, GuestMemError>,
     ) -> Result<T, GuestMemError> {
+        if !self.bus_master {
+            return Err(GuestMemError {
+                access: match direction {
+                    Direction::Read => Access::Read,
+                    Direction::Write => Access::Write,
+                },
+                addr,
+                len,
+                fault: Fault::NoBusMaster,
+            });
+        }
+        let result = access(self.mem);
         if result.is_ok() && len > 0 {
             self.counts.record(Region::Sysmem, addr, direction);
         }
@@ -521,33 +551,28 @@ impl<'a> Sysmem<'a> {
     }
 
     pub fn read(&mut self, addr: u64, data: &mut [u8]) -> Result<(), GuestMemError> {
-        let result = self.mem.read(addr, data);
-        self.count(addr, data.len(), Direction::Read, result)
+        let len = data.len();
+        self.access(addr, len, Direction::Read, |m| m.read(addr, data))
     }
 
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), GuestMemError> {
-        let result = self.mem.write(addr, data);
-        self.count(addr, data.len(), Direction::Write, result)
+        self.access(addr, data.len(), Direction::Write, |m| m.write(addr, data))
     }
 
     pub fn read_u32(&mut self, addr: u64) -> Result<u32, GuestMemError> {
-        let result = self.mem.read_u32(addr);
-        self.count(addr, 4, Direction::Read, result)
+        self.access(addr, 4, Direction::Read, |m| m.read_u32(addr))
     }
 
     pub fn read_u64(&mut self, addr: u64) -> Result<u64, GuestMemError> {
-        let result = self.mem.read_u64(addr);
-        self.count(addr, 8, Direction::Read, result)
+        self.access(addr, 8, Direction::Read, |m| m.read_u64(addr))
     }
 
     pub fn write_u32(&mut self, addr: u64, value: u32) -> Result<(), GuestMemError> {
-        let result = self.mem.write_u32(addr, value);
-        self.count(addr, 4, Direction::Write, result)
+        self.access(addr, 4, Direction::Write, |m| m.write_u32(addr, value))
     }
 
     pub fn write_u64(&mut self, addr: u64, value: u64) -> Result<(), GuestMemError> {
-        let result = self.mem.write_u64(addr, value);
-        self.count(addr, 8, Direction::Write, result)
+        self.access(addr, 8, Direction::Write, |m| m.write_u64(addr, value))
     }
 }
 

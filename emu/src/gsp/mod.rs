@@ -175,11 +175,18 @@ pub struct Gsp {
     config: GspConfig,
     firmware: Firmware,
     state: Option<Running>,
-    /// Why the GSP last stopped, until the device takes it ([`Gsp::take_stop`]).
-    stop: Option<Stop>,
+    /// Starts and stops since the device last looked ([`Gsp::take_transitions`]).
+    transitions: Vec<Transition>,
     log: Logger,
     /// Messages recorded so far (`--record`).
     recorded: u32,
+}
+
+/// A start or a stop of the GSP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transition {
+    Started,
+    Stopped(Stop),
 }
 
 /// What stopped a running GSP.
@@ -219,7 +226,7 @@ impl Gsp {
             firmware: Firmware::new(config.firmware_root.clone(), chip.name),
             config,
             state: None,
-            stop: None,
+            transitions: Vec::new(),
             log,
             recorded: 0,
         }
@@ -252,9 +259,9 @@ impl Gsp {
         self.state.is_some()
     }
 
-    /// Why the GSP stopped since the last call, if it did.
-    pub fn take_stop(&mut self) -> Option<Stop> {
-        self.stop.take()
+    /// The starts and stops since the last call, in order.
+    pub fn take_transitions(&mut self) -> Vec<Transition> {
+        std::mem::take(&mut self.transitions)
     }
 
     /// Whether the configured lie is `lie`.
@@ -265,7 +272,7 @@ impl Gsp {
     /// Stops a running GSP for `why`, without touching memory.
     fn halt(&mut self, why: Stop, line: &str) {
         if self.state.take().is_some() {
-            self.stop = Some(why);
+            self.transitions.push(Transition::Stopped(why));
             self.line(line);
         }
     }
@@ -312,6 +319,7 @@ impl Gsp {
         };
         let version = running.version;
         self.state = Some(running);
+        self.transitions.push(Transition::Started);
         match self.process(mem) {
             Halt::Wait => {}
             Halt::Stopped => {
@@ -975,10 +983,7 @@ impl Gsp {
         let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
         let chatter = u32::from(self.chatter_now());
         if needed + chatter > free {
-            self.complain(format!(
-                "status queue full: {needed} element(s) needed, {free} free (writePtr {wptr}, \
-                 driver's readPtr {driver_rptr})"
-            ));
+            // The caller says what waits (once per state: see complain).
             return Ok(false);
         }
 
@@ -1058,6 +1063,8 @@ impl Gsp {
         s.stat_wptr = pos;
         s.stat_seq = seq;
         s.posted += 1;
+        // Progress: a complaint that comes back is news again.
+        s.complaint = None;
         if told == Some(Lie::ReadPtrRange) {
             s.bad_read_ptr = true;
         }

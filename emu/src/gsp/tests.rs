@@ -8,7 +8,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
-use vfio_bindings::bindings::vfio::VFIO_PCI_BAR0_REGION_INDEX;
+use vfio_bindings::bindings::vfio::{VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX};
 use vfio_user::DmaMapFlags;
 
 use super::firmware::tests::{image, install, temp_dir};
@@ -114,6 +114,9 @@ impl Driver {
         choice.gsp = Some(gsp);
         let (log, text) = Logger::memory();
         let mut dev = Device::new(choice, log);
+        // Memory decoding and bus mastering on, as the driver sets them.
+        dev.region_write(VFIO_PCI_CONFIG_REGION_INDEX, 4, &[6, 0])
+            .expect("command register");
         let ram = memfd("gsp-ram", RAM);
         dev.dma_map(
             DmaMapFlags::READ_WRITE,
@@ -684,4 +687,59 @@ fn a_slot_that_loses_its_power_stops_even_an_unstoppable_gsp() {
         "the phase without the power bit"
     );
     assert!(d.log().contains("slot powered off"), "{}", d.log());
+}
+
+#[test]
+fn a_start_not_yet_ticked_is_not_halted_and_a_reset_cancels_it() {
+    let mut d = Driver::new(Version::R570_144, None);
+    d.reg_write(NV_PGSP_FALCON_MAILBOX0, (BASE + LIBOS_OFF) as u32);
+    d.reg_write(NV_PGSP_FALCON_MAILBOX1, 0);
+    d.reg_write(NV_PGSP_FALCON_CPUCTL, 2);
+    assert!(
+        !d.halted(),
+        "out of halt from STARTCPU on, before its first tick"
+    );
+    d.falcon_reset();
+    assert!(d.halted());
+    d.set_phase(3);
+    assert!(!d.tick(), "the reset cancelled the start");
+    assert_eq!(d.sysmem(3), (0, 0));
+}
+
+#[test]
+fn without_bus_mastering_the_gsp_reaches_no_memory() {
+    // An unstoppable GSP whose bus mastering goes off: its next tick fails
+    // without touching (or counting) guest memory, and it stops.
+    let mut d = Driver::lying(Version::R570_144, "unstoppable");
+    boot(&mut d);
+    d.dev
+        .region_write(VFIO_PCI_CONFIG_REGION_INDEX, 4, &[2, 0])
+        .expect("command register");
+    d.set_phase(6);
+    assert!(!d.tick());
+    assert_eq!(d.sysmem(6), (0, 0));
+    assert!(d.log().contains("bus mastering is off"), "{}", d.log());
+    assert_eq!(d.dev.counts().gsp_runs()[0].stopped_by, Some("fault"));
+
+    // A start without bus mastering is refused.
+    let mut d = Driver::new(Version::R570_144, None);
+    d.dev
+        .region_write(VFIO_PCI_CONFIG_REGION_INDEX, 4, &[2, 0])
+        .expect("command register");
+    d.set_phase(2);
+    assert_eq!(d.start(), ERR_BAD_ARGUMENTS);
+    assert_eq!(d.sysmem(2), (0, 0));
+}
+
+#[test]
+fn a_run_that_starts_and_stops_in_one_tick_is_counted() {
+    // UNLOADING_GUEST_DRIVER queued before the start: the GSP starts and
+    // stops within the start's tick.
+    let mut d = Driver::new(Version::R570_144, None);
+    d.queue(function::UNLOADING_GUEST_DRIVER, &[]);
+    assert_eq!(d.start(), 0);
+    assert!(d.halted());
+    let runs = d.dev.counts().gsp_runs().to_vec();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].stopped_by, Some("unload"));
 }
