@@ -9,6 +9,10 @@
 
 use kernel::{
     device::Core,
+    dma::{
+        Device as _,
+        DmaMask, //
+    },
     io::Io,
     new_mutex,
     pci,
@@ -175,6 +179,10 @@ impl pci::Driver for NovaCore {
                     dev_err!(pdev, "no GSP interface implementation for {}\n", fw.version);
                 })?;
                 let facts = system_facts(pdev, &spec)?;
+                let bits = spec.architecture().dma_address_bits();
+                // SAFETY: Probe of this device runs alone (the driver core serialises it) and
+                // this is before the device's first DMA allocation or mapping.
+                unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
                 // The GSP reads and writes system memory: bus mastering from its start on,
                 // and off again on every failure.
                 pdev.set_master();
@@ -213,7 +221,8 @@ impl pci::Driver for NovaCore {
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
         // Stopped (or, if it cannot be, its memory leaked) before anything is freed.
-        if let Some(gsp) = this.gsp.lock().take() {
+        let gsp = this.gsp.lock().take();
+        if let Some(gsp) = gsp {
             gsp.shutdown(pdev, &this.bar);
             clear_master(pdev);
         }

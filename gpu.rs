@@ -132,6 +132,16 @@ impl Architecture {
         }
     }
 
+    /// How many address bits the GPU's DMA engines drive: 47 up to Ada, 52 from Hopper on.
+    pub(crate) const fn dma_address_bits(self) -> u32 {
+        match self {
+            Architecture::Turing | Architecture::Ampere | Architecture::Ada => 47,
+            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
+                52
+            }
+        }
+    }
+
     /// Whether `NV_PMC_BOOT_0` still names the chip (and so must agree with `NV_PMC_BOOT_42`).
     const fn boot0_names_chip(self) -> bool {
         matches!(
@@ -607,5 +617,20 @@ mod tests {
             b"Chipset: ga102, Architecture: Ampere, Revision: a.1"
         );
         Ok(())
+    }
+
+    #[test]
+    fn dma_addresses_are_47_bits_up_to_ada_and_52_from_hopper() {
+        // Upstream's HALs: TU102 (Turing, Ampere, Ada) 47 bits, GH100 (Hopper, Blackwell) 52.
+        for (arch, bits) in [
+            (Architecture::Turing, 47),
+            (Architecture::Ampere, 47),
+            (Architecture::Ada, 47),
+            (Architecture::Hopper, 52),
+            (Architecture::BlackwellGB10x, 52),
+            (Architecture::BlackwellGB20x, 52),
+        ] {
+            assert_eq!(arch.dma_address_bits(), bits);
+        }
     }
 }

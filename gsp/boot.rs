@@ -9,11 +9,7 @@
 
 use kernel::{
     device::Core,
-    dma::{
-        Coherent,
-        Device as _,
-        DmaMask, //
-    },
+    dma::Coherent,
     io::{
         io_project,
         poll::read_poll_timeout,
@@ -105,6 +101,9 @@ pub(crate) fn libos_id8(name: &str) -> u64 {
         .fold(0u64, |id, c| (id << 8) | u64::from(c))
 }
 
+/// Size of the LIBOS arguments: one page.
+const LIBOS_ARGS_SIZE: usize = 0x1000;
+
 /// Most commands the driver queues without waiting for their replies (the boot queues two).
 const MAX_OWED: usize = 4;
 
@@ -125,7 +124,7 @@ impl Owed {
 
     /// The oldest reply due.
     fn first(&self) -> Option<u32> {
-        self.functions[..self.len].first().copied()
+        self.functions.get(..self.len)?.first().copied()
     }
 
     fn pop(&mut self) {
@@ -167,8 +166,14 @@ impl Drop for Gsp {
     fn drop(&mut self) {
         if let Some(shared) = self.shared.take() {
             if !self.halted {
-                // The GSP may still run and hold these addresses: never hand them back.
-                core::mem::forget(shared);
+                // The GSP may still run and hold these addresses: never hand them back. Only
+                // the DMA allocations are kept; the driver's own buffers go.
+                core::mem::forget((
+                    shared.queues.into_memory(),
+                    shared._rmargs,
+                    shared._libos,
+                    shared._fwimage,
+                ));
             }
         }
     }
@@ -186,8 +191,6 @@ impl Gsp {
         fwimage_head: &ImageHead,
         facts: &SystemFacts,
     ) -> Result<Gsp> {
-        // SAFETY: Called from probe, before this device's first DMA allocation.
-        unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<47>())? };
         let dev = pdev.as_ref();
 
         let region = Coherent::<u8>::zeroed_slice(dev, region_size(), GFP_KERNEL)?;
@@ -230,7 +233,11 @@ impl Gsp {
             ],
             &mut libos,
         )?;
-        libos.resize(0x1000, 0, GFP_KERNEL)?;
+        // One page, as the GSP reads it; more entries than fit would be cut off silently.
+        if libos.len() > LIBOS_ARGS_SIZE {
+            return Err(EOVERFLOW);
+        }
+        libos.resize(LIBOS_ARGS_SIZE, 0, GFP_KERNEL)?;
         let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
 
         let mut owed = Owed::default();
@@ -314,6 +321,8 @@ impl Gsp {
                     break Err(e);
                 }
                 next_check = waited + CHECK_INTERVAL;
+                // However many messages keep coming, give the CPU away now and then.
+                fsleep(Delta::from_micros(100));
             }
             if waited > timeout {
                 dev_err!(

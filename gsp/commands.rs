@@ -93,7 +93,10 @@ pub(crate) mod versioned {
             out.extend_from_slice(key.as_bytes(), GFP_KERNEL)?;
             out.push(0, GFP_KERNEL)?;
         }
-        debug_assert_eq!(out.len() - start, fixed + names);
+        // The size announced in the header is the size written.
+        if out.len() - start != fixed + names {
+            return Err(EINVAL);
+        }
         Ok(())
     }
 

@@ -355,6 +355,11 @@ impl<M: QueueMemory> Queues<M> {
         Ok(Some((message, payload)))
     }
 
+    /// Gives the memory back, dropping the driver's own buffers.
+    pub(crate) fn into_memory(self) -> M {
+        self.mem
+    }
+
     /// Copies status queue element `index` into slot `slot` of the incoming buffer.
     fn copy_element(&mut self, slot: usize, index: u32) -> Result<(), MsgError> {
         let element = self
