@@ -175,9 +175,7 @@ impl pci::Driver for NovaCore {
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
 
             let gsp = if is_emulated(pdev) {
-                let iface = interface(fw.version).inspect_err(|_| {
-                    dev_err!(pdev, "no GSP interface implementation for {}\n", fw.version);
-                })?;
+                let iface = interface(fw.version);
                 let facts = system_facts(pdev, &spec)?;
                 let bits = spec.architecture().dma_address_bits();
                 // SAFETY: Probe of this device runs alone (the driver core serialises it) and

@@ -12,7 +12,7 @@ use kernel::prelude::*;
 use crate::firmware::FwVersion;
 
 #[macro_use]
-mod versions;
+pub(crate) mod versions;
 
 pub(crate) mod bench;
 pub(crate) mod boot;
@@ -229,27 +229,20 @@ pub(crate) mod versioned {
 }
 }
 
-/// The interface implementation for firmware `version`.
-///
-/// Every version of [`gsp_versions!`] has an implementation; a firmware version without one
-/// (a `FwVersion` added without its interface) gets `ENOTSUPP`.
-pub(crate) fn interface(version: FwVersion) -> Result<&'static dyn Interface> {
-    IMPLEMENTATIONS
-        .iter()
-        .copied()
-        .find(|i| i.version() == version.name())
-        .ok_or(ENOTSUPP)
-}
-
-/// Builds [`IMPLEMENTATIONS`] from the version list.
+/// Builds [`interface`] from the version list.
 macro_rules! gsp_implementations {
-    ([$($v:ident),*]) => {
-        /// The interface implementation of every supported version.
-        static IMPLEMENTATIONS: &[&dyn Interface] = &[$(&versioned::$v::Impl),*];
+    ([$(($v:ident, $V:ident, $($rest:tt)*)),* $(,)?]) => {
+        /// The interface implementation for firmware `version`: every version of the list has
+        /// one, chosen without a lookup.
+        pub(crate) fn interface(version: FwVersion) -> &'static dyn Interface {
+            match version {
+                $(FwVersion::$V => &versioned::$v::Impl),*
+            }
+        }
     };
 }
 
-gsp_versions!(gsp_implementations {});
+gsp_version_table!(gsp_implementations {});
 
 #[kunit_tests(nova_core_gsp)]
 mod tests {
@@ -258,7 +251,7 @@ mod tests {
     #[test]
     fn every_firmware_version_has_its_own_interface() -> Result {
         for &v in FwVersion::ALL {
-            assert_eq!(interface(v)?.version(), v.name());
+            assert_eq!(interface(v).version(), v.name());
         }
         Ok(())
     }

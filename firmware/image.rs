@@ -27,55 +27,7 @@ use super::{
     },
 };
 
-/// A GSP firmware release the driver supports.
-#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
-pub(crate) enum FwVersion {
-    R570_144,
-    R535_113_01,
-}
-
-impl FwVersion {
-    /// Supported versions, newest first.
-    pub(crate) const ALL: &'static [FwVersion] = &[FwVersion::R570_144, FwVersion::R535_113_01];
-
-    /// The version as it appears in file names and in `.fwversion`.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            FwVersion::R570_144 => "570.144",
-            FwVersion::R535_113_01 => "535.113.01",
-        }
-    }
-
-    /// The major number, as given to the `gsp_version` module parameter.
-    pub(crate) const fn major(self) -> u32 {
-        match self {
-            FwVersion::R570_144 => 570,
-            FwVersion::R535_113_01 => 535,
-        }
-    }
-
-    /// Looks a version up by its major number.
-    pub(crate) fn from_major(major: u32) -> Option<FwVersion> {
-        Self::ALL.iter().copied().find(|v| v.major() == major)
-    }
-
-    /// Whether NVIDIA released this version for `chipset` (Hopper and Blackwell start at 570).
-    pub(crate) const fn supports(self, chipset: Chipset) -> bool {
-        match self {
-            FwVersion::R570_144 => true,
-            FwVersion::R535_113_01 => matches!(
-                chipset.arch(),
-                Architecture::Turing | Architecture::Ampere | Architecture::Ada
-            ),
-        }
-    }
-}
-
-impl fmt::Display for FwVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub(crate) use crate::gsp::versions::FwVersion;
 
 /// One firmware file of a GSP boot, by role.
 #[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]

@@ -75,7 +75,7 @@ fn time_headers<I: Interface + ?Sized>(iface: &I, iterations: u32) -> Result<u64
 
 /// Best of `ROUNDS` rounds of `encode_header` alone: (through the trait object, direct).
 fn header_cost(version: FwVersion, iterations: u32) -> Result<(u64, u64)> {
-    let dynamic: &dyn Interface = interface(version)?;
+    let dynamic: &dyn Interface = interface(version);
     let (mut best_dyn, mut best_direct) = (u64::MAX, u64::MAX);
     for _ in 0..ROUNDS {
         best_dyn = best_dyn.min(time_headers(dynamic, iterations)?);
@@ -90,7 +90,7 @@ fn header_cost(version: FwVersion, iterations: u32) -> Result<(u64, u64)> {
 
 /// Best of `ROUNDS` alternating rounds: (through the trait object, direct).
 fn enqueue_cost(version: FwVersion, iterations: u32) -> Result<(u64, u64)> {
-    let dynamic: &dyn Interface = interface(version)?;
+    let dynamic: &dyn Interface = interface(version);
     let mut queues = Queues::new(RamMemory::new()?, 0x1000_0000)?;
     let (mut best_dyn, mut best_direct) = (u64::MAX, u64::MAX);
     let direct_of = |queues: &mut Queues<RamMemory>, iterations| match version {

@@ -186,7 +186,7 @@ mod tests {
 
     fn encoded(v: FwVersion) -> Result<KVec<u8>> {
         let mut out = KVec::new();
-        interface(v)?.encode_system_info(&facts(), &mut out)?;
+        interface(v).encode_system_info(&facts(), &mut out)?;
         Ok(out)
     }
 
@@ -232,7 +232,7 @@ mod tests {
     fn registry_table_layout() -> Result {
         for &v in FwVersion::ALL {
             let mut b = KVec::new();
-            interface(v)?.encode_registry(&[("Ab", 7), ("Cde", 9)], &mut b)?;
+            interface(v).encode_registry(&[("Ab", 7), ("Cde", 9)], &mut b)?;
             // Header (8), two entries (16 each), "Ab\0" and "Cde\0".
             assert_eq!(b.len(), 8 + 32 + 3 + 4);
             assert_eq!(u32_at(&b, 0), 47);
@@ -252,7 +252,7 @@ mod tests {
     #[test]
     fn driver_registry_names_every_key_at_its_offset() -> Result {
         let mut b = KVec::new();
-        interface(FwVersion::R570_144)?.encode_registry(REGISTRY, &mut b)?;
+        interface(FwVersion::R570_144).encode_registry(REGISTRY, &mut b)?;
         assert_eq!(u32_at(&b, 4) as usize, REGISTRY.len());
         for (i, (key, value)) in REGISTRY.iter().enumerate() {
             let entry = 8 + 16 * i;
@@ -272,7 +272,7 @@ mod tests {
             (FwVersion::R570_144, 72, 32),
         ] {
             let mut b = KVec::new();
-            interface(v)?.encode_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
+            interface(v).encode_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
             assert_eq!(b.len(), size);
             assert_eq!(u64_at(&b, 0), 0x1_0000_0000);
             assert_eq!(u32_at(&b, 8), 129);
@@ -289,7 +289,7 @@ mod tests {
         use crate::gsp::boot::libos_id8;
         assert_eq!(libos_id8("RMARGS"), 0x524d_4152_4753);
         let mut b = KVec::new();
-        interface(FwVersion::R570_144)?
+        interface(FwVersion::R570_144)
             .encode_libos_args(&[(libos_id8("RMARGS"), 0x2000, 72)], &mut b)?;
         assert_eq!(b.len(), 32);
         assert_eq!(u64_at(&b, 0), libos_id8("RMARGS"));
@@ -304,7 +304,7 @@ mod tests {
     fn unloading_payload_is_a_full_unload() -> Result {
         for &v in FwVersion::ALL {
             let mut b = KVec::new();
-            interface(v)?.encode_unloading(&mut b)?;
+            interface(v).encode_unloading(&mut b)?;
             assert_eq!(&b[..], &[0u8; 8]);
         }
         Ok(())

@@ -473,7 +473,7 @@ mod tests {
     ) -> Result {
         let statq = q.offsets().1;
         let mut frames = KVVec::new();
-        let n = interface(v)?.encode_message(function, seq, payload, &mut frames)?;
+        let n = interface(v).encode_message(function, seq, payload, &mut frames)?;
         let mut w = rd(q, statq + TX_WRITE_PTR);
         for chunk in frames.chunks(ELEMENT_SIZE) {
             let off = statq + PAGE + w as usize * ELEMENT_SIZE;
@@ -511,7 +511,7 @@ mod tests {
     fn send_writes_messages_the_gsp_can_decode() -> Result {
         for &v in FwVersion::ALL {
             let mut q = queues()?;
-            let iface = interface(v)?;
+            let iface = interface(v);
             q.send(iface, SET_REGISTRY, &[7u8; 100])?;
             q.send(iface, SET_REGISTRY, &[8u8; 5000])?;
             let cmdq = q.offsets().0;
@@ -533,7 +533,7 @@ mod tests {
         // The queue writes headers, payload and padding in place; the bytes must be those of a
         // message framed in one buffer.
         for &v in FwVersion::ALL {
-            let iface = interface(v)?;
+            let iface = interface(v);
             let mut q = queues()?;
             let mut payload = KVec::new();
             for i in 0..5000u32 {
@@ -552,7 +552,7 @@ mod tests {
     #[test]
     fn large_rpc_goes_out_as_continuations() -> Result {
         let mut q = queues()?;
-        let iface = interface(FwVersion::R570_144)?;
+        let iface = interface(FwVersion::R570_144);
         let big = KVVec::from_elem(3u8, 100_000, GFP_KERNEL)?;
         q.send(iface, SET_REGISTRY, &big)?;
         let cmdq = q.offsets().0;
@@ -570,7 +570,7 @@ mod tests {
     #[test]
     fn send_refuses_when_the_queue_is_full() -> Result {
         let mut q = queues()?;
-        let iface = interface(FwVersion::R570_144)?;
+        let iface = interface(FwVersion::R570_144);
         // The GSP read nothing: 62 elements fit, one stays free.
         for _ in 0..62 {
             q.send(iface, SET_REGISTRY, &[0u8; 8])?;
@@ -585,7 +585,7 @@ mod tests {
         let statq = q.offsets().1;
         wr(&mut q, statq + RX_HEADER, 63);
         assert_eq!(
-            q.send(interface(FwVersion::R570_144)?, SET_REGISTRY, &[0u8; 8]),
+            q.send(interface(FwVersion::R570_144), SET_REGISTRY, &[0u8; 8]),
             Err(SendError::Gsp(MsgError::BadPointer(63)))
         );
         Ok(())
@@ -595,16 +595,16 @@ mod tests {
     fn receive_takes_messages_in_order_and_moves_the_read_pointer() -> Result {
         let v = FwVersion::R535_113_01;
         let mut q = queues()?;
-        assert!(matches!(q.receive(interface(v)?), Ok(None)));
+        assert!(matches!(q.receive(interface(v)), Ok(None)));
         gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
         gsp_post(&mut q, v, SET_REGISTRY, 1, &[9u8; 6000])?;
         let (m, p) = q
-            .receive(interface(v)?)
+            .receive(interface(v))
             .map_err(MsgError::errno)?
             .ok_or(EINVAL)?;
         assert_eq!((m.function, p.len()), (INIT_DONE, 0));
         let (m, p) = q
-            .receive(interface(v)?)
+            .receive(interface(v))
             .map_err(MsgError::errno)?
             .ok_or(EINVAL)?;
         assert_eq!(
@@ -613,7 +613,7 @@ mod tests {
         );
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
-        assert!(matches!(q.receive(interface(v)?), Ok(None)));
+        assert!(matches!(q.receive(interface(v)), Ok(None)));
         Ok(())
     }
 
@@ -626,7 +626,7 @@ mod tests {
         }
         let before = q.memory().1.get();
         let (m, _) = q
-            .receive(interface(v)?)
+            .receive(interface(v))
             .map_err(MsgError::errno)?
             .ok_or(EINVAL)?;
         assert_eq!(m.elements, 1);
@@ -652,7 +652,7 @@ mod tests {
         wr(&mut q, cmdq + RX_HEADER, 61);
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[5u8; 10_000])?;
         let (m, p) = q
-            .receive(interface(v)?)
+            .receive(interface(v))
             .map_err(MsgError::errno)?
             .ok_or(EINVAL)?;
         assert_eq!((m.elements, p.len(), byte(&p[9999])), (3, 10_000, 5));
@@ -667,7 +667,7 @@ mod tests {
         let statq = q.offsets().1;
         wr(&mut q, statq + TX_WRITE_PTR, 63);
         assert_eq!(
-            q.receive(interface(v)?).map(|_| ()),
+            q.receive(interface(v)).map(|_| ()),
             Err(MsgError::BadPointer(63))
         );
         wr(&mut q, statq + TX_WRITE_PTR, 0);
@@ -675,7 +675,7 @@ mod tests {
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[1u8; 5000])?;
         wr(&mut q, statq + TX_WRITE_PTR, 1);
         assert_eq!(
-            q.receive(interface(v)?).map(|_| ()),
+            q.receive(interface(v)).map(|_| ()),
             Err(MsgError::ElementsNotWritten {
                 count: 2,
                 available: 1
@@ -690,7 +690,7 @@ mod tests {
         let mut q = queues()?;
         gsp_post(&mut q, FwVersion::R570_144, 0x1020, 0, &[])?;
         assert_eq!(
-            q.receive(interface(FwVersion::R535_113_01)?).map(|_| ()),
+            q.receive(interface(FwVersion::R535_113_01)).map(|_| ()),
             Err(MsgError::UnknownFunction(0x1020))
         );
         Ok(())

@@ -4,7 +4,7 @@
 
 #[macro_use]
 #[path = "../../../gsp/versions.rs"]
-mod versions;
+pub(crate) mod versions;
 
 #[path = "../../../gsp/fw.rs"]
 pub(crate) mod fw;

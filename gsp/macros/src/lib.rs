@@ -53,15 +53,14 @@
 //! In nova_core, for a version `r580_65` (580.65):
 //! 1. Its header set: `gsp/fw/r580_65/nvrm.h`, with the same C names as the others and static
 //!    asserts pinning every layout (`Kbuild` runs bindgen on every `gsp/fw/r*/nvrm.h`).
-//! 2. One line in the version list: `r580_65` appended to `gsp_versions!` in
-//!    `gsp/versions.rs`. The bindings modules, every versioned module and the table of interface
-//!    implementations are generated from that list (and the host build of the parsing core in
-//!    `fuzz/` expands the same list).
+//! 2. One entry in the version list, `gsp_version_table!` in `gsp/versions.rs`:
+//!    `(r580_65, R580_65, "580.65", 580, Turing | ... )`. `FwVersion` (file names, the
+//!    `gsp_version` parameter, the chips it supports), the bindings modules, every versioned
+//!    module and `gsp::interface` are generated from that list (and the host build of the
+//!    parsing core in `fuzz/` expands the same list).
 //! 3. `#[ver(...)]` conditions where its interface differs, and the KUnit layout tests of the
 //!    structures that changed.
-//! 4. The firmware files: a `FwVersion` variant in `firmware/image.rs` (the version in file
-//!    names and the chips NVIDIA released it for).
-//! 5. The emulated GSP's own wire definitions for it (`emu/src/gsp/wire.rs`), so that the tests
+//! 4. The emulated GSP's own wire definitions for it (`emu/src/gsp/wire.rs`), so that the tests
 //!    can boot it.
 //!
 //! The macro itself needs no change.
