@@ -310,6 +310,63 @@ mod tests {
     }
 
     #[test]
+    fn v_is_the_version_only_between_two_path_segments() {
+        let out = expand(
+            quote!(r535_113_01),
+            quote!(
+                mod m {
+                    use super::other::V::Thing;
+                    use crate::{other::V::Other, V::NotAModule};
+                    use V::Crate;
+                    fn f<V: Tr>() -> u32 {
+                        V::N + <V as Tr>::N + V::Assoc::default() + crate::other::V::g()
+                    }
+                }
+            ),
+        );
+        // After `super::`, in a use group and in an expression path: the version.
+        assert!(
+            out.contains("use super :: super :: other :: r535_113_01 :: Thing"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "use crate :: { other :: r535_113_01 :: Other , r535_113_01 :: NotAModule }"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("crate :: other :: r535_113_01 :: g ()"),
+            "{out}"
+        );
+        // First segments are not the version: a crate, a generic parameter.
+        assert!(out.contains("use V :: Crate"), "{out}");
+        assert!(
+            out.contains("V :: N + < V as Tr > :: N + V :: Assoc :: default ()"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn rejects_v_with_generic_arguments() {
+        let e = error(
+            quote!(r535_113_01),
+            quote!(
+                mod m {
+                    fn f() -> u32 {
+                        crate::other::V::<u8>::g()
+                    }
+                }
+            ),
+        );
+        assert_eq!(
+            e,
+            "`V` between two path segments names the firmware version and takes no generic \
+             arguments"
+        );
+    }
+
+    #[test]
     fn rejects_unknown_version() {
         let e = error(
             quote!(r535_113_01, r570_144),

@@ -283,13 +283,17 @@ impl VisitMut for Filter<'_> {
     }
 
     fn visit_path_mut(&mut self, p: &mut syn::Path) {
-        // `V` as an inner path segment names this copy's version: `other::V::item` is the same
-        // version's copy of another versioned module.
-        let last = p.segments.len().saturating_sub(1);
-        let version = &self.args.versions[self.current].ident;
-        for seg in p.segments.iter_mut().take(last) {
+        // `V` between two segments names this copy's version: `other::V::item` is the same
+        // version's copy of another versioned module. A first segment `V` is something else (a
+        // generic parameter, a crate), and a last one is an item of that name.
+        let inner = 1..p.segments.len().saturating_sub(1);
+        for seg in p.segments.iter_mut().take(inner.end).skip(inner.start) {
             if seg.ident == "V" {
-                seg.ident = syn::Ident::new(&version.to_string(), seg.ident.span());
+                if seg.arguments.is_empty() {
+                    seg.ident = self.version_ident(seg.ident.span());
+                } else {
+                    self.error(v_with_arguments(seg.span()));
+                }
             }
         }
         if self.depth == 0 && p.leading_colon.is_none() {
@@ -304,36 +308,66 @@ impl VisitMut for Filter<'_> {
         visit_mut::visit_path_mut(self, p);
     }
 
-    fn visit_use_tree_mut(&mut self, t: &mut syn::UseTree) {
-        if let syn::UseTree::Path(p) = t {
-            if p.ident == "V" {
-                let version = &self.args.versions[self.current].ident;
-                p.ident = syn::Ident::new(&version.to_string(), p.ident.span());
-            }
+    fn visit_item_use_mut(&mut self, u: &mut syn::ItemUse) {
+        for a in &mut u.attrs {
+            self.visit_attribute_mut(a);
         }
-        if self.depth == 0 {
-            if let syn::UseTree::Path(p) = t {
-                if p.ident == "super" {
-                    let inner = core::mem::replace(
-                        t,
-                        syn::UseTree::Glob(syn::UseGlob {
+        self.visit_visibility_mut(&mut u.vis);
+        self.use_tree(&mut u.tree, false);
+    }
+}
+
+impl Filter<'_> {
+    /// This copy's version as an identifier, for a `V` placeholder at `span`.
+    fn version_ident(&self, span: proc_macro2::Span) -> syn::Ident {
+        let version = &self.args.versions[self.current].ident;
+        syn::Ident::new(&version.to_string(), span)
+    }
+
+    /// Rewrites a use tree as [`VisitMut::visit_path_mut`] rewrites paths; `prefixed` tells
+    /// whether a segment comes before `t` (the first segment may be `super`, a later one `V`).
+    fn use_tree(&mut self, t: &mut syn::UseTree, prefixed: bool) {
+        match t {
+            syn::UseTree::Path(p) => {
+                if !prefixed && self.depth == 0 && p.ident == "super" {
+                    let span = p.ident.span();
+                    let rest = core::mem::replace(
+                        &mut p.tree,
+                        Box::new(syn::UseTree::Glob(syn::UseGlob {
                             star_token: Default::default(),
-                        }),
+                        })),
                     );
-                    let span = match &inner {
-                        syn::UseTree::Path(p) => p.ident.span(),
-                        _ => proc_macro2::Span::call_site(),
-                    };
-                    *t = syn::UseTree::Path(syn::UsePath {
+                    p.tree = Box::new(syn::UseTree::Path(syn::UsePath {
                         ident: syn::Ident::new("super", span),
                         colon2_token: Default::default(),
-                        tree: Box::new(inner),
-                    });
-                    // Do not descend: the inner `super` must stay as it is.
+                        tree: rest,
+                    }));
+                    // The inserted `super` is the new first segment; go on below it.
+                    if let syn::UseTree::Path(inserted) = &mut *p.tree {
+                        self.use_tree(&mut inserted.tree, true);
+                    }
                     return;
                 }
+                if prefixed && p.ident == "V" {
+                    p.ident = self.version_ident(p.ident.span());
+                }
+                self.use_tree(&mut p.tree, true);
             }
+            syn::UseTree::Group(g) => {
+                for item in &mut g.items {
+                    self.use_tree(item, prefixed);
+                }
+            }
+            syn::UseTree::Name(_) | syn::UseTree::Rename(_) | syn::UseTree::Glob(_) => {}
         }
-        visit_mut::visit_use_tree_mut(self, t);
     }
+}
+
+/// The error for a `V` placeholder written with generic arguments.
+fn v_with_arguments(span: proc_macro2::Span) -> syn::Error {
+    syn::Error::new(
+        span,
+        "`V` between two path segments names the firmware version and takes no generic \
+         arguments",
+    )
 }

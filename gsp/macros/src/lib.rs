@@ -35,8 +35,11 @@
 //! - has `pub(crate) const VERSION: &str` set to the dotted version (`"570.144"`);
 //! - sees paths starting with `super` rewritten one level up, so they mean what they meant in
 //!   the annotated module;
-//! - reads `V` as an inner path segment as its own version: `super::commands::V::encode` is the
-//!   same version's copy of another versioned module.
+//! - reads `V` between two path segments as its own version: `super::commands::V::encode` (or
+//!   `use super::commands::{V::encode}`) is the same version's copy of another versioned
+//!   module. A first segment `V` is not the version (`V::N` of a generic parameter `V`, a crate
+//!   `V`), nor is a last one (an item named `V`); `a::V::<T>::b` is an error. An item named `V`
+//!   that has items of its own is reached through an alias (`use a::V as W;`, then `W::b`).
 //!
 //! # Conditions
 //!

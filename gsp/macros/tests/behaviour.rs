@@ -22,6 +22,17 @@ fn helper() -> u32 {
     7
 }
 
+/// A trait for a generic parameter named like the version placeholder.
+pub trait Numbered {
+    const N: u32;
+}
+
+pub struct Five;
+
+impl Numbered for Five {
+    const N: u32 = 5;
+}
+
 #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::fw)]
 mod rpc {
     use super::Rpcs;
@@ -40,6 +51,11 @@ mod rpc {
     }
 
     pub struct Impl;
+
+    /// A generic parameter `V` is not the version: `V::N` is its constant.
+    pub fn number<V: super::Numbered>() -> u32 {
+        V::N
+    }
 
     impl Rpcs for Impl {
         fn version(&self) -> &'static str {
@@ -107,4 +123,10 @@ fn struct_layout_differs_per_version() {
 fn statements_and_super_paths_follow_the_version() {
     assert_eq!(rpc::r535_113_01::Impl.describe(), 1008);
     assert_eq!(rpc::r570_144::Impl.describe(), 108);
+}
+
+#[test]
+fn a_generic_parameter_named_v_is_left_alone() {
+    assert_eq!(rpc::r535_113_01::number::<Five>(), 5);
+    assert_eq!(rpc::r570_144::number::<Five>(), 5);
 }
