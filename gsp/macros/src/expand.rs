@@ -286,6 +286,36 @@ mod tests {
     }
 
     #[test]
+    fn super_visibilities_keep_meaning_the_annotated_modules_parent() {
+        let out = expand(
+            quote!(r535_113_01),
+            quote!(
+                mod m {
+                    pub(super) fn f() {}
+                    pub(super) fn g() {}
+                    pub(in super::m) fn h() {}
+                    pub(self) fn i() {}
+                    pub(crate) fn j() {}
+                    pub(super) struct S {
+                        pub(super) a: u32,
+                    }
+                    mod inner {
+                        pub(super) fn k() {}
+                    }
+                }
+            ),
+        );
+        assert!(out.contains("pub (in super :: super) fn f"), "{out}");
+        assert!(out.contains("pub (in super :: super) fn g"), "{out}");
+        assert!(out.contains("pub (in super :: super :: m) fn h"), "{out}");
+        assert!(out.contains("pub (self) fn i"), "{out}");
+        assert!(out.contains("pub (crate) fn j"), "{out}");
+        assert!(out.contains("pub (in super :: super) struct S { pub (in super :: super) a"));
+        // Inside a nested module, `super` still means the copy.
+        assert!(out.contains("mod inner { pub (super) fn k"), "{out}");
+    }
+
+    #[test]
     fn v_in_a_path_names_the_same_version_of_another_module() {
         let out = expand(
             quote!(r535_113_01, r570_144),

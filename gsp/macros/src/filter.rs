@@ -308,6 +308,20 @@ impl VisitMut for Filter<'_> {
         visit_mut::visit_path_mut(self, p);
     }
 
+    fn visit_vis_restricted_mut(&mut self, v: &mut syn::VisRestricted) {
+        // `pub(super)` moves up like any `super` path, and a longer path needs `in`:
+        // `pub(in super::super)`.
+        let first = v.path.segments.first();
+        if self.depth == 0
+            && v.path.leading_colon.is_none()
+            && first.is_some_and(|s| s.ident == "super")
+        {
+            v.in_token
+                .get_or_insert_with(|| syn::Token![in](v.path.span()));
+        }
+        visit_mut::visit_vis_restricted_mut(self, v);
+    }
+
     fn visit_item_use_mut(&mut self, u: &mut syn::ItemUse) {
         for a in &mut u.attrs {
             self.visit_attribute_mut(a);

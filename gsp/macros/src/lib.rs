@@ -34,7 +34,8 @@
 //!   `bindings = PATH` is given;
 //! - has `pub(crate) const VERSION: &str` set to the dotted version (`"570.144"`);
 //! - sees paths starting with `super` rewritten one level up, so they mean what they meant in
-//!   the annotated module;
+//!   the annotated module, visibilities included (`pub(super)` becomes `pub(in super::super)`);
+//!   in modules nested in the annotated one, `super` is left as it is;
 //! - reads `V` between two path segments as its own version: `super::commands::V::encode` (or
 //!   `use super::commands::{V::encode}`) is the same version's copy of another versioned
 //!   module. A first segment `V` is not the version (`V::N` of a generic parameter `V`, a crate

@@ -52,6 +52,11 @@ mod rpc {
 
     pub struct Impl;
 
+    /// Visible where the annotated module's `pub(super)` items are: in this crate's root.
+    pub(super) fn for_the_parent() -> &'static str {
+        VERSION
+    }
+
     /// A generic parameter `V` is not the version: `V::N` is its constant.
     pub fn number<V: super::Numbered>() -> u32 {
         V::N
@@ -129,4 +134,10 @@ fn statements_and_super_paths_follow_the_version() {
 fn a_generic_parameter_named_v_is_left_alone() {
     assert_eq!(rpc::r535_113_01::number::<Five>(), 5);
     assert_eq!(rpc::r570_144::number::<Five>(), 5);
+}
+
+#[test]
+fn pub_super_is_visible_in_the_annotated_modules_parent() {
+    assert_eq!(rpc::r535_113_01::for_the_parent(), "535.113.01");
+    assert_eq!(rpc::r570_144::for_the_parent(), "570.144");
 }
