@@ -397,6 +397,110 @@ mod tests {
     }
 
     #[test]
+    fn rewrites_super_v_and_visibilities_inside_macro_invocations() {
+        let out = expand(
+            quote!(r535_113_01),
+            quote!(
+                mod m {
+                    fn f() {
+                        let _ = format!("{}", super::helper());
+                        assert_eq!(super::super::x, crate::other::V::y);
+                        a!([super::a(), (super::b)]);
+                        b!(
+                            pub(super) struct S;
+                            pub(in super::m) struct T;
+                            pub(crate) struct U;
+                        );
+                        c!(
+                            mod inner {
+                                use super::x;
+                            }
+                        );
+                        d!(V::N, other::V, ::V::x, "super::s");
+                    }
+                    e! { use super::e; }
+                }
+            ),
+        );
+        assert!(
+            out.contains("format ! (\"{}\" , super :: super :: helper ())"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "assert_eq ! (super :: super :: super :: x , crate :: other :: r535_113_01 :: y)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("a ! ([super :: super :: a () , (super :: super :: b)])"),
+            "{out}"
+        );
+        assert!(out.contains("b ! (pub (in super :: super) struct S ; pub (in super :: super :: m) struct T ; pub (crate) struct U ;)"), "{out}");
+        // A module inside the invocation: its `super` is the copy.
+        assert!(
+            out.contains("c ! (mod inner { use super :: x ; })"),
+            "{out}"
+        );
+        // `V` first or last is not the version, and literals are not code.
+        assert!(
+            out.contains("d ! (V :: N , other :: V , :: V :: x , \"super::s\")"),
+            "{out}"
+        );
+        assert!(out.contains("e ! { use super :: super :: e ; }"), "{out}");
+    }
+
+    #[test]
+    fn rejects_ver_inside_macro_invocations() {
+        let e = error(
+            quote!(r535_113_01, r570_144),
+            quote!(
+                mod m {
+                    fn f() -> Vec<u32> {
+                        vec![
+                            1,
+                            #[ver(V >= r570_144)]
+                            2,
+                        ]
+                    }
+                }
+            ),
+        );
+        assert_eq!(
+            e,
+            "`#[ver]` inside a macro invocation is not supported: the elements a macro makes are \
+             not seen before it runs; put `#[ver]` on the whole invocation or move the element \
+             out of it"
+        );
+    }
+
+    #[test]
+    fn rejects_super_inside_macro_invocations_that_is_not_a_path_or_visibility() {
+        let e = error(
+            quote!(r535_113_01),
+            quote!(
+                mod m {
+                    m!(super);
+                }
+            ),
+        );
+        assert_eq!(
+            e,
+            "`super` inside a macro invocation is moved up only as a path (`super::x`) or a \
+             visibility (`pub(super)`)"
+        );
+        let e = error(
+            quote!(r535_113_01),
+            quote!(
+                mod m {
+                    m!(crate::other::V::<u8>::g);
+                }
+            ),
+        );
+        assert!(e.starts_with("`V` between two path segments"), "{e}");
+    }
+
+    #[test]
     fn rejects_unknown_version() {
         let e = error(
             quote!(r535_113_01, r570_144),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Makes one version's copy: drops elements whose condition fails, and moves `super` paths one
-//! level up (the copy sits one module deeper than the code it was written in).
+//! Makes one version's copy: drops elements whose condition fails, moves `super` paths one
+//! level up (the copy sits one module deeper than the code it was written in) and names the
+//! version for `V`; inside macro invocations, see [`crate::tokens`].
 
 use syn::{
     punctuated::Punctuated,
@@ -322,6 +323,17 @@ impl VisitMut for Filter<'_> {
         visit_mut::visit_vis_restricted_mut(self, v);
     }
 
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        visit_mut::visit_macro_mut(self, m);
+        let version = &self.args.versions[self.current].ident;
+        let (tokens, errors) =
+            crate::tokens::rewrite(core::mem::take(&mut m.tokens), version, self.depth == 0);
+        m.tokens = tokens;
+        for e in errors {
+            self.error(e);
+        }
+    }
+
     fn visit_item_use_mut(&mut self, u: &mut syn::ItemUse) {
         for a in &mut u.attrs {
             self.visit_attribute_mut(a);
@@ -378,7 +390,7 @@ impl Filter<'_> {
 }
 
 /// The error for a `V` placeholder written with generic arguments.
-fn v_with_arguments(span: proc_macro2::Span) -> syn::Error {
+pub(crate) fn v_with_arguments(span: proc_macro2::Span) -> syn::Error {
     syn::Error::new(
         span,
         "`V` between two path segments names the firmware version and takes no generic \

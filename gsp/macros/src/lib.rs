@@ -42,6 +42,16 @@
 //!   `V`), nor is a last one (an item named `V`); `a::V::<T>::b` is an error. An item named `V`
 //!   that has items of its own is reached through an alias (`use a::V as W;`, then `W::b`).
 //!
+//! # Macro invocations
+//!
+//! The tokens of a macro invocation (`dev_err!(...)`, `format!(...)`, an item-making macro)
+//! cannot be parsed before the macro runs, so inside them the copy is rewritten token by token,
+//! where the tokens are unambiguous: `super` starting a path (`super::x`) and the visibilities
+//! `pub(super)` and `pub(in super...)` move up as above (except inside a `mod name { ... }`
+//! written among the tokens), and `V` between two path segments is the version. Any other
+//! `super` there, and any `#[ver]`, is a compile error: `#[ver]` goes on the whole invocation
+//! instead, where it is a statement or item.
+//!
 //! # Conditions
 //!
 //! `V <op> version` with `op` one of `==`, `!=`, `<`, `<=`, `>`, `>=` (versions compare in the
@@ -74,6 +84,7 @@ extern crate proc_macro;
 mod cond;
 mod expand;
 mod filter;
+mod tokens;
 mod versions;
 
 /// Expands the annotated inline module into one module per firmware version; see the crate

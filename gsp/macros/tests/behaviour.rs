@@ -33,6 +33,11 @@ impl Numbered for Five {
     const N: u32 = 5;
 }
 
+/// Expands to its input: code the versioned module hands through a macro invocation.
+macro_rules! through {
+    ($($t:tt)*) => { $($t)* };
+}
+
 #[nova_versions::versions(r535_113_01, r570_144; bindings = crate::fw)]
 mod rpc {
     use super::Rpcs;
@@ -55,6 +60,18 @@ mod rpc {
     /// Visible where the annotated module's `pub(super)` items are: in this crate's root.
     pub(super) fn for_the_parent() -> &'static str {
         VERSION
+    }
+
+    through! {
+        /// Made by a macro: `pub(super)`, `super::` and `V` inside the invocation are rewritten.
+        pub(super) fn through_a_macro() -> (u32, &'static str) {
+            (super::helper(), super::rpc::V::VERSION)
+        }
+    }
+
+    /// `super::` inside an expression macro's arguments.
+    pub fn helpers() -> String {
+        format!("{}{}", super::helper(), super::helper())
     }
 
     /// A generic parameter `V` is not the version: `V::N` is its constant.
@@ -140,4 +157,12 @@ fn a_generic_parameter_named_v_is_left_alone() {
 fn pub_super_is_visible_in_the_annotated_modules_parent() {
     assert_eq!(rpc::r535_113_01::for_the_parent(), "535.113.01");
     assert_eq!(rpc::r570_144::for_the_parent(), "570.144");
+}
+
+#[test]
+fn super_v_and_visibilities_inside_macro_invocations_follow_the_version() {
+    assert_eq!(rpc::r535_113_01::through_a_macro(), (7, "535.113.01"));
+    assert_eq!(rpc::r570_144::through_a_macro(), (7, "570.144"));
+    assert_eq!(rpc::r535_113_01::helpers(), "77");
+    assert_eq!(rpc::r570_144::helpers(), "77");
 }
