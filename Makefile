@@ -57,7 +57,7 @@ test: modules emu
 # the loop after an edit; `make test` remains the gate.
 ROWS ?= ^probe-ga102$$
 rows: modules emu
-	scripts/harness.sh rows '$(ROWS)'
+	scripts/harness.sh rows '$(ROWS)' $(if $(KUNIT),--kunit)
 
 # Boots the guest with one emulated GPU and the module loaded, and opens a
 # shell on its console (`exit` powers it off).

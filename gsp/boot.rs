@@ -39,7 +39,9 @@ use crate::{
         commands::REGISTRY,
         msgq::MsgError,
         queues::{
+            dma_barrier,
             region_size,
+            Barrier,
             QueueMemory,
             Queues, //
         },
@@ -91,6 +93,10 @@ impl QueueMemory for CoherentMemory {
         let end = offset.checked_add(data.len()).ok_or(ERANGE)?;
         io_project!(&self.0, [try: offset..end]).copy_from_slice(data);
         Ok(())
+    }
+
+    fn barrier(&self, kind: Barrier) {
+        dma_barrier(kind);
     }
 }
 

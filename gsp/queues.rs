@@ -130,6 +130,38 @@ pub(crate) trait QueueMemory {
     fn write_u32(&mut self, offset: usize, value: u32) -> Result {
         self.write(offset, &value.to_le_bytes())
     }
+
+    /// Orders this memory's accesses as seen by the device (`dma_rmb`, `dma_wmb`, `dma_mb`).
+    fn barrier(&self, kind: Barrier);
+}
+
+/// The ordering the queues need between a ring pointer and the elements it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Barrier {
+    /// Reads before it complete before reads after it: the GSP's write pointer, then the
+    /// elements it published.
+    Read,
+    /// Writes before it are visible before writes after it: the elements, then the driver's
+    /// write pointer that publishes them.
+    Write,
+    /// Every access before it completes before any after it: the elements read (or the GSP's
+    /// read pointer checked) before the pointer that hands the slots over is written.
+    Full,
+}
+
+/// The kernel's DMA barrier for `kind`.
+pub(crate) fn dma_barrier(kind: Barrier) {
+    use kernel::sync::barrier::{
+        dma_mb,
+        Full,
+        Read,
+        Write, //
+    };
+    match kind {
+        Barrier::Read => dma_mb(Read),
+        Barrier::Write => dma_mb(Write),
+        Barrier::Full => dma_mb(Full),
+    }
 }
 
 /// Size of the page table: one page of `u64` entries is enough for itself and both queues.
@@ -261,6 +293,8 @@ impl<M: QueueMemory> Queues<M> {
         if self.ring.free(gsp_read, self.cmd_write) < elements {
             return Err(SendError::Full);
         }
+        // The slots are free once the GSP's read pointer says so: read it before writing them.
+        self.mem.barrier(Barrier::Full);
 
         // Write each message in place: headers, payload, zero padding, element by element
         // (a message may wrap around the ring's end).
@@ -294,6 +328,8 @@ impl<M: QueueMemory> Queues<M> {
         }
         self.cmd_write = index;
         self.cmd_seq = self.cmd_seq.wrapping_add(messages);
+        // The elements before the write pointer that publishes them.
+        self.mem.barrier(Barrier::Write);
         Ok(self
             .mem
             .write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)?)
@@ -315,6 +351,8 @@ impl<M: QueueMemory> Queues<M> {
         if available == 0 {
             return Ok(None);
         }
+        // The write pointer before the elements it published.
+        self.mem.barrier(Barrier::Read);
 
         // The first element says how many the message spans; copy exactly those, in ring
         // order.
@@ -347,6 +385,8 @@ impl<M: QueueMemory> Queues<M> {
             .extend_from_untrusted(part, GFP_KERNEL)
             .map_err(|_| MsgError::NoMemory)?;
 
+        // The elements are copied before the read pointer hands their slots back to the GSP.
+        self.mem.barrier(Barrier::Full);
         self.stat_read = self.ring.advance(self.stat_read, message.elements);
         self.stat_seq = self.stat_seq.wrapping_add(1);
         self.mem
@@ -386,8 +426,58 @@ impl<M: QueueMemory> Queues<M> {
 }
 
 /// Plain kernel memory standing in for the shared region (tests, benchmark), with a count of
-/// the bytes read out of it.
-pub(crate) struct RamMemory(pub(crate) KVVec<u8>, pub(crate) core::cell::Cell<usize>);
+/// the bytes read out of it, and (for the tests) a trace of its accesses.
+pub(crate) struct RamMemory(
+    pub(crate) KVVec<u8>,
+    pub(crate) core::cell::Cell<usize>,
+    pub(crate) Trace,
+);
+
+/// The order of a [`RamMemory`]'s accesses: what the ordering tests look at.
+pub(crate) struct Trace {
+    /// Whether to record.
+    pub(crate) on: bool,
+    /// `(what, offset)`: `b'r'` read, `b'w'` write, `b'R'`/`b'W'`/`b'F'` barriers (offset 0);
+    /// the first [`TRACE_LEN`] accesses since the last [`Trace::take`].
+    ops: [core::cell::Cell<(u8, usize)>; TRACE_LEN],
+    len: core::cell::Cell<usize>,
+}
+
+/// How many accesses a [`Trace`] keeps.
+const TRACE_LEN: usize = 64;
+
+impl Default for Trace {
+    fn default() -> Self {
+        Trace {
+            on: false,
+            ops: [const { core::cell::Cell::new((0, 0)) }; TRACE_LEN],
+            len: core::cell::Cell::new(0),
+        }
+    }
+}
+
+impl Trace {
+    fn note(&self, what: u8, offset: usize) {
+        if self.on {
+            let n = self.len.get();
+            if let Some(slot) = self.ops.get(n) {
+                slot.set((what, offset));
+            }
+            self.len.set(n.saturating_add(1));
+        }
+    }
+
+    /// The accesses recorded (`None` if more than the trace holds), and a fresh start.
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) fn take(&self) -> Option<KVec<(u8, usize)>> {
+        let n = self.len.replace(0);
+        let mut out = KVec::new();
+        for slot in self.ops.get(..n)? {
+            out.push(slot.get(), GFP_KERNEL).ok()?;
+        }
+        Some(out)
+    }
+}
 
 impl RamMemory {
     /// A zeroed region of the queues' size.
@@ -395,6 +485,7 @@ impl RamMemory {
         Ok(RamMemory(
             KVVec::from_elem(0u8, region_size(), GFP_KERNEL)?,
             core::cell::Cell::new(0),
+            Trace::default(),
         ))
     }
 }
@@ -409,6 +500,7 @@ impl QueueMemory for RamMemory {
         let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
         buf.copy_from_slice(self.0.get(offset..end).ok_or(ERANGE)?);
         self.1.set(self.1.get() + buf.len());
+        self.2.note(b'r', offset);
         Ok(())
     }
 
@@ -418,7 +510,20 @@ impl QueueMemory for RamMemory {
             .get_mut(offset..end)
             .ok_or(ERANGE)?
             .copy_from_slice(data);
+        self.2.note(b'w', offset);
         Ok(())
+    }
+
+    fn barrier(&self, kind: Barrier) {
+        self.2.note(
+            match kind {
+                Barrier::Read => b'R',
+                Barrier::Write => b'W',
+                Barrier::Full => b'F',
+            },
+            0,
+        );
+        dma_barrier(kind);
     }
 }
 
@@ -614,6 +719,59 @@ mod tests {
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
         assert!(matches!(q.receive(interface(v)), Ok(None)));
+        Ok(())
+    }
+
+    /// The accesses traced since the last call.
+    fn ops(q: &mut Queues<RamMemory>) -> Result<KVec<(u8, usize)>> {
+        q.memory().2.take().ok_or(ENOMEM)
+    }
+
+    #[test]
+    fn send_writes_the_elements_between_two_barriers_before_the_pointer() -> Result {
+        let v = FwVersion::R570_144;
+        let mut q = queues()?;
+        let (cmdq, statq) = q.offsets();
+        q.memory().2.on = true;
+        q.send(interface(v), SET_REGISTRY, &[1u8; 100])
+            .map_err(Error::from)?;
+        let t = ops(&mut q)?;
+        let at = |op: (u8, usize)| t.iter().position(|&o| o == op).ok_or(EINVAL);
+        let element = |&(what, off): &(u8, usize)| what == b'w' && off >= cmdq + PAGE;
+        // The GSP's read pointer, a full barrier, the elements, a write barrier, the pointer.
+        let read_ptr = at((b'r', statq + RX_HEADER))?;
+        let full = at((b'F', 0))?;
+        let first = t.iter().position(element).ok_or(EINVAL)?;
+        let last = t.iter().rposition(element).ok_or(EINVAL)?;
+        assert!(read_ptr < full && full < first);
+        assert_eq!(t.get(last + 1), Some(&(b'W', 0)));
+        assert_eq!(t.get(last + 2), Some(&(b'w', cmdq + TX_WRITE_PTR)));
+        // The write pointer is the last access.
+        assert_eq!(t.len(), last + 3);
+        Ok(())
+    }
+
+    #[test]
+    fn receive_reads_the_elements_between_two_barriers_after_the_pointer() -> Result {
+        let v = FwVersion::R570_144;
+        let mut q = queues()?;
+        let (cmdq, statq) = q.offsets();
+        gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
+        q.memory().2.on = true;
+        q.receive(interface(v))
+            .map_err(MsgError::errno)?
+            .ok_or(EINVAL)?;
+        let t = ops(&mut q)?;
+        // The GSP's write pointer, a read barrier, the element, a full barrier, the driver's
+        // read pointer.
+        let expected = [
+            (b'r', statq + TX_WRITE_PTR),
+            (b'R', 0),
+            (b'r', statq + PAGE),
+            (b'F', 0),
+            (b'w', cmdq + RX_HEADER),
+        ];
+        assert_eq!(&t[..], &expected[..]);
         Ok(())
     }
 
