@@ -141,13 +141,12 @@ struct Running {
     held: Option<Held>,
     /// Messages of the conversation posted so far (see [`fault`]).
     posted: u32,
-    /// A `mute` fault took effect: nothing is read or posted any more.
-    muted: bool,
+    /// A `mute` or `stream` fault took effect: no reply is posted any more
+    /// (a stream still posts events).
+    silent: Option<Lie>,
     /// A `read-ptr-range` fault took effect: the command queue read pointer
     /// is published out of range from now on.
     bad_read_ptr: bool,
-    /// A `stream` fault took effect: only events are posted from now on.
-    streaming: bool,
     /// The last complaint logged about the driver's side of the queues, so
     /// that a tick repeating it stays quiet.
     complaint: Option<String>,
@@ -360,7 +359,7 @@ impl Gsp {
         let Some(s) = self.state.as_ref() else {
             return;
         };
-        if s.muted {
+        if s.silent == Some(Lie::Mute) {
             // Alive but deaf: it still reads its command queue's write
             // pointer, and answers nothing.
             if let Err(e) = mem.read_u32(s.cmdq + tx_header::WRITE_PTR) {
@@ -632,9 +631,8 @@ impl Gsp {
             pending: None,
             held: None,
             posted: 0,
-            muted: false,
+            silent: None,
             bad_read_ptr: false,
-            streaming: false,
             complaint: None,
         })
     }
@@ -657,7 +655,7 @@ impl Gsp {
         let Some(s) = self.state.as_ref() else {
             return Ok(false);
         };
-        if s.muted || s.streaming {
+        if s.silent.is_some() {
             return Ok(false);
         }
         if let Some(held) = self.state.as_mut().and_then(|s| s.held.take()) {
@@ -794,46 +792,38 @@ impl Gsp {
     /// Whether the GSP answers nothing any more: a `mute` fault whose
     /// message has come (logged once).
     fn mute_now(&mut self) -> bool {
-        let fault = self.config.fault;
-        let Some(s) = self.state.as_mut() else {
-            return true;
-        };
-        if s.muted {
-            return true;
-        }
-        match fault {
-            Some(Fault { lie: Lie::Mute, at }) if s.posted >= at => {
-                s.muted = true;
-                let index = s.posted;
-                self.line(&format!(
-                    "fault mute at message {index}: no answer from now on (fault mute@{at})"
-                ));
-                true
-            }
-            _ => false,
-        }
+        self.silenced(Lie::Mute)
     }
 
     /// Whether the GSP only streams events any more: a `stream` fault whose
     /// message has come (logged once).
     fn stream_now(&mut self) -> bool {
+        self.silenced(Lie::Stream)
+    }
+
+    /// Whether `lie` (`mute` or `stream`) silenced the GSP: from its message
+    /// on, the GSP answers nothing. Logged once, when it takes effect. A
+    /// stopped GSP counts as mute.
+    fn silenced(&mut self, lie: Lie) -> bool {
         let fault = self.config.fault;
         let Some(s) = self.state.as_mut() else {
-            return false;
+            return lie == Lie::Mute;
         };
-        if s.streaming {
-            return true;
+        if s.silent.is_some() {
+            return s.silent == Some(lie);
         }
         match fault {
-            Some(Fault {
-                lie: Lie::Stream,
-                at,
-            }) if s.posted >= at => {
-                s.streaming = true;
+            Some(Fault { lie: l, at }) if l == lie && s.posted >= at => {
+                s.silent = Some(lie);
                 let index = s.posted;
+                let what = if lie == Lie::Mute {
+                    "no answer from now on"
+                } else {
+                    "only events from now on"
+                };
+                let name = lie.name();
                 self.line(&format!(
-                    "fault stream at message {index}: only events from now on (fault \
-                     stream@{at})"
+                    "fault {name} at message {index}: {what} (fault {name}@{at})"
                 ));
                 true
             }
