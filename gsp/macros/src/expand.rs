@@ -302,9 +302,12 @@ mod tests {
                     mod inner {
                         pub(super) fn k() {}
                     }
+                    pub(super) mod outer {}
                 }
             ),
         );
+        // A module's own visibility is the copy's, like any item's.
+        assert!(out.contains("pub (in super :: super) mod outer"), "{out}");
         assert!(out.contains("pub (in super :: super) fn f"), "{out}");
         assert!(out.contains("pub (in super :: super) fn g"), "{out}");
         assert!(out.contains("pub (in super :: super :: m) fn h"), "{out}");

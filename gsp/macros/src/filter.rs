@@ -230,8 +230,18 @@ impl VisitMut for Filter<'_> {
         if let Some((_, items)) = &mut m.content {
             self.retain(items, item_attrs);
         }
+        // The module's attributes and visibility are written where the module is, at this
+        // depth; only its contents are one level deeper.
+        for a in &mut m.attrs {
+            self.visit_attribute_mut(a);
+        }
+        self.visit_visibility_mut(&mut m.vis);
         self.depth += 1;
-        visit_mut::visit_item_mod_mut(self, m);
+        if let Some((_, items)) = &mut m.content {
+            for item in items {
+                self.visit_item_mut(item);
+            }
+        }
         self.depth -= 1;
     }
 
