@@ -178,8 +178,9 @@ impl pci::Driver for NovaCore {
                 let iface = interface(fw.version);
                 let facts = system_facts(pdev, &spec)?;
                 let bits = spec.architecture().dma_address_bits();
-                // SAFETY: Probe of this device runs alone (the driver core serialises it) and
-                // this is before the device's first DMA allocation or mapping.
+                // SAFETY: Nothing allocates or maps DMA memory for this device concurrently:
+                // probe runs under the device lock, and the driver allocates for the device only
+                // from its probe (below) and frees only from its unbind, which cannot overlap.
                 unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
                 // The GSP reads and writes system memory: bus mastering from its start on,
                 // and off again on every failure.

@@ -30,7 +30,7 @@ mod tests;
 use std::path::PathBuf;
 
 use crate::chipset::Chipset;
-use crate::guest_mem::{GuestMemError, Sysmem};
+use crate::guest_mem::{Fault as MemFault, GuestMemError, Sysmem};
 use crate::logger::Logger;
 
 use self::fault::{Fault, Lie};
@@ -201,6 +201,8 @@ pub enum Stop {
     PowerOff,
     /// A guest memory fault.
     Fault,
+    /// An access refused because bus mastering is off.
+    NoBusMaster,
     /// STARTCPU while it ran: it starts again.
     Restart,
 }
@@ -213,6 +215,7 @@ impl Stop {
             Stop::DeviceReset => "device-reset",
             Stop::PowerOff => "power-off",
             Stop::Fault => "fault",
+            Stop::NoBusMaster => "no-bus-master",
             Stop::Restart => "restart",
         }
     }
@@ -342,7 +345,8 @@ impl Gsp {
         };
         match self.post(mem, &init_done) {
             Ok(true) => {}
-            Ok(false) => self.line("status queue full: GSP_INIT_DONE not posted"),
+            Ok(false) => {} // post said why
+
             Err(e) => {
                 self.halt(Stop::Fault, &format!("stopped: {e}"));
                 return ERR_FAULT;
@@ -404,7 +408,12 @@ impl Gsp {
                 false
             }
             Halt::Fault(e) => {
-                self.halt(Stop::Fault, &format!("stopped: {e}"));
+                let why = if e.fault == MemFault::NoBusMaster {
+                    Stop::NoBusMaster
+                } else {
+                    Stop::Fault
+                };
+                self.halt(why, &format!("stopped: {e}"));
                 false
             }
         }
@@ -906,10 +915,7 @@ impl Gsp {
         if self.post(mem, &held.reply)? {
             return Ok(Delivered::Posted { stop: held.stop });
         }
-        self.complain(format!(
-            "status queue full: the reply to {} waits for room",
-            function::name(held.reply.function)
-        ));
+        // `post` said why, once per state.
         self.state.as_mut().expect("running").held = Some(held);
         Ok(Delivered::Held)
     }
@@ -973,7 +979,10 @@ impl Gsp {
         let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
         let chatter = u32::from(self.chatter_now());
         if needed + chatter > free {
-            // The caller says what waits (once per state: see complain).
+            self.complain(format!(
+                "status queue full: {} waits for room ({needed} element(s) needed, {free} free)",
+                function::name(reply.function)
+            ));
             return Ok(false);
         }
 

@@ -719,7 +719,10 @@ fn without_bus_mastering_the_gsp_reaches_no_memory() {
     assert!(!d.tick());
     assert_eq!(d.sysmem(6), (0, 0));
     assert!(d.log().contains("bus mastering is off"), "{}", d.log());
-    assert_eq!(d.dev.counts().gsp_runs()[0].stopped_by, Some("fault"));
+    assert_eq!(
+        d.dev.counts().gsp_runs()[0].stopped_by,
+        Some("no-bus-master")
+    );
 
     // A start without bus mastering is refused.
     let mut d = Driver::new(Version::R570_144, None);
