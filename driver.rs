@@ -29,8 +29,11 @@ use kernel::{
 use crate::{
     firmware,
     firmware::FwVersion,
+    bar0::{
+        read_id,
+        Bar0, //
+    },
     gpu::{
-        IdRegs,
         Identified,
         Spec, //
     },
@@ -47,14 +50,10 @@ use crate::{
         SystemFacts,
         BAR0_SIZE, //
     },
-    regs,
     untrusted::Untrusted,
 };
 
 const _: () = assert!(BAR0_SIZE == SZ_16M);
-
-/// BAR0 of a bound device.
-pub(crate) type Bar0<'bound> = pci::Bar<'bound, BAR0_SIZE>;
 
 /// The PCI driver.
 pub(crate) struct NovaCore;
@@ -105,14 +104,6 @@ fn check_bar0(pdev: &pci::Device<Core<'_>>) -> Result {
         })
 }
 
-/// Reads the identification registers, as the device answers them.
-pub(crate) fn read_id(bar: &Bar0<'_>) -> Untrusted<IdRegs> {
-    Untrusted::new_untrusted(IdRegs {
-        boot0: bar.read(regs::NV_PMC_BOOT_0).into_raw(),
-        boot42: bar.read(regs::NV_PMC_BOOT_42).into_raw(),
-    })
-}
-
 /// Reads the identification registers and validates them into a [`Spec`].
 fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
     let id = read_id(bar).validate::<Identified>().map_err(|e| {
@@ -122,6 +113,11 @@ fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
     dev_dbg!(pdev, "{}\n", id.regs);
     Ok(id.spec)
 }
+
+/// Whether this build has the emulated GPU's reduced GSP boot: Kconfig's
+/// `NOVA_CORE_OOT_EMULATED_GPU`, which only the project's test builds turn on. Without it a
+/// device claiming the emulator's subsystem ids is treated as silicon.
+const REDUCED_BOOT_BUILT: bool = cfg!(CONFIG_NOVA_CORE_OOT_EMULATED_GPU);
 
 /// Whether the device says it is the project's emulated GPU, the only one the reduced boot may
 /// run on.
@@ -174,7 +170,8 @@ impl pci::Driver for NovaCore {
             let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
 
-            let gsp = if is_emulated(pdev) {
+            let emulated = is_emulated(pdev);
+            let gsp = if emulated && REDUCED_BOOT_BUILT {
                 let iface = interface(fw.version);
                 let facts = system_facts(pdev, &spec)?;
                 let bits = spec.architecture().dma_address_bits();
@@ -202,10 +199,17 @@ impl pci::Driver for NovaCore {
                 }
                 Some(gsp)
             } else {
-                dev_info!(
-                    pdev,
-                    "GSP boot through FWSEC/booter or FSP not implemented: stopping after firmware validation\n"
-                );
+                if emulated {
+                    dev_info!(
+                        pdev,
+                        "emulated GPU, but this build has no reduced GSP boot (CONFIG_NOVA_CORE_OOT_EMULATED_GPU=n): stopping after firmware validation\n"
+                    );
+                } else {
+                    dev_info!(
+                        pdev,
+                        "GSP boot through FWSEC/booter or FSP not implemented: stopping after firmware validation\n"
+                    );
+                }
                 None
             };
 

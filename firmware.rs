@@ -82,18 +82,21 @@ impl ImageHead {
 /// How much of `.fwimage` the driver keeps for the reduced boot.
 pub(crate) const IMAGE_HEAD: usize = 0x10000;
 
-/// Requests and validates every file of `version` for `spec`; logs the first problem.
+/// Requests and validates every file of `version` for `spec`; logs the first problem (as a
+/// warning).
 fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result<GspFirmware> {
     let mut image_head = None;
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let shown = name.to_str().unwrap_or("?");
+        // A file's problem is a warning: the next version may do. Only finding none is an
+        // error (in `load`).
         let fw = Firmware::request_nowarn(&name, dev).inspect_err(|e| {
-            dev_err!(dev, "{}: cannot load (error {})\n", shown, e.to_errno());
+            dev_warn!(dev, "{}: cannot load (error {})\n", shown, e.to_errno());
         })?;
         let data = Untrusted::new_untrusted_ref(fw.data());
         let validated = validate_file(kind, data, version, spec.chipset).map_err(|e| {
-            dev_err!(dev, "{}: invalid: {}\n", shown, e);
+            dev_warn!(dev, "{}: invalid: {}\n", shown, e);
             e.errno()
         })?;
         dev_dbg!(
@@ -550,7 +553,7 @@ mod tests {
     }
 
     #[test]
-    fn modinfo_names_every_file() -> Result {
+    fn paths_are_named_as_in_linux_firmware() -> Result {
         let p = path(Chipset::GB202, FileKind::Fmc, FwVersion::R570_144)?;
         assert_eq!(p.to_bytes(), b"nvidia/gb202/gsp/fmc-570.144.bin");
         let p = path(
@@ -564,6 +567,41 @@ mod tests {
         );
         assert!(!FwVersion::R535_113_01.supports(Chipset::GH100));
         assert!(FwVersion::R535_113_01.supports(Chipset::AD107));
+        Ok(())
+    }
+
+    /// The `.modinfo` entries, built by [`ModInfoBuilder`] as `kernel::module_firmware!` builds
+    /// them for the module: one for every file the probe may request, nothing else.
+    #[test]
+    fn modinfo_names_every_file() -> Result {
+        const LEN: usize = ModInfoBuilder::<0>::create(c"").build_length();
+        static MODINFO: [u8; LEN] = ModInfoBuilder::<LEN>::create(c"").build();
+        let has = |entry: &[u8]| MODINFO.split(|&b| b == 0).any(|e| e == entry);
+
+        let mut entries = 0;
+        for entry in MODINFO.split(|&b| b == 0).filter(|e| !e.is_empty()) {
+            let name = entry.strip_prefix(b"firmware=").ok_or(EINVAL)?;
+            // A file the probe requests: a path() of a supported (chip, file, version).
+            let mut requested = false;
+            for &chipset in Chipset::ALL {
+                for &version in FwVersion::ALL {
+                    for &kind in FileKind::for_arch(chipset.arch()) {
+                        requested |= version.supports(chipset)
+                            && path(chipset, kind, version)?.to_bytes() == name;
+                    }
+                }
+            }
+            assert!(requested);
+            entries += 1;
+        }
+        // 16 Turing, Ampere and Ada chips with four files in two versions; 8 Hopper and
+        // Blackwell chips with three files in 570.144 only.
+        assert_eq!(entries, 16 * 4 * 2 + 8 * 3);
+        assert!(has(b"firmware=nvidia/gb202/gsp/fmc-570.144.bin"));
+        assert!(has(b"firmware=nvidia/tu117/gsp/booter_unload-535.113.01.bin"));
+        assert!(has(b"firmware=nvidia/ad107/gsp/gsp-535.113.01.bin"));
+        assert!(!has(b"firmware=nvidia/gh100/gsp/gsp-535.113.01.bin"));
+        assert!(!has(b"firmware=nvidia/gh100/gsp/booter_load-570.144.bin"));
         Ok(())
     }
 }

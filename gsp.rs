@@ -21,6 +21,7 @@ pub(crate) mod fw;
 pub(crate) mod msgq;
 pub(crate) mod queues;
 pub(crate) mod replies;
+pub(crate) mod shared;
 
 use crate::pci::SystemFacts;
 

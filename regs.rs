@@ -15,16 +15,51 @@ use kernel::{
     prelude::*, //
 };
 
+use crate::gpu::{
+    IdFields,
+    IdRegs, //
+};
+
 register! {
-    /// Identification of the chip: architecture, implementation and revision (fields decoded
-    /// by `gpu.rs`, the parsing core).
+    /// Identification of the chip: architecture, implementation and revision.
     pub(crate) NV_PMC_BOOT_0(u32) @ 0x00000000 {
-        31:0    value;
+        /// The architecture's low five bits.
+        28:24   architecture_0;
+        /// The implementation (chip) within the architecture.
+        23:20   implementation;
+        /// The architecture's sixth bit (clear on chips older than Fermi).
+        8:8     architecture_1;
     }
 
-    /// Extended identification of the chip (fields decoded by `gpu.rs`).
+    /// Extended identification of the chip (Fermi and later).
     pub(crate) NV_PMC_BOOT_42(u32) @ 0x00000a00 {
-        31:0    value;
+        /// The architecture.
+        29:24   architecture;
+        /// The implementation (chip) within the architecture.
+        23:20   implementation;
+        /// The chip's major revision.
+        19:16   major_revision;
+        /// The chip's minor revision.
+        15:12   minor_revision;
+    }
+}
+
+impl IdRegs {
+    /// The identification registers as the device answered them, with their fields.
+    pub(crate) fn decode(boot0: NV_PMC_BOOT_0, boot42: NV_PMC_BOOT_42) -> IdRegs {
+        IdRegs {
+            boot0: boot0.into_raw(),
+            boot42: boot42.into_raw(),
+            fields: IdFields {
+                boot0_architecture_0: boot0.architecture_0().into(),
+                boot0_architecture_1: boot0.architecture_1().into(),
+                boot0_implementation: boot0.implementation().into(),
+                boot42_architecture: boot42.architecture().into(),
+                boot42_implementation: boot42.implementation().into(),
+                boot42_major_revision: boot42.major_revision().into(),
+                boot42_minor_revision: boot42.minor_revision().into(),
+            },
+        }
     }
 }
 
@@ -64,9 +99,50 @@ register! {
 mod tests {
     use super::*;
 
+    /// The fields as declared above, against registers of real boards and bit patterns
+    /// worked out by hand from the hardware's layout.
     #[test]
-    fn cpuctl_startcpu_is_bit_1() {
-        let v = NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>();
-        assert_eq!(v.into_raw(), 2);
+    fn identification_fields_decode() {
+        // GA102 revision A1: BOOT_0 0x172000a1, BOOT_42 0x172a1000.
+        let f = IdRegs::decode(
+            NV_PMC_BOOT_0::from_raw(0x1720_00a1),
+            NV_PMC_BOOT_42::from_raw(0x172a_1000),
+        )
+        .fields;
+        assert_eq!(
+            (
+                f.boot0_architecture_0,
+                f.boot0_architecture_1,
+                f.boot0_implementation
+            ),
+            (0x17, 0, 0x2)
+        );
+        assert_eq!(
+            (
+                f.boot42_architecture,
+                f.boot42_implementation,
+                f.boot42_major_revision,
+                f.boot42_minor_revision
+            ),
+            (0x17, 0x2, 0xa, 0x1)
+        );
+        // Each field alone, at its edges: bit 8 and bits 28:20 of BOOT_0; 29:12 of BOOT_42.
+        let one = |b0: u32, b42: u32| {
+            IdRegs::decode(NV_PMC_BOOT_0::from_raw(b0), NV_PMC_BOOT_42::from_raw(b42)).fields
+        };
+        assert_eq!(one(1 << 8, 0).boot0_architecture_1, 1);
+        assert_eq!(one(!(1 << 8), 0).boot0_architecture_1, 0);
+        assert_eq!(one(0x1f00_0000, 0).boot0_architecture_0, 0x1f);
+        assert_eq!(one(!0x1f00_0000, 0).boot0_architecture_0, 0);
+        assert_eq!(one(0x00f0_0000, 0).boot0_implementation, 0xf);
+        assert_eq!(one(!0x00f0_0000, 0).boot0_implementation, 0);
+        assert_eq!(one(0, 0x3f00_0000).boot42_architecture, 0x3f);
+        assert_eq!(one(0, !0x3f00_0000).boot42_architecture, 0);
+        assert_eq!(one(0, 0x00f0_0000).boot42_implementation, 0xf);
+        assert_eq!(one(0, !0x00f0_0000).boot42_implementation, 0);
+        assert_eq!(one(0, 0x000f_0000).boot42_major_revision, 0xf);
+        assert_eq!(one(0, !0x000f_0000).boot42_major_revision, 0);
+        assert_eq!(one(0, 0x0000_f000).boot42_minor_revision, 0xf);
+        assert_eq!(one(0, !0x0000_f000).boot42_minor_revision, 0);
     }
 }

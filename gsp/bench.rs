@@ -20,15 +20,13 @@ use kernel::{
 };
 
 use crate::{
-    driver::Bar0,
+    bar0::Bar0,
     firmware::FwVersion,
     gsp::{
         boot::Gsp,
         interface,
-        queues::{
-            Queues,
-            RamMemory, //
-        },
+        queues::Queues,
+        shared::RamMemory,
         versioned, Function, Interface,
     },
 };
@@ -54,7 +52,7 @@ fn time_sends<I: Interface + ?Sized>(
         // directly called copy on this constant one (which the trait object cannot see).
         let payload = core::hint::black_box(&payload[..]);
         queues.send(iface, function, payload)?;
-        queues.consume_all()?;
+        queues.consume_all();
     }
     let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
     Ok(ns / u64::from(iterations.max(1)))

@@ -11,7 +11,6 @@ use kernel::{
     device::Core,
     dma::Coherent,
     io::{
-        io_project,
         poll::read_poll_timeout,
         Io, //
     },
@@ -26,7 +25,7 @@ use kernel::{
 };
 
 use crate::{
-    driver::{
+    bar0::{
         read_id,
         Bar0, //
     },
@@ -38,26 +37,18 @@ use crate::{
     gsp::{
         commands::REGISTRY,
         msgq::MsgError,
-        queues::{
-            dma_barrier,
-            region_size,
-            Barrier,
-            QueueMemory,
-            Queues, //
-        },
+        queues::Queues,
         replies::{
             Halted,
             StartAnswer,
             StaticInfo, //
         },
+        shared::CoherentMemory,
         Function, Interface,
     },
     pci::SystemFacts,
     regs,
-    untrusted::{
-        Fill,
-        Untrusted, //
-    },
+    untrusted::Untrusted,
 };
 
 /// How long the GSP may take to come up (TCG guests with KASAN are slow).
@@ -73,32 +64,6 @@ const HALT_TIMEOUT: Delta = Delta::from_millis(100);
 /// GSP starts, that it did not refuse to. Replies normally come well within one interval, so
 /// the message path does not pay for it.
 const CHECK_INTERVAL: Delta = Delta::from_millis(10);
-
-/// Coherent DMA memory holding the queues.
-struct CoherentMemory(Coherent<[u8]>);
-
-impl QueueMemory for CoherentMemory {
-    fn size(&self) -> usize {
-        self.0.len()
-    }
-
-    fn read(&self, offset: usize, mut into: Fill<'_>) -> Result {
-        let buf = into.bytes();
-        let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
-        io_project!(&self.0, [try: offset..end]).copy_to_slice(buf);
-        Ok(())
-    }
-
-    fn write(&mut self, offset: usize, data: &[u8]) -> Result {
-        let end = offset.checked_add(data.len()).ok_or(ERANGE)?;
-        io_project!(&self.0, [try: offset..end]).copy_from_slice(data);
-        Ok(())
-    }
-
-    fn barrier(&self, kind: Barrier) {
-        dma_barrier(kind);
-    }
-}
 
 /// Packs a LIBOS region name the way the firmware reads it: first character most significant.
 pub(crate) fn libos_id8(name: &str) -> u64 {
@@ -199,9 +164,9 @@ impl Gsp {
     ) -> Result<Gsp> {
         let dev = pdev.as_ref();
 
-        let region = Coherent::<u8>::zeroed_slice(dev, region_size(), GFP_KERNEL)?;
+        let region = CoherentMemory::new(dev)?;
         let base = region.dma_address();
-        let mut queues = Queues::new(CoherentMemory(region), base)?;
+        let mut queues = Queues::new(region, base)?;
         let (cmdq, statq) = queues.offsets();
         dev_dbg!(
             pdev,

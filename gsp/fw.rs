@@ -40,3 +40,44 @@ macro_rules! fw_versions {
 }
 
 gsp_versions!(fw_versions {});
+
+/// The structures every supported version lays out alike, named once in [`common`]: each is
+/// checked at build time against every version's bindings (size, alignment, every member's
+/// offset), so a version that changes one fails the build and the structure must be versioned.
+macro_rules! fw_common {
+    ([$first:ident $(, $v:ident)*] $structs:tt) => {
+        /// Structures identical in every supported firmware version (see `fw_common!`).
+        #[allow(
+            non_camel_case_types,
+            reason = "the C names of the firmware's headers"
+        )]
+        pub(crate) mod common {
+            fw_common!(@alias $first $structs);
+        }
+        $(fw_common!(@same $first $v $structs);)*
+    };
+    (@alias $first:ident { $($name:ident { $($field:ident),* $(,)? })* }) => {
+        $(pub(crate) type $name = super::$first::$name;)*
+    };
+    (@same $first:ident $v:ident { $($name:ident { $($field:ident),* $(,)? })* }) => {
+        $(
+            const _: () = {
+                use core::mem::{
+                    align_of,
+                    offset_of,
+                    size_of, //
+                };
+                assert!(size_of::<$first::$name>() == size_of::<$v::$name>());
+                assert!(align_of::<$first::$name>() == align_of::<$v::$name>());
+                $(assert!(offset_of!($first::$name, $field) == offset_of!($v::$name, $field));)*
+            };
+        )*
+    };
+}
+
+gsp_versions!(fw_common {
+    {
+        msgqTxHeader { version, size, msgSize, msgCount, writePtr, flags, rxHdrOff, entryOff }
+        msgqRxHeader { readPtr }
+    }
+});

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The command and status queues in shared memory, as the driver drives them.
-//!
-//! Layout of the shared region (see `docs/gsp-reduced-boot.md`): the page table (one `u64` DMA
-//! address per 4 KiB page of the region), then the command queue and the status queue, each a
-//! header page (`msgqTxHeader` at 0, `msgqRxHeader` at `0x20`) followed by 63 elements. The
-//! driver writes the command queue's write pointer and the status queue's read pointer (kept
-//! in the command queue's header page); the GSP writes the other two. Everything the GSP writes
-//! is read as untrusted and validated before use.
+//! The command and status queues, as the driver drives them over the shared region
+//! (`gsp/shared.rs`; layout in `docs/gsp-reduced-boot.md`): the page table, then the command
+//! queue and the status queue, each a header page followed by 63 elements. The driver writes
+//! the command queue's write pointer and its read pointer of the status queue (both in the
+//! command queue's header page); the GSP writes the other two. Everything the GSP writes is
+//! read as untrusted and validated before use.
 
 use kernel::{
     fmt,
@@ -16,6 +14,7 @@ use kernel::{
 
 use crate::{
     gsp::{
+        fw::common::msgqTxHeader,
         msgq::{
             split,
             Message,
@@ -26,30 +25,22 @@ use crate::{
             MAX_ELEMENTS,
             ZERO_PAGE, //
         },
+        shared::{
+            queue_offsets,
+            RamMemory,
+            region_pages,
+            Barrier,
+            DriverPointer,
+            GspPointer,
+            QueueMemory,
+            ENTRIES,
+            PAGE,
+            QUEUE_SIZE, //
+        },
         Interface, //
     },
-    untrusted::{
-        Fill,
-        Untrusted, //
-    },
+    untrusted::Untrusted,
 };
-
-/// Size of one queue: a header page and its elements.
-pub(crate) const QUEUE_SIZE: usize = 0x40000;
-/// Elements per queue.
-const ENTRIES: u32 = 63;
-/// Offset of the `msgqRxHeader` in a queue's header page.
-const RX_HEADER: usize = 0x20;
-/// Offsets of `msgqTxHeader` fields (identical in every supported version).
-const TX_SIZE: usize = 4;
-const TX_MSG_SIZE: usize = 8;
-const TX_MSG_COUNT: usize = 12;
-const TX_WRITE_PTR: usize = 16;
-const TX_FLAGS: usize = 20;
-const TX_RX_HDR_OFF: usize = 24;
-const TX_ENTRY_OFF: usize = 28;
-/// Page size of the page table.
-const PAGE: usize = 0x1000;
 
 impl MsgError {
     /// The error code reported to callers of the queues: `ENOMEM` when the driver ran out of
@@ -105,74 +96,6 @@ impl fmt::Display for SendError {
     }
 }
 
-/// Memory holding the queues: DMA-coherent memory for the GPU, a plain buffer in tests.
-///
-/// What the GSP may have written is read into untrusted buffers only: [`QueueMemory::read`]
-/// fills the zeroed bytes an [`Untrusted`] lends it ([`Untrusted::overwrite`]), so no caller
-/// gets plain bytes out of the shared memory.
-pub(crate) trait QueueMemory {
-    /// Size in bytes.
-    fn size(&self) -> usize;
-    /// Copies the bytes at `offset` into `into` (as many as it holds).
-    fn read(&self, offset: usize, into: Fill<'_>) -> Result;
-    /// Writes `data` at `offset`.
-    fn write(&mut self, offset: usize, data: &[u8]) -> Result;
-
-    /// Reads a `u32` (little-endian, like the driver's CPU); the value is untrusted.
-    fn read_u32(&self, offset: usize) -> Result<Untrusted<u32>> {
-        let mut word = Untrusted::new_untrusted([0u8; 4]);
-        let bytes: &mut Untrusted<[u8]> = &mut word;
-        self.read(offset, bytes.overwrite())?;
-        bytes.read_copy::<u32>(0).map_err(|_| ERANGE)
-    }
-
-    /// Writes a little-endian `u32`.
-    fn write_u32(&mut self, offset: usize, value: u32) -> Result {
-        self.write(offset, &value.to_le_bytes())
-    }
-
-    /// Orders this memory's accesses as seen by the device (`dma_rmb`, `dma_wmb`, `dma_mb`).
-    fn barrier(&self, kind: Barrier);
-}
-
-/// The ordering the queues need between a ring pointer and the elements it covers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Barrier {
-    /// Reads before it complete before reads after it: the GSP's write pointer, then the
-    /// elements it published.
-    Read,
-    /// Writes before it are visible before writes after it: the elements, then the driver's
-    /// write pointer that publishes them.
-    Write,
-    /// Every access before it completes before any after it: the elements read (or the GSP's
-    /// read pointer checked) before the pointer that hands the slots over is written.
-    Full,
-}
-
-/// The kernel's DMA barrier for `kind`.
-pub(crate) fn dma_barrier(kind: Barrier) {
-    use kernel::sync::barrier::{
-        dma_mb,
-        Full,
-        Read,
-        Write, //
-    };
-    match kind {
-        Barrier::Read => dma_mb(Read),
-        Barrier::Write => dma_mb(Write),
-        Barrier::Full => dma_mb(Full),
-    }
-}
-
-/// Size of the page table: one page of `u64` entries is enough for itself and both queues.
-const PAGE_TABLE_SIZE: usize = PAGE;
-const _: () = assert!((PAGE_TABLE_SIZE + 2 * QUEUE_SIZE) / PAGE * 8 <= PAGE_TABLE_SIZE);
-
-/// Total size of the shared region.
-pub(crate) const fn region_size() -> usize {
-    PAGE_TABLE_SIZE + 2 * QUEUE_SIZE
-}
-
 /// A message taken from the status queue: its validated headers and its payload, still
 /// untrusted.
 pub(crate) type Received = (Message, Untrusted<KVec<u8>>);
@@ -181,8 +104,6 @@ pub(crate) type Received = (Message, Untrusted<KVec<u8>>);
 pub(crate) struct Queues<M: QueueMemory> {
     mem: M,
     ring: Ring,
-    cmdq: usize,
-    statq: usize,
     /// Next command queue element the driver writes.
     cmd_write: u32,
     /// Next status queue element the driver reads.
@@ -198,32 +119,26 @@ impl<M: QueueMemory> Queues<M> {
     /// Lays the queues out in `mem`, whose DMA address is `dma_base`: fills the page table and
     /// the command queue's header. The status queue's header is the GSP's to fill.
     pub(crate) fn new(mut mem: M, dma_base: u64) -> Result<Self> {
-        if mem.size() < region_size() {
-            return Err(EINVAL);
-        }
-        let pages = region_size() / PAGE;
-        for i in 0..pages {
+        for i in 0..region_pages() {
             let addr = dma_base
                 .checked_add(u64::try_from(i * PAGE)?)
                 .ok_or(EINVAL)?;
-            mem.write(i * 8, &addr.to_le_bytes())?;
+            mem.write_page_table(i, addr)?;
         }
-        let cmdq = PAGE_TABLE_SIZE;
-        let statq = cmdq + QUEUE_SIZE;
-        mem.write_u32(cmdq, 0)?;
-        mem.write_u32(cmdq + TX_SIZE, u32::try_from(QUEUE_SIZE)?)?;
-        mem.write_u32(cmdq + TX_MSG_SIZE, u32::try_from(ELEMENT_SIZE)?)?;
-        mem.write_u32(cmdq + TX_MSG_COUNT, ENTRIES)?;
-        mem.write_u32(cmdq + TX_WRITE_PTR, 0)?;
-        mem.write_u32(cmdq + TX_FLAGS, 1)?;
-        mem.write_u32(cmdq + TX_RX_HDR_OFF, u32::try_from(RX_HEADER)?)?;
-        mem.write_u32(cmdq + TX_ENTRY_OFF, u32::try_from(PAGE)?)?;
-        mem.write_u32(cmdq + RX_HEADER, 0)?;
+        mem.write_command_header(msgqTxHeader {
+            version: 0,
+            size: u32::try_from(QUEUE_SIZE)?,
+            msgSize: u32::try_from(ELEMENT_SIZE)?,
+            msgCount: ENTRIES,
+            writePtr: 0,
+            flags: 1,
+            rxHdrOff: u32::try_from(core::mem::offset_of!(crate::gsp::shared::HeaderPage, rx))?,
+            entryOff: u32::try_from(PAGE)?,
+        });
+        mem.write_pointer(DriverPointer::StatusRead, 0);
         Ok(Queues {
             mem,
             ring: Ring::new(ENTRIES).ok_or(EINVAL)?,
-            cmdq,
-            statq,
             cmd_write: 0,
             stat_read: 0,
             cmd_seq: 0,
@@ -238,18 +153,12 @@ impl<M: QueueMemory> Queues<M> {
 
     /// Number of pages of the region, as the page table lists them.
     pub(crate) fn pages(&self) -> usize {
-        region_size() / PAGE
+        region_pages()
     }
 
     /// Offsets of the command and status queues in the region.
     pub(crate) fn offsets(&self) -> (usize, usize) {
-        (self.cmdq, self.statq)
-    }
-
-    /// Offset of element `index` (a checked ring index) of the queue at `queue`.
-    fn element_offset(queue: usize, index: u32) -> usize {
-        // `index` < ENTRIES, so the product stays far below `QUEUE_SIZE`.
-        queue + PAGE + index as usize * ELEMENT_SIZE
+        queue_offsets()
     }
 
     /// Queues an RPC: one message, or several (continuation records) for large payloads.
@@ -286,7 +195,7 @@ impl<M: QueueMemory> Queues<M> {
         // The GSP's read pointer of the command queue lives in the status queue's header page.
         let gsp_read = self
             .mem
-            .read_u32(self.statq + RX_HEADER)?
+            .read_pointer(GspPointer::CommandRead)
             .validate_ref_against::<RingPtr, _>(self.ring)
             .map_err(SendError::Gsp)?
             .get();
@@ -304,14 +213,13 @@ impl<M: QueueMemory> Queues<M> {
             let mut piece = 0;
             let mut within = 0;
             for _ in 0..header.elements {
-                let base = Self::element_offset(self.cmdq, index);
                 let mut filled = 0;
                 while filled < ELEMENT_SIZE {
                     let room = ELEMENT_SIZE - filled;
                     if piece < pieces.len() {
                         let src = &pieces[piece][within..];
                         let n = src.len().min(room);
-                        self.mem.write(base + filled, &src[..n])?;
+                        self.mem.write_command_element(index, filled, &src[..n])?;
                         filled += n;
                         within += n;
                         if within == pieces[piece].len() {
@@ -319,7 +227,8 @@ impl<M: QueueMemory> Queues<M> {
                             within = 0;
                         }
                     } else {
-                        self.mem.write(base + filled, &ZERO_PAGE[..room])?;
+                        self.mem
+                            .write_command_element(index, filled, &ZERO_PAGE[..room])?;
                         filled = ELEMENT_SIZE;
                     }
                 }
@@ -330,9 +239,9 @@ impl<M: QueueMemory> Queues<M> {
         self.cmd_seq = self.cmd_seq.wrapping_add(messages);
         // The elements before the write pointer that publishes them.
         self.mem.barrier(Barrier::Write);
-        Ok(self
-            .mem
-            .write_u32(self.cmdq + TX_WRITE_PTR, self.cmd_write)?)
+        self.mem
+            .write_pointer(DriverPointer::CommandWrite, self.cmd_write);
+        Ok(())
     }
 
     /// Takes the next message from the status queue, if the GSP has written one: its validated
@@ -343,8 +252,7 @@ impl<M: QueueMemory> Queues<M> {
     pub(crate) fn receive(&mut self, iface: &dyn Interface) -> Result<Option<Received>, MsgError> {
         let gsp_write = self
             .mem
-            .read_u32(self.statq + TX_WRITE_PTR)
-            .map_err(|_| MsgError::BadPointer(u32::MAX))?
+            .read_pointer(GspPointer::StatusWrite)
             .validate_ref_against::<RingPtr, _>(self.ring)?
             .get();
         let available = self.ring.used(self.stat_read, gsp_write);
@@ -390,8 +298,7 @@ impl<M: QueueMemory> Queues<M> {
         self.stat_read = self.ring.advance(self.stat_read, message.elements);
         self.stat_seq = self.stat_seq.wrapping_add(1);
         self.mem
-            .write_u32(self.cmdq + RX_HEADER, self.stat_read)
-            .map_err(|_| MsgError::BadPointer(self.stat_read))?;
+            .write_pointer(DriverPointer::StatusRead, self.stat_read);
         Ok(Some((message, payload)))
     }
 
@@ -407,123 +314,24 @@ impl<M: QueueMemory> Queues<M> {
             .subslice_mut(slot * ELEMENT_SIZE, ELEMENT_SIZE)
             .map_err(|_| MsgError::BadPointer(index))?;
         self.mem
-            .read(Self::element_offset(self.statq, index), element.overwrite())
+            .read_status_element(index, element.overwrite())
             .map_err(|_| MsgError::BadPointer(index))
     }
 
+
+}
+
+impl Queues<RamMemory> {
     /// The memory, for the tests' simulated GSP side.
     #[cfg(CONFIG_KUNIT)]
-    pub(crate) fn memory(&mut self) -> &mut M {
+    pub(crate) fn memory(&mut self) -> &mut RamMemory {
         &mut self.mem
     }
 
     /// Plays a GSP that consumed everything queued so far (for the benchmark).
-    pub(crate) fn consume_all(&mut self) -> Result {
-        let statq = self.statq;
+    pub(crate) fn consume_all(&mut self) {
         let write = self.cmd_write;
-        self.mem.write_u32(statq + RX_HEADER, write)
-    }
-}
-
-/// Plain kernel memory standing in for the shared region (tests, benchmark), with a count of
-/// the bytes read out of it, and (for the tests) a trace of its accesses.
-pub(crate) struct RamMemory(
-    pub(crate) KVVec<u8>,
-    pub(crate) core::cell::Cell<usize>,
-    pub(crate) Trace,
-);
-
-/// The order of a [`RamMemory`]'s accesses: what the ordering tests look at.
-pub(crate) struct Trace {
-    /// Whether to record.
-    pub(crate) on: bool,
-    /// `(what, offset)`: `b'r'` read, `b'w'` write, `b'R'`/`b'W'`/`b'F'` barriers (offset 0);
-    /// the first [`TRACE_LEN`] accesses since the last [`Trace::take`].
-    ops: [core::cell::Cell<(u8, usize)>; TRACE_LEN],
-    len: core::cell::Cell<usize>,
-}
-
-/// How many accesses a [`Trace`] keeps.
-const TRACE_LEN: usize = 64;
-
-impl Default for Trace {
-    fn default() -> Self {
-        Trace {
-            on: false,
-            ops: [const { core::cell::Cell::new((0, 0)) }; TRACE_LEN],
-            len: core::cell::Cell::new(0),
-        }
-    }
-}
-
-impl Trace {
-    fn note(&self, what: u8, offset: usize) {
-        if self.on {
-            let n = self.len.get();
-            if let Some(slot) = self.ops.get(n) {
-                slot.set((what, offset));
-            }
-            self.len.set(n.saturating_add(1));
-        }
-    }
-
-    /// The accesses recorded (`None` if more than the trace holds), and a fresh start.
-    #[cfg(CONFIG_KUNIT)]
-    pub(crate) fn take(&self) -> Option<KVec<(u8, usize)>> {
-        let n = self.len.replace(0);
-        let mut out = KVec::new();
-        for slot in self.ops.get(..n)? {
-            out.push(slot.get(), GFP_KERNEL).ok()?;
-        }
-        Some(out)
-    }
-}
-
-impl RamMemory {
-    /// A zeroed region of the queues' size.
-    pub(crate) fn new() -> Result<RamMemory> {
-        Ok(RamMemory(
-            KVVec::from_elem(0u8, region_size(), GFP_KERNEL)?,
-            core::cell::Cell::new(0),
-            Trace::default(),
-        ))
-    }
-}
-
-impl QueueMemory for RamMemory {
-    fn size(&self) -> usize {
-        self.0.len()
-    }
-
-    fn read(&self, offset: usize, mut into: Fill<'_>) -> Result {
-        let buf = into.bytes();
-        let end = offset.checked_add(buf.len()).ok_or(ERANGE)?;
-        buf.copy_from_slice(self.0.get(offset..end).ok_or(ERANGE)?);
-        self.1.set(self.1.get() + buf.len());
-        self.2.note(b'r', offset);
-        Ok(())
-    }
-
-    fn write(&mut self, offset: usize, data: &[u8]) -> Result {
-        let end = offset.checked_add(data.len()).ok_or(ERANGE)?;
-        self.0
-            .get_mut(offset..end)
-            .ok_or(ERANGE)?
-            .copy_from_slice(data);
-        self.2.note(b'w', offset);
-        Ok(())
-    }
-
-    fn barrier(&self, kind: Barrier) {
-        self.2.note(
-            match kind {
-                Barrier::Read => b'R',
-                Barrier::Write => b'W',
-                Barrier::Full => b'F',
-            },
-            0,
-        );
-        dma_barrier(kind);
+        self.mem.play_gsp(GspPointer::CommandRead, write);
     }
 }
 
@@ -535,6 +343,16 @@ mod tests {
         gsp::interface,
         untrusted::Validator, //
     };
+
+    // The header page's layout as `docs/gsp-reduced-boot.md` gives it, written out by hand:
+    // msgqTxHeader's size, element count, write pointer, RX header and first element offsets,
+    // and the other queue's read pointer after it.
+    const TX_SIZE: usize = 4;
+    const TX_MSG_COUNT: usize = 12;
+    const TX_WRITE_PTR: usize = 16;
+    const TX_RX_HDR_OFF: usize = 24;
+    const TX_ENTRY_OFF: usize = 28;
+    const RX_HEADER: usize = 0x20;
 
     const BASE: u64 = 0x1_2340_0000;
     const SET_REGISTRY: u32 = 73;

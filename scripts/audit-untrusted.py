@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 WRAP = re.compile(r"\bnew_untrusted(?:_ref)?\(")
 # Reads of what the device or a file says (kernel crate calls the driver uses).
 SOURCE = re.compile(r"\.read\(regs::|\bresource_len\(|\b(?:subsystem_)?(?:vendor|device)_id\(\)"
-                    r"|\brevision_id\(\)|\.data\(\)|\bcopy_to_slice\(|\bread_volatile\b")
+                    r"|\brevision_id\(\)|\.data\(\)|\bcopy_to_slice\(|\bread_volatile\b|\bio_read!")
 FN = re.compile(r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?fn\s+(\w+)")
 IMPL = re.compile(r"\bimpl\b.*?\bValidator<.*>\s+for\s+(\w+)")
 SKIP = ("fuzz", "emu", "target", "tests", "scripts", "gsp/macros", "rustdoc")

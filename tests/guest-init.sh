@@ -20,6 +20,8 @@
 #   kmemleak  wait out kmemleak's minimum object age, scan, and log every
 #             suspected leak and the count (`nova-test: kmemleak: N suspects`)
 #   shell     start an interactive shell on the console
+#   klog      copy nova_core's kernel log lines, with their levels (dmesg -r), to
+#             the console as `KLOG <level>[time] nova_core <pci>: ...`
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -146,6 +148,9 @@ for step in $steps; do
 		;;
 	shell)
 		setsid cttyhack sh
+		;;
+	klog)
+		dmesg -r | grep 'nova_core 0000' | sed 's/^/KLOG /'
 		;;
 	*)
 		say "unknown step $step"

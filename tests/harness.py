@@ -35,6 +35,11 @@ CACHE = Path(os.environ.get("NOVA_CACHE", "/var/cache/nova-core"))
 KERNEL = CACHE / "kernel"
 # The kernel as distributions build it: no KUnit, no debugging (tests/kernel-release.config).
 RELEASE_KERNEL = CACHE / "kernel-release"
+# The make variables of a module build as a user's (DKMS, the release check), and of the
+# project's test builds, which add the emulated GPU's reduced GSP boot (Kconfig's
+# NOVA_CORE_OOT_EMULATED_GPU; scripts/module.sh sets the same).
+MODULE_VARS = ["CONFIG_NOVA_CORE_OOT=m"]
+TEST_MODULE_VARS = [*MODULE_VARS, "CONFIG_NOVA_CORE_OOT_EMULATED_GPU=y"]
 LINUX_SRC = CACHE / "linux-src"
 EMU = Path(os.environ.get("CARGO_TARGET_DIR", CACHE / "emu-target")) / "debug" / "nova-emu"
 TABLE = ROOT / "tests" / "scenarios.table"
@@ -420,7 +425,12 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
         mem = "2G"
         # acpi=noirq: legacy IRQ routing; ACPI's (AML run for every device's
         # first enable) costs about a second per device under TCG.
-        cmdline = (f"console=ttyS0 panic=-1 acpi=noirq rdinit=/init nova.steps={steps} "
+        # Every boot ends by copying the driver's log with its levels to the console (klog),
+        # from a log buffer large enough to hold all of it.
+        if not interactive:
+            steps = f"{steps},klog"
+        cmdline = (f"console=ttyS0 panic=-1 acpi=noirq rdinit=/init log_buf_len=8M "
+                   f"nova.steps={steps} "
                    f"nova.params={module_params.replace(' ', ',')} "
                    f"kunit.enable={1 if kunit else 0}")
         qemu = [
@@ -475,14 +485,27 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
 
 
 def device_lines(console, bdf):
-    """The messages the driver logged for one device, without the prefix."""
+    """The messages the driver logged for one device, without the prefix (as the console
+    showed them, not the klog step's copy)."""
     prefix = f"nova_core {bdf}: "
     out = []
     for line in console.splitlines():
         i = line.find(prefix)
-        if i >= 0:
+        if i >= 0 and not line.startswith("KLOG "):
             out.append(line[i + len(prefix):].rstrip())
     return out
+
+
+def device_levels(console, bdf):
+    """The messages the driver logged for one device with their levels (0 emergency to
+    7 debug), from the copy the guest's klog step printed at the end of the boot."""
+    rx = re.compile(rf"^KLOG <(\d+)>(?:\[[^\]]*\])?\s*nova_core {re.escape(bdf)}: (.*?)\r?$", re.M)
+    return [(int(m.group(1)) & 7, m.group(2)) for m in rx.finditer(console)]
+
+
+# An expected line may start with its level: `<4>text` (a line at warning level), or
+# `!<3>text` (no line at error level matching text; `!<3>` alone: none at all).
+LEVEL = re.compile(r"^(!?)<([0-7])>(.*)$")
 
 
 # The identification registers (NV_PMC_BOOT_0, NV_PMC_BOOT_42): a driver waiting for the GSP
@@ -710,7 +733,7 @@ def check_clippy(run_dir, results):
                   "ptr_arg" in proc.stderr, proc.stderr[-300:])
     (ROOT / "nova_core.o").unlink(missing_ok=True)
     proc = subprocess.run(["make", "-s", "-C", str(KERNEL), f"M={ROOT}", "LLVM=1",
-                           "CONFIG_NOVA_CORE_OOT=m", "CLIPPY=1", "modules"],
+                           *TEST_MODULE_VARS, "CLIPPY=1", "modules"],
                           capture_output=True, text=True)
     log_file = run_dir / "clippy.log"
     log_file.write_text(proc.stdout + proc.stderr)
@@ -765,12 +788,14 @@ def kconfig_resolve(run_dir, changes):
 
 def check_kconfig(run_dir, results):
     """The Kconfig entry, as a kernel tree would read it: NOVA_CORE_OOT=m holds on the test
-    kernel's config and selects the Rust firmware loader; it is refused without Rust and next
-    to the kernel's own nova-core (same module name)."""
+    kernel's config and selects the Rust firmware loader, with the emulated GPU's reduced boot
+    off; it is refused without Rust and next to the kernel's own nova-core (same module
+    name)."""
     out, config = kconfig_resolve(run_dir, ["CONFIG_NOVA_CORE_OOT=m"])
     (run_dir / "kconfig.log").write_text(out)
     results.check("Kconfig: NOVA_CORE_OOT=m holds on the test kernel's config",
                   "CONFIG_NOVA_CORE_OOT=m" in config.splitlines()
+                  and "# CONFIG_NOVA_CORE_OOT_EMULATED_GPU is not set" in config.splitlines()
                   and "CONFIG_RUST_FW_LOADER_ABSTRACTIONS=y" in config.splitlines()
                   and "warning" not in out.lower() and "error" not in out.lower(),
                   f"see {run_dir / 'kconfig.log'}: {out[-300:]}")
@@ -856,7 +881,19 @@ def check_code_size(results):
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
+        levels = device_levels(console, emu.bdf)
         for exp in sc.expect:
+            lv = LEVEL.match(exp)
+            if lv:
+                negate, level, rx = lv.group(1), int(lv.group(2)), re.compile(lv.group(3))
+                found = [m for l, m in levels if l == level and rx.search(m)]
+                # Without the klog copy a level cannot be checked: that fails the row.
+                results.check(f"{sc.name}: log has {'no ' if negate else ''}line at level "
+                              f"{level} /{lv.group(3)}/",
+                              bool(levels) and bool(found) != bool(negate),
+                              f"{emu.bdf} at level {level}: {found[:3]}; "
+                              f"{len(levels)} lines with levels")
+                continue
             if exp.startswith("!"):
                 rx = re.compile(exp[1:])
                 found = [l for l in lines if rx.search(l)]
@@ -1308,7 +1345,7 @@ def check_separate_output(run_dir, results):
     out.mkdir()
     before = sorted(p.relative_to(src) for p in src.rglob("*"))
     proc = subprocess.run(["make", "-s", "-C", str(KERNEL), f"M={src}", f"MO={out}", "LLVM=1",
-                           "CONFIG_NOVA_CORE_OOT=m", "modules"], capture_output=True, text=True)
+                           *TEST_MODULE_VARS, "modules"], capture_output=True, text=True)
     (run_dir / "mo-build.log").write_text(proc.stdout + proc.stderr)
     after = sorted(p.relative_to(src) for p in src.rglob("*"))
     added = [str(p) for p in after if p not in before]
@@ -1332,7 +1369,7 @@ def release_build(run_dir, name, extra=None):
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
     proc = subprocess.run(["make", "-s", "-C", str(RELEASE_KERNEL), f"M={src}", f"MO={out}",
-                           "LLVM=1", "CONFIG_NOVA_CORE_OOT=m", "KRUSTFLAGS=-Dwarnings",
+                           "LLVM=1", *MODULE_VARS, "KRUSTFLAGS=-Dwarnings",
                            "modules"], capture_output=True, text=True)
     log = proc.stdout + proc.stderr
     (run_dir / f"{name}.log").write_text(log)
@@ -1365,7 +1402,8 @@ def check_release_build(run_dir, results):
 def check_dkms(run_dir, results):
     """DKMS as a user runs it (Debian's dkms, in the build root): the source tree under
     /usr/src, `dkms add`, `build` and `install` against the test kernel's build tree; the
-    installed module then loads in the guest and brings the GSP up."""
+    installed module then loads in the guest and validates the firmware, and, built as a user
+    builds it (without the emulated GPU's reduced boot), never starts the emulated GSP."""
     kver = (KERNEL / "include" / "config" / "kernel.release").read_text().strip()
     src = Path(f"/usr/src/nova_core-{DKMS_VERSION}")
     log_file = run_dir / "dkms.log"
@@ -1396,9 +1434,16 @@ def check_dkms(run_dir, results):
     console, emus, _, timed_out = boot(boot_dir, [["--chipset", "ga102"]], "load,settle", "",
                                        {"ga102": "-"}, module=installed)
     lines = device_lines(console, emus[0].bdf)
-    results.check("dkms: the installed module binds the emulated GPU and brings its GSP up",
-                  not timed_out and any(re.match(r"GSP 570\.144 up: ", l) for l in lines),
+    results.check("dkms: the installed module binds the emulated GPU and validates its firmware",
+                  not timed_out and "GSP firmware 570.144 validated" in lines,
                   f"{emus[0].bdf} logged: {lines[:4]}")
+    counts = emus[0].read_counts()
+    stopped = [l for l in lines if "this build has no reduced GSP boot" in l]
+    results.check("dkms: a user's build keeps the reduced boot off the emulated GPU "
+                  "(CONFIG_NOVA_CORE_OOT_EMULATED_GPU off by default)",
+                  stopped and counts is not None and not counts.get("gsp_runs") and not any(
+                      re.match(r"GSP \S+ up: ", l) for l in lines),
+                  f"GSP runs {(counts or {}).get('gsp_runs')}; {emus[0].bdf} logged: {lines[:4]}")
     check_kernel_clean(console, results, "dkms")
 
 
@@ -1678,7 +1723,8 @@ def cmd_bench(args):
     outcomes = [one(n, p) for n, (_, p) in enumerate(setups)]
     ok = True
     for (version, _), (console, _emus, elapsed, timed_out) in zip(setups, outcomes):
-        lines = [l.split("bench: ", 1)[1] for l in console.splitlines() if "nova_core" in l and "bench: " in l]
+        lines = [l.split("bench: ", 1)[1] for l in console.splitlines()
+                 if "nova_core" in l and "bench: " in l and not l.startswith("KLOG ")]
         print(f"--- GSP {version} loaded ({elapsed:.0f}s) ---")
         for l in lines:
             print(l)
@@ -1702,7 +1748,7 @@ def cmd_run(args):
     lines = device_lines(console, emus[0].bdf)
     print(f"--- kernel log of nova_core on {emus[0].bdf} (emulated {args.chipset}) ---")
     for l in console.splitlines():
-        if "nova_core" in l:
+        if "nova_core" in l and not l.startswith("KLOG "):
             print(l.rstrip())
     print("---")
     log(f"guest ran for {elapsed:.1f}s; full console log: {run_dir}/console.log")

@@ -17,6 +17,7 @@ use crate::{
     },
     gpu::{
         Chipset,
+        IdFields,
         IdRegs,
         Identified,
         SameGpu, //
@@ -53,13 +54,30 @@ fn u32_at(data: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b)
 }
 
+/// The identification registers with their fields, decoded here as the hardware lays them out
+/// (the module decodes them with the kernel's `register!`, in `regs.rs`, which the host cannot
+/// build).
+fn id_regs(boot0: u32, boot42: u32) -> IdRegs {
+    let field = |v: u32, hi: u32, lo: u32| ((v >> lo) & ((1 << (hi - lo + 1)) - 1)) as u8;
+    IdRegs {
+        boot0,
+        boot42,
+        fields: IdFields {
+            boot0_architecture_0: field(boot0, 28, 24),
+            boot0_architecture_1: field(boot0, 8, 8),
+            boot0_implementation: field(boot0, 23, 20),
+            boot42_architecture: field(boot42, 29, 24),
+            boot42_implementation: field(boot42, 23, 20),
+            boot42_major_revision: field(boot42, 19, 16),
+            boot42_minor_revision: field(boot42, 15, 12),
+        },
+    }
+}
+
 /// `NV_PMC_BOOT_0` and `NV_PMC_BOOT_42` from the first eight bytes: the chip the driver would
 /// bind, if any. An identified chip is one BOOT_42 names.
 pub fn identify(data: &[u8]) -> Option<&'static str> {
-    let regs = IdRegs {
-        boot0: u32_at(data, 0),
-        boot42: u32_at(data, 4),
-    };
+    let regs = id_regs(u32_at(data, 0), u32_at(data, 4));
     let identified = Untrusted::new_untrusted(regs)
         .validate::<Identified>()
         .ok()?;
