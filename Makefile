@@ -12,7 +12,7 @@ CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test rows stress fuzz bench audit-untrusted
+.PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test check rows stress fuzz bench audit-untrusted
 
 all: modules
 
@@ -52,6 +52,12 @@ run: modules emu
 test: modules emu
 	scripts/kernel.sh release
 	scripts/harness.sh test
+
+# Only the checks of `make test` that boot no guest (host crates, audit, style,
+# lints, documentation, release build, modinfo, code size): before a commit.
+check: modules emu
+	scripts/kernel.sh release
+	scripts/harness.sh check
 
 # Only the scenario rows whose names match ROWS (a regular expression), for
 # the loop after an edit; `make test` remains the gate.

@@ -27,20 +27,17 @@ use kernel::{
 };
 
 use crate::{
-    firmware,
-    firmware::FwVersion,
     bar0::{
         read_id,
         Bar0, //
     },
+    firmware,
+    firmware::FwVersion,
     gpu::{
         Identified,
         Spec, //
     },
-    gsp::{
-        boot::Gsp,
-        interface, //
-    },
+    gsp::boot::Gsp,
     pci::{
         Bar0Len,
         EmulatedGpu,
@@ -172,7 +169,6 @@ impl pci::Driver for NovaCore {
 
             let emulated = is_emulated(pdev);
             let gsp = if emulated && REDUCED_BOOT_BUILT {
-                let iface = interface(fw.version);
                 let facts = system_facts(pdev, &spec)?;
                 let bits = spec.architecture().dma_address_bits();
                 // SAFETY: Nothing allocates or maps DMA memory for this device concurrently:
@@ -182,20 +178,24 @@ impl pci::Driver for NovaCore {
                 // The GSP reads and writes system memory: bus mastering from its start on,
                 // and off again on every failure.
                 pdev.set_master();
-                let mut gsp = Gsp::boot(pdev, &bar, spec, iface, &fw.image_head, &facts)
+                let mut gsp = Gsp::boot(pdev, &bar, spec, fw.version, &fw.image_head, &facts)
                     .inspect_err(|_| clear_master(pdev))?;
-                let up = gsp.static_info(pdev, &bar).and_then(|info| {
-                    dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name());
-                    let iterations = crate::module_parameters::bench.value();
-                    if iterations > 0 {
-                        crate::gsp::bench::run(pdev, &bar, &mut gsp, fw.version, iterations)?;
+                match gsp.static_info(pdev, &bar) {
+                    Ok(info) => dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name()),
+                    Err(e) => {
+                        gsp.shutdown(pdev, &bar);
+                        clear_master(pdev);
+                        return Err(e);
                     }
-                    Ok(())
-                });
-                if let Err(e) = up {
-                    gsp.shutdown(pdev, &bar);
-                    clear_master(pdev);
-                    return Err(e);
+                }
+                // A benchmark that fails says so and leaves the device bound.
+                let iterations = crate::module_parameters::bench.value();
+                if iterations > 0 {
+                    if let Err(e) =
+                        crate::gsp::bench::run(pdev, &bar, &mut gsp, fw.version, iterations)
+                    {
+                        dev_err!(pdev, "bench: failed (error {})\n", e.to_errno());
+                    }
                 }
                 Some(gsp)
             } else {

@@ -598,7 +598,9 @@ mod tests {
         // Blackwell chips with three files in 570.144 only.
         assert_eq!(entries, 16 * 4 * 2 + 8 * 3);
         assert!(has(b"firmware=nvidia/gb202/gsp/fmc-570.144.bin"));
-        assert!(has(b"firmware=nvidia/tu117/gsp/booter_unload-535.113.01.bin"));
+        assert!(has(
+            b"firmware=nvidia/tu117/gsp/booter_unload-535.113.01.bin"
+        ));
         assert!(has(b"firmware=nvidia/ad107/gsp/gsp-535.113.01.bin"));
         assert!(!has(b"firmware=nvidia/gh100/gsp/gsp-535.113.01.bin"));
         assert!(!has(b"firmware=nvidia/gh100/gsp/booter_load-570.144.bin"));

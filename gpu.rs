@@ -302,7 +302,9 @@ impl Validator<Untrusted<IdRegs>> for Identified {
         let id = chip_id(f.boot42_architecture, f.boot42_implementation);
         let chipset = Chipset::from_id(id).ok_or(reject(IdReason::UnknownChip))?;
 
-        if chipset.arch().boot0_names_chip() && (boot0_arch << 4) | u32::from(f.boot0_implementation) != id {
+        if chipset.arch().boot0_names_chip()
+            && (boot0_arch << 4) | u32::from(f.boot0_implementation) != id
+        {
             return Err(reject(IdReason::Mismatch));
         }
 
@@ -540,11 +542,11 @@ mod tests {
                 }
                 // A chip in BOOT_42, BOOT_0 naming it (or not needing to) and Turing or later
                 // in BOOT_0 is always accepted.
-                Err(_) => assert!(
-                    Chipset::from_id(id42).is_none_or(|c| (c.arch().boot0_names_chip()
-                        && id0 != id42)
-                        || (id0 >> 4) < 0x16)
-                ),
+                Err(_) => assert!(Chipset::from_id(id42).is_none_or(|c| (c
+                    .arch()
+                    .boot0_names_chip()
+                    && id0 != id42)
+                    || (id0 >> 4) < 0x16)),
             }
         }
         // The sweep reached the accepting path often enough to mean something.

@@ -40,15 +40,10 @@
 //! assert!(Untrusted::new_untrusted(3u32).validate::<Even>().is_err());
 //! ```
 
-use core::{
-    mem::size_of,
-    ops::{
-        Deref,
-        DerefMut, //
-    },
+use core::ops::{
+    Deref,
+    DerefMut, //
 };
-
-use zerocopy::FromBytes;
 
 /// Why a typed read of untrusted bytes failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,21 +269,6 @@ impl<T> Untrusted<[T]> {
 }
 
 impl Untrusted<[u8]> {
-    /// Copies a `T` out of the bytes at `offset`, at any alignment, still untrusted; fails with
-    /// [`ReadError::OutOfBounds`] if `T` does not fit inside the bytes at `offset`.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// let pointer: Untrusted<u32> = word.read_copy::<u32>(0)?;
-    /// ```
-    pub(crate) fn read_copy<T: FromBytes>(&self, offset: usize) -> Result<Untrusted<T>, ReadError> {
-        let bytes = self.subslice(offset, size_of::<T>())?;
-        T::read_from_bytes(&bytes.0)
-            .map(Untrusted::new_untrusted)
-            .map_err(|_| ReadError::OutOfBounds)
-    }
-
     /// Clears the bytes and lends them, write-only in spirit, to the layer that copies device
     /// data into them (e.g. out of DMA memory): that layer sees zeros or what it wrote itself,
     /// never earlier untrusted data, and the bytes are untrusted again once the loan ends.
@@ -545,15 +525,6 @@ mod tests {
         let bytes: &Untrusted<[u8]> = &raw;
         assert_eq!(bytes[0].validate_ref::<Digit>(), Ok(Digit(7)));
         assert_eq!(bytes[1].validate_ref::<Digit>(), Ok(Digit(2)));
-    }
-
-    #[test]
-    fn read_copy_at_any_alignment() {
-        let bytes = [0u8, 0x78, 0x56, 0x34, 0x12, 0];
-        let raw = Untrusted::new_untrusted_ref(&bytes[..]);
-        let word = raw.read_copy::<u32>(1).map(|w| w.validate::<Even>());
-        assert_eq!(word, Ok(Ok(Even(0x1234_5678))));
-        assert!(raw.read_copy::<u32>(3).is_err());
     }
 
     #[test]

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Benchmarks of the GSP message path, run at probe when the `bench` module parameter is set
-//! (`make bench`).
+//! Benchmarks of the GSP message path, run once the GSP is up when the `bench` module parameter
+//! is set (`make bench`); a failing benchmark is logged and leaves the device bound.
 //!
-//! - The cost of encoding, checksumming and enqueueing one message, for each firmware version,
-//!   through the trait object the driver uses and through the version's implementation called
-//!   directly (static dispatch, the baseline), measured alternately in the same run.
+//! - The cost of building one `GSP_SET_SYSTEM_INFO` payload (the versioned code), framing,
+//!   checksumming and enqueueing it, for each firmware version: through [`FwVersion`]'s
+//!   dispatch, as the driver calls it, and with the version's copy called directly (the
+//!   baseline), measured alternately in the same run.
+//! - The versioned call alone (building the payload), dispatched and direct.
 //! - Round trips per second of `GET_GSP_STATIC_INFO` with the GSP that came up.
 
 use kernel::{
@@ -22,93 +24,111 @@ use kernel::{
 use crate::{
     bar0::Bar0,
     firmware::FwVersion,
-    gsp::{
-        boot::Gsp,
-        interface,
-        queues::Queues,
-        shared::RamMemory,
-        versioned, Function, Interface,
-    },
+    gsp::{boot::Gsp, commands, queues::Queues, shared::RamMemory, Function},
+    pci::SystemFacts,
 };
 
 /// Rounds of alternating measurements, after one warm-up round of each kind; the fastest
 /// round of each kind is reported (TCG guests are noisy; the minimum is the stable figure).
 const ROUNDS: u32 = 9;
-/// A typical small payload (the size of the driver's registry table).
-const PAYLOAD: usize = 128;
 
-/// Nanoseconds per message for `iterations` sends through `iface`, into `queues` (shared by
-/// both kinds of measurement, so that memory placement is the same).
-fn time_sends<I: Interface + ?Sized>(
+/// What the benchmark describes to the GSP: any facts will do.
+fn facts() -> SystemFacts {
+    SystemFacts {
+        bar0: 0xe600_0000,
+        bar1: 0xfc_8000_0000,
+        bar3: 0xfe_0000_0000,
+        device_id: 0x2204,
+        vendor_id: 0x10de,
+        ..Default::default()
+    }
+}
+
+/// Nanoseconds per message for `iterations` payloads built by `encode` and sent into `queues`
+/// (`enqueue`), or built alone.
+fn time<F>(
     queues: &mut Queues<RamMemory>,
-    iface: &I,
+    function: u32,
     iterations: u32,
-) -> Result<u64> {
-    let payload = [0x5au8; PAYLOAD];
-    let function = iface.function(Function::SetRegistry);
+    enqueue: bool,
+    encode: F,
+) -> Result<u64>
+where
+    F: Fn(&SystemFacts, &mut KVec<u8>) -> Result,
+{
+    let facts = facts();
+    let mut payload = KVec::with_capacity(4096, GFP_KERNEL)?;
     let start = Instant::<Monotonic>::now();
     for _ in 0..iterations {
-        // The driver's payloads have run-time sizes: keep the compiler from specialising the
-        // directly called copy on this constant one (which the trait object cannot see).
-        let payload = core::hint::black_box(&payload[..]);
-        queues.send(iface, function, payload)?;
-        queues.consume_all();
+        payload.clear();
+        encode(core::hint::black_box(&facts), &mut payload)?;
+        if enqueue {
+            queues.send(function, &payload)?;
+            queues.consume_all();
+        } else {
+            core::hint::black_box(&payload);
+        }
     }
     let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
     Ok(ns / u64::from(iterations.max(1)))
 }
 
-/// Nanoseconds per call of `encode_header` alone through `iface`.
-fn time_headers<I: Interface + ?Sized>(iface: &I, iterations: u32) -> Result<u64> {
-    let payload = [0x5au8; PAYLOAD];
-    let function = iface.function(Function::SetRegistry);
-    let start = Instant::<Monotonic>::now();
-    for i in 0..iterations {
-        let payload = core::hint::black_box(&payload[..]);
-        core::hint::black_box(iface.encode_header(function, i, payload)?);
-    }
-    let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    Ok(ns / u64::from(iterations.max(1)))
-}
-
-/// Best of `ROUNDS` rounds of `encode_header` alone: (through the trait object, direct).
-fn header_cost(version: FwVersion, iterations: u32) -> Result<(u64, u64)> {
-    let dynamic: &dyn Interface = interface(version);
-    let (mut best_dyn, mut best_direct) = (u64::MAX, u64::MAX);
-    for _ in 0..ROUNDS {
-        best_dyn = best_dyn.min(time_headers(dynamic, iterations)?);
-        let direct = match version {
-            FwVersion::R535_113_01 => time_headers(&versioned::r535_113_01::Impl, iterations)?,
-            FwVersion::R570_144 => time_headers(&versioned::r570_144::Impl, iterations)?,
-        };
-        best_direct = best_direct.min(direct);
-    }
-    Ok((best_dyn, best_direct))
-}
-
-/// Best of `ROUNDS` alternating rounds: (through the trait object, direct).
-fn enqueue_cost(version: FwVersion, iterations: u32) -> Result<(u64, u64)> {
-    let dynamic: &dyn Interface = interface(version);
-    let mut queues = Queues::new(RamMemory::new()?, 0x1000_0000)?;
-    let (mut best_dyn, mut best_direct) = (u64::MAX, u64::MAX);
-    let direct_of = |queues: &mut Queues<RamMemory>, iterations| match version {
-        FwVersion::R535_113_01 => time_sends(queues, &versioned::r535_113_01::Impl, iterations),
-        FwVersion::R570_144 => time_sends(queues, &versioned::r570_144::Impl, iterations),
+/// The same, through the dispatch (`dispatched`) or with the version's copy called directly;
+/// the direct calls are generated from the version list.
+macro_rules! bench_time {
+    ([$(($v:ident, $V:ident, $($rest:tt)*)),* $(,)?]) => {
+        fn time_version(
+            version: FwVersion,
+            dispatched: bool,
+            queues: &mut Queues<RamMemory>,
+            iterations: u32,
+            enqueue: bool,
+        ) -> Result<u64> {
+            let function = version.function(Function::SetSystemInfo);
+            if dispatched {
+                // The version as the driver has it: known at run time only.
+                let version = core::hint::black_box(version);
+                return time(queues, function, iterations, enqueue, |f, o| {
+                    version.encode_system_info(f, o)
+                });
+            }
+            match version {
+                $(FwVersion::$V => time(queues, function, iterations, enqueue, |f, o| {
+                    commands::versioned::$v::encode_system_info(f, o)
+                }),)*
+            }
+        }
     };
+}
+
+gsp_version_table!(bench_time {});
+
+/// Best of `ROUNDS` alternating rounds: (dispatched, direct).
+fn cost(version: FwVersion, iterations: u32, enqueue: bool) -> Result<(u64, u64)> {
+    let mut queues = Queues::new(RamMemory::new()?, 0x1000_0000)?;
+    let (mut best_dispatched, mut best_direct) = (u64::MAX, u64::MAX);
     // Warm-up: first allocations and page faults.
-    time_sends(&mut queues, dynamic, iterations.min(50))?;
-    direct_of(&mut queues, iterations.min(50))?;
+    time_version(version, true, &mut queues, iterations.min(50), enqueue)?;
+    time_version(version, false, &mut queues, iterations.min(50), enqueue)?;
     for round in 0..ROUNDS {
         // Alternate which kind goes first.
-        if round % 2 == 1 {
-            best_direct = best_direct.min(direct_of(&mut queues, iterations)?);
-        }
-        best_dyn = best_dyn.min(time_sends(&mut queues, dynamic, iterations)?);
-        if round % 2 == 0 {
-            best_direct = best_direct.min(direct_of(&mut queues, iterations)?);
-        }
+        let first = round % 2 == 1;
+        let t = time_version(version, !first, &mut queues, iterations, enqueue)?;
+        let u = time_version(version, first, &mut queues, iterations, enqueue)?;
+        let (dispatched, direct) = if first { (u, t) } else { (t, u) };
+        best_dispatched = best_dispatched.min(dispatched);
+        best_direct = best_direct.min(direct);
     }
-    Ok((best_dyn, best_direct))
+    Ok((best_dispatched, best_direct))
+}
+
+/// `dispatched` against `direct`, in hundredths of a percent of the direct cost.
+fn difference(dispatched: u64, direct: u64) -> i64 {
+    let a = i64::try_from(dispatched)
+        .unwrap_or(i64::MAX / 10000)
+        .min(i64::MAX / 10000);
+    let b = i64::try_from(direct).unwrap_or(i64::MAX / 10000).max(1);
+    (a - b) * 10000 / b
 }
 
 /// Runs the benchmarks and logs one line per figure.
@@ -120,17 +140,13 @@ pub(crate) fn run(
     iterations: u32,
 ) -> Result {
     for &v in FwVersion::ALL {
-        let (dynamic, direct) = enqueue_cost(v, iterations)?;
-        // Signed difference in hundredths of a percent of the direct cost (ns per message
-        // are small, so the products fit an `i64`).
-        let dynamic_i = i64::try_from(dynamic).unwrap_or(i64::MAX / 10000);
-        let direct_i = i64::try_from(direct).unwrap_or(i64::MAX / 10000).max(1);
-        let diff = (dynamic_i.min(i64::MAX / 10000) - direct_i) * 10000 / direct_i;
+        let (dispatched, direct) = cost(v, iterations, true)?;
+        let diff = difference(dispatched, direct);
         dev_info!(
             pdev,
-            "bench: {} encode+checksum+enqueue: {} ns/message via the trait, {} ns direct ({}{}.{:02}%)\n",
+            "bench: {} build+frame+checksum+enqueue GSP_SET_SYSTEM_INFO: {} ns/message dispatched, {} ns direct ({}{}.{:02}%)\n",
             v,
-            dynamic,
+            dispatched,
             direct,
             if diff < 0 { "-" } else { "+" },
             diff.abs() / 100,
@@ -139,12 +155,12 @@ pub(crate) fn run(
     }
 
     for &v in FwVersion::ALL {
-        let (dynamic, direct) = header_cost(v, iterations)?;
+        let (dispatched, direct) = cost(v, iterations, false)?;
         dev_info!(
             pdev,
-            "bench: {} framing of the headers alone: {} ns/message via the trait, {} ns direct\n",
+            "bench: {} the versioned call alone (the payload built): {} ns/message dispatched, {} ns direct\n",
             v,
-            dynamic,
+            dispatched,
             direct
         );
     }

@@ -29,13 +29,21 @@ use crate::{
         read_id,
         Bar0, //
     },
-    firmware::ImageHead,
+    firmware::{
+        FwVersion,
+        ImageHead, //
+    },
     gpu::{
         SameGpu,
         Spec, //
     },
     gsp::{
-        commands::REGISTRY,
+        commands::{
+            encode_libos_args,
+            encode_registry,
+            encode_unloading,
+            REGISTRY, //
+        },
         msgq::MsgError,
         queues::Queues,
         replies::{
@@ -44,7 +52,7 @@ use crate::{
             StaticInfo, //
         },
         shared::CoherentMemory,
-        Function, Interface,
+        Function,
     },
     pci::SystemFacts,
     regs,
@@ -122,7 +130,8 @@ struct Shared {
 pub(crate) struct Gsp {
     /// The GPU as identified at probe; a device that no longer reads as this one is gone.
     spec: Spec,
-    iface: &'static dyn Interface,
+    /// The firmware version the GSP runs.
+    version: FwVersion,
     owed: Owed,
     /// Taken when the GSP is dropped: freed if `halted`, leaked otherwise.
     shared: Option<Shared>,
@@ -158,7 +167,7 @@ impl Gsp {
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
         spec: Spec,
-        iface: &'static dyn Interface,
+        version: FwVersion,
         fwimage_head: &ImageHead,
         facts: &SystemFacts,
     ) -> Result<Gsp> {
@@ -178,7 +187,7 @@ impl Gsp {
         );
 
         let mut rmargs = KVec::new();
-        iface.encode_rmargs(
+        version.encode_rmargs(
             base,
             u32::try_from(queues.pages())?,
             u64::try_from(cmdq)?,
@@ -189,7 +198,7 @@ impl Gsp {
         let fwimage = Coherent::from_slice(dev, fwimage_head.bytes(), GFP_KERNEL)?;
 
         let mut libos = KVec::new();
-        iface.encode_libos_args(
+        encode_libos_args(
             &[
                 (
                     libos_id8("RMARGS"),
@@ -213,13 +222,13 @@ impl Gsp {
 
         let mut owed = Owed::default();
         let mut payload = KVec::new();
-        iface.encode_system_info(facts, &mut payload)?;
-        queues.send(iface, iface.function(Function::SetSystemInfo), &payload)?;
-        owed.push(iface.function(Function::SetSystemInfo))?;
+        version.encode_system_info(facts, &mut payload)?;
+        queues.send(version.function(Function::SetSystemInfo), &payload)?;
+        owed.push(version.function(Function::SetSystemInfo))?;
         payload.clear();
-        iface.encode_registry(REGISTRY, &mut payload)?;
-        queues.send(iface, iface.function(Function::SetRegistry), &payload)?;
-        owed.push(iface.function(Function::SetRegistry))?;
+        encode_registry(REGISTRY, &mut payload)?;
+        queues.send(version.function(Function::SetRegistry), &payload)?;
+        owed.push(version.function(Function::SetRegistry))?;
 
         let args = libos.dma_address();
         let args_low = u32::try_from(args & 0xffff_ffff)?;
@@ -232,7 +241,7 @@ impl Gsp {
 
         let mut gsp = Gsp {
             spec,
-            iface,
+            version,
             owed,
             shared: Some(Shared {
                 queues,
@@ -246,7 +255,7 @@ impl Gsp {
         if let Err(e) = gsp.wait_for(
             pdev,
             bar,
-            iface.function(Function::InitDone),
+            version.function(Function::InitDone),
             INIT_TIMEOUT,
             Some(args_low),
         ) {
@@ -304,8 +313,8 @@ impl Gsp {
                 );
                 break Err(ETIMEDOUT);
             }
-            let iface = self.iface;
-            match self.queues()?.receive(iface) {
+            let version = self.version;
+            match self.queues()?.receive(version) {
                 // A failed reply to any command (e.g. the boot's queued ones) ends the wait.
                 Ok(Some((m, _))) if m.result != 0 => {
                     dev_err!(
@@ -319,7 +328,7 @@ impl Gsp {
                 }
                 Ok(Some((m, _))) if self.owed.first() == Some(m.function) => self.owed.pop(),
                 Ok(Some((m, payload))) if m.function == function => break Ok(payload),
-                Ok(Some((m, _))) if iface.is_event(m.function) => skipped += 1,
+                Ok(Some((m, _))) if version.is_event(m.function) => skipped += 1,
                 Ok(Some((m, _))) => {
                     dev_err!(
                         pdev,
@@ -390,9 +399,8 @@ impl Gsp {
         payload: &[u8],
         timeout: Delta,
     ) -> Result<Untrusted<KVec<u8>>> {
-        let iface = self.iface;
-        let f = iface.function(function);
-        self.queues()?.send(iface, f, payload).map_err(|e| {
+        let f = self.version.function(function);
+        self.queues()?.send(f, payload).map_err(|e| {
             dev_err!(pdev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
             Error::from(e)
         })?;
@@ -407,7 +415,7 @@ impl Gsp {
         bar: &Bar0<'_>,
     ) -> Result<StaticInfo> {
         let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[], RPC_TIMEOUT)?;
-        let info = self.iface.decode_static_info(&reply).map_err(|e| {
+        let info = self.version.decode_static_info(&reply).map_err(|e| {
             dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {}\n", e);
             EIO
         })?;
@@ -422,7 +430,7 @@ impl Gsp {
     /// Tells the GSP the driver is going away; the GSP stops touching memory afterwards.
     fn unload(&mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result {
         let mut payload = KVec::new();
-        self.iface.encode_unloading(&mut payload)?;
+        encode_unloading(&mut payload)?;
         self.rpc(
             pdev,
             bar,

@@ -3,13 +3,18 @@
 //! Payloads of the RPCs the driver sends to the GSP, written once and expanded per firmware
 //! version.
 //!
-//! `GSP_SET_SYSTEM_INFO` is the first message whose layout really differs between versions:
+//! `SET_REGISTRY`, the LIBOS arguments and `UNLOADING_GUEST_DRIVER` are the same in every
+//! version (the bindings' common structures) and written once; `GSP_SET_SYSTEM_INFO` and the
+//! queue arguments are versioned. `GSP_SET_SYSTEM_INFO` is the message whose layout differs most:
 //! 570.144 adds the PCI ids, more host addresses and a tail of flags to `GspSystemInfo`, which
 //! moves most fields (`maxUserVa` is at offset 56 in 535.113.01 and 72 in 570.144).
 
-use kernel::prelude::*;
+use core::mem::size_of;
 
-use crate::pci::SystemFacts;
+use kernel::prelude::*;
+use zerocopy::IntoBytes;
+
+use crate::{gsp::fw::common, pci::SystemFacts};
 
 /// Registry keys the driver sets, with their DWORD values (as nouveau and nova-core do).
 pub(crate) const REGISTRY: &[(&str, u32)] = &[
@@ -23,10 +28,71 @@ pub(crate) const REGISTRY: &[(&str, u32)] = &[
 /// Highest user virtual address the GSP may hand out (47-bit address space, last page kept).
 const MAX_USER_VA: u64 = (1 << 47) - 4096;
 
+/// Appends the `SET_REGISTRY` payload for DWORD `entries` to `out`: the table header, the
+/// entries, then the NUL-terminated key names the entries point at (offsets from the
+/// table's start).
+pub(crate) fn encode_registry(entries: &[(&str, u32)], out: &mut KVec<u8>) -> Result {
+    let count = entries.len();
+    let fixed = size_of::<common::PACKED_REGISTRY_TABLE>()
+        + count * size_of::<common::PACKED_REGISTRY_ENTRY>();
+    let names: usize = entries.iter().map(|(k, _)| k.len() + 1).sum();
+    let total = u32::try_from(fixed + names)?;
+
+    let start = out.len();
+    let table = common::PACKED_REGISTRY_TABLE {
+        size: total,
+        numEntries: u32::try_from(count)?,
+    };
+    out.extend_from_slice(table.as_bytes(), GFP_KERNEL)?;
+    let mut name_offset = fixed;
+    for (key, value) in entries {
+        let entry = common::PACKED_REGISTRY_ENTRY {
+            nameOffset: u32::try_from(name_offset)?,
+            type_: u8::try_from(common::REGISTRY_TABLE_ENTRY_TYPE_DWORD)?,
+            data: *value,
+            length: u32::try_from(size_of::<u32>())?,
+            ..Default::default()
+        };
+        out.extend_from_slice(entry.as_bytes(), GFP_KERNEL)?;
+        name_offset += key.len() + 1;
+    }
+    for (key, _) in entries {
+        out.extend_from_slice(key.as_bytes(), GFP_KERNEL)?;
+        out.push(0, GFP_KERNEL)?;
+    }
+    // The size announced in the header is the size written.
+    if out.len() - start != fixed + names {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// Appends one LIBOS memory region argument per `(id8, address, size)` (contiguous system
+/// memory) to `out`.
+pub(crate) fn encode_libos_args(regions: &[(u64, u64, u64)], out: &mut KVec<u8>) -> Result {
+    for &(id8, pa, size) in regions {
+        let arg = common::LibosMemoryRegionInitArgument {
+            id8,
+            pa,
+            size,
+            kind: u8::try_from(common::LIBOS_MEMORY_REGION_CONTIGUOUS)?,
+            loc: u8::try_from(common::LIBOS_MEMORY_REGION_LOC_SYSMEM)?,
+            ..Default::default()
+        };
+        out.extend_from_slice(arg.as_bytes(), GFP_KERNEL)?;
+    }
+    Ok(())
+}
+
+/// Appends the `UNLOADING_GUEST_DRIVER` payload (a full unload, not a suspend) to `out`.
+pub(crate) fn encode_unloading(out: &mut KVec<u8>) -> Result {
+    let unload = common::rpc_unloading_guest_driver_v::default();
+    out.extend_from_slice(unload.as_bytes(), GFP_KERNEL)?;
+    Ok(())
+}
+
 gsp_versioned! {
 pub(crate) mod versioned {
-    use core::mem::size_of;
-
     use super::{
         SystemFacts,
         MAX_USER_VA, //
@@ -61,45 +127,6 @@ pub(crate) mod versioned {
         Ok(())
     }
 
-    /// Appends the `SET_REGISTRY` payload for DWORD `entries` to `out`: the table header, the
-    /// entries, then the NUL-terminated key names the entries point at (offsets from the
-    /// table's start).
-    pub(crate) fn encode_registry(entries: &[(&str, u32)], out: &mut KVec<u8>) -> Result {
-        let count = entries.len();
-        let fixed = size_of::<fw::PACKED_REGISTRY_TABLE>()
-            + count * size_of::<fw::PACKED_REGISTRY_ENTRY>();
-        let names: usize = entries.iter().map(|(k, _)| k.len() + 1).sum();
-        let total = u32::try_from(fixed + names)?;
-
-        let start = out.len();
-        let table = fw::PACKED_REGISTRY_TABLE {
-            size: total,
-            numEntries: u32::try_from(count)?,
-        };
-        out.extend_from_slice(table.as_bytes(), GFP_KERNEL)?;
-        let mut name_offset = fixed;
-        for (key, value) in entries {
-            let entry = fw::PACKED_REGISTRY_ENTRY {
-                nameOffset: u32::try_from(name_offset)?,
-                type_: u8::try_from(fw::REGISTRY_TABLE_ENTRY_TYPE_DWORD)?,
-                data: *value,
-                length: u32::try_from(size_of::<u32>())?,
-                ..Default::default()
-            };
-            out.extend_from_slice(entry.as_bytes(), GFP_KERNEL)?;
-            name_offset += key.len() + 1;
-        }
-        for (key, _) in entries {
-            out.extend_from_slice(key.as_bytes(), GFP_KERNEL)?;
-            out.push(0, GFP_KERNEL)?;
-        }
-        // The size announced in the header is the size written.
-        if out.len() - start != fixed + names {
-            return Err(EINVAL);
-        }
-        Ok(())
-    }
-
     /// Appends the `GSP_ARGUMENTS_CACHED` of this version to `out`: where the queues are.
     pub(crate) fn encode_rmargs(
         shared: u64,
@@ -121,40 +148,13 @@ pub(crate) mod versioned {
         out.extend_from_slice(args.as_bytes(), GFP_KERNEL)?;
         Ok(())
     }
-
-    /// Appends one LIBOS memory region argument per `(id8, address, size)` (contiguous system
-    /// memory) to `out`.
-    pub(crate) fn encode_libos_args(regions: &[(u64, u64, u64)], out: &mut KVec<u8>) -> Result {
-        for &(id8, pa, size) in regions {
-            let arg = fw::LibosMemoryRegionInitArgument {
-                id8,
-                pa,
-                size,
-                kind: u8::try_from(fw::LIBOS_MEMORY_REGION_CONTIGUOUS)?,
-                loc: u8::try_from(fw::LIBOS_MEMORY_REGION_LOC_SYSMEM)?,
-                ..Default::default()
-            };
-            out.extend_from_slice(arg.as_bytes(), GFP_KERNEL)?;
-        }
-        Ok(())
-    }
-
-    /// Appends the `UNLOADING_GUEST_DRIVER` payload (a full unload, not a suspend) to `out`.
-    pub(crate) fn encode_unloading(out: &mut KVec<u8>) -> Result {
-        let unload = fw::rpc_unloading_guest_driver_v::default();
-        out.extend_from_slice(unload.as_bytes(), GFP_KERNEL)?;
-        Ok(())
-    }
 }
 }
 
 #[kunit_tests(nova_core_gsp_commands)]
 mod tests {
     use super::*;
-    use crate::{
-        firmware::FwVersion,
-        gsp::interface, //
-    };
+    use crate::firmware::FwVersion;
 
     fn facts() -> SystemFacts {
         SystemFacts {
@@ -186,7 +186,7 @@ mod tests {
 
     fn encoded(v: FwVersion) -> Result<KVec<u8>> {
         let mut out = KVec::new();
-        interface(v).encode_system_info(&facts(), &mut out)?;
+        v.encode_system_info(&facts(), &mut out)?;
         Ok(out)
     }
 
@@ -230,29 +230,27 @@ mod tests {
 
     #[test]
     fn registry_table_layout() -> Result {
-        for &v in FwVersion::ALL {
-            let mut b = KVec::new();
-            interface(v).encode_registry(&[("Ab", 7), ("Cde", 9)], &mut b)?;
-            // Header (8), two entries (16 each), "Ab\0" and "Cde\0".
-            assert_eq!(b.len(), 8 + 32 + 3 + 4);
-            assert_eq!(u32_at(&b, 0), 47);
-            assert_eq!(u32_at(&b, 4), 2);
-            // First entry: name at 40, type DWORD, data 7, length 4.
-            assert_eq!(u32_at(&b, 8), 40);
-            assert_eq!(b[12], 1);
-            assert_eq!(u32_at(&b, 16), 7);
-            assert_eq!(u32_at(&b, 20), 4);
-            // Second entry's name follows the first's.
-            assert_eq!(u32_at(&b, 24), 43);
-            assert_eq!(&b[40..47], b"Ab\0Cde\0");
-        }
+        let mut b = KVec::new();
+        encode_registry(&[("Ab", 7), ("Cde", 9)], &mut b)?;
+        // Header (8), two entries (16 each), "Ab\0" and "Cde\0".
+        assert_eq!(b.len(), 8 + 32 + 3 + 4);
+        assert_eq!(u32_at(&b, 0), 47);
+        assert_eq!(u32_at(&b, 4), 2);
+        // First entry: name at 40, type DWORD, data 7, length 4.
+        assert_eq!(u32_at(&b, 8), 40);
+        assert_eq!(b[12], 1);
+        assert_eq!(u32_at(&b, 16), 7);
+        assert_eq!(u32_at(&b, 20), 4);
+        // Second entry's name follows the first's.
+        assert_eq!(u32_at(&b, 24), 43);
+        assert_eq!(&b[40..47], b"Ab\0Cde\0");
         Ok(())
     }
 
     #[test]
     fn driver_registry_names_every_key_at_its_offset() -> Result {
         let mut b = KVec::new();
-        interface(FwVersion::R570_144).encode_registry(REGISTRY, &mut b)?;
+        encode_registry(REGISTRY, &mut b)?;
         assert_eq!(u32_at(&b, 4) as usize, REGISTRY.len());
         for (i, (key, value)) in REGISTRY.iter().enumerate() {
             let entry = 8 + 16 * i;
@@ -272,7 +270,7 @@ mod tests {
             (FwVersion::R570_144, 72, 32),
         ] {
             let mut b = KVec::new();
-            interface(v).encode_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
+            v.encode_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
             assert_eq!(b.len(), size);
             assert_eq!(u64_at(&b, 0), 0x1_0000_0000);
             assert_eq!(u32_at(&b, 8), 129);
@@ -289,8 +287,7 @@ mod tests {
         use crate::gsp::boot::libos_id8;
         assert_eq!(libos_id8("RMARGS"), 0x524d_4152_4753);
         let mut b = KVec::new();
-        interface(FwVersion::R570_144)
-            .encode_libos_args(&[(libos_id8("RMARGS"), 0x2000, 72)], &mut b)?;
+        encode_libos_args(&[(libos_id8("RMARGS"), 0x2000, 72)], &mut b)?;
         assert_eq!(b.len(), 32);
         assert_eq!(u64_at(&b, 0), libos_id8("RMARGS"));
         assert_eq!(u64_at(&b, 8), 0x2000);
@@ -302,11 +299,9 @@ mod tests {
 
     #[test]
     fn unloading_payload_is_a_full_unload() -> Result {
-        for &v in FwVersion::ALL {
-            let mut b = KVec::new();
-            interface(v).encode_unloading(&mut b)?;
-            assert_eq!(&b[..], &[0u8; 8]);
-        }
+        let mut b = KVec::new();
+        encode_unloading(&mut b)?;
+        assert_eq!(&b[..], &[0u8; 8]);
         Ok(())
     }
 

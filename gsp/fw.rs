@@ -41,25 +41,34 @@ macro_rules! fw_versions {
 
 gsp_versions!(fw_versions {});
 
-/// The structures every supported version lays out alike, named once in [`common`]: each is
-/// checked at build time against every version's bindings (size, alignment, every member's
-/// offset), so a version that changes one fails the build and the structure must be versioned.
+/// The structures and constants every supported version has alike, named once in [`common`]:
+/// each structure is checked at build time against every version's bindings (size, alignment,
+/// every member's offset), each constant for its value, so a version that changes one fails
+/// the build and the item must be versioned.
 macro_rules! fw_common {
-    ([$first:ident $(, $v:ident)*] $structs:tt) => {
-        /// Structures identical in every supported firmware version (see `fw_common!`).
+    ([$first:ident $(, $v:ident)*] $items:tt) => {
+        /// Structures and constants identical in every supported firmware version (see
+        /// `fw_common!`).
         #[allow(
             non_camel_case_types,
             reason = "the C names of the firmware's headers"
         )]
         pub(crate) mod common {
-            fw_common!(@alias $first $structs);
+            fw_common!(@alias $first $items);
         }
-        $(fw_common!(@same $first $v $structs);)*
+        $(fw_common!(@same $first $v $items);)*
     };
-    (@alias $first:ident { $($name:ident { $($field:ident),* $(,)? })* }) => {
+    (@alias $first:ident {
+        structs { $($name:ident { $($field:ident),* $(,)? })* }
+        consts { $($const:ident: $ty:ty),* $(,)? }
+    }) => {
         $(pub(crate) type $name = super::$first::$name;)*
+        $(pub(crate) const $const: $ty = super::$first::$const;)*
     };
-    (@same $first:ident $v:ident { $($name:ident { $($field:ident),* $(,)? })* }) => {
+    (@same $first:ident $v:ident {
+        structs { $($name:ident { $($field:ident),* $(,)? })* }
+        consts { $($const:ident: $ty:ty),* $(,)? }
+    }) => {
         $(
             const _: () = {
                 use core::mem::{
@@ -72,12 +81,32 @@ macro_rules! fw_common {
                 $(assert!(offset_of!($first::$name, $field) == offset_of!($v::$name, $field));)*
             };
         )*
+        $(const _: () = assert!($first::$const == $v::$const);)*
     };
 }
 
 gsp_versions!(fw_common {
     {
-        msgqTxHeader { version, size, msgSize, msgCount, writePtr, flags, rxHdrOff, entryOff }
-        msgqRxHeader { readPtr }
+        structs {
+            msgqTxHeader { version, size, msgSize, msgCount, writePtr, flags, rxHdrOff, entryOff }
+            msgqRxHeader { readPtr }
+            GSP_MSG_QUEUE_ELEMENT { authTagBuffer, aadBuffer, checkSum, seqNum, elemCount, rpc }
+            rpc_message_header_v {
+                header_version, signature, length, function, rpc_result, rpc_result_private,
+                sequence, u
+            }
+            PACKED_REGISTRY_TABLE { size, numEntries }
+            PACKED_REGISTRY_ENTRY { nameOffset, type_, data, length }
+            LibosMemoryRegionInitArgument { id8, pa, size, kind, loc }
+            rpc_unloading_guest_driver_v { bInPMTransition, bGc6Entering, newLevel }
+        }
+        consts {
+            NV_VGPU_MSG_HEADER_VERSION: u32,
+            NV_VGPU_MSG_SIGNATURE_VALID: u32,
+            NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD: u32,
+            REGISTRY_TABLE_ENTRY_TYPE_DWORD: u32,
+            LIBOS_MEMORY_REGION_CONTIGUOUS: u32,
+            LIBOS_MEMORY_REGION_LOC_SYSMEM: u32,
+        }
     }
 });

@@ -10,8 +10,9 @@
 //! `CONTINUATION_RECORD` messages. The writer keeps one element free, so that equal read and
 //! write pointers mean "empty".
 //!
-//! The layout of the headers comes from each firmware version's bindings, so the framing is
-//! versioned code; the ring arithmetic is common.
+//! The element and RPC headers are the same in every supported firmware version (checked at
+//! build time, see `gsp/fw.rs`), so the framing is written and compiled once; what differs is
+//! which function and event numbers exist, which the caller's version says ([`Expect`]).
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
@@ -20,9 +21,19 @@ use core::{
     num::NonZeroU32, //
 };
 
-use crate::untrusted::{
-    Untrusted,
-    Validator, //
+use core::mem::size_of;
+
+use zerocopy::{
+    FromBytes,
+    IntoBytes, //
+};
+
+use crate::{
+    gsp::fw::common,
+    untrusted::{
+        Untrusted,
+        Validator, //
+    },
 };
 
 /// Size of one queue element.
@@ -239,14 +250,20 @@ pub(crate) fn checksum_parts(parts: &[&[u8]]) -> u32 {
     parts.iter().fold(0u32, |acc, part| acc ^ checksum(part))
 }
 
-/// Most bytes a version's element and RPC headers take.
-pub(crate) const HEADER_MAX: usize = 128;
+/// Size of the element header with the RPC header in it (the payload follows).
+pub(crate) const HEADERS: usize = size_of::<common::GSP_MSG_QUEUE_ELEMENT>();
+/// Size of the RPC header alone.
+const RPC_HEADER: usize = size_of::<common::rpc_message_header_v>();
+/// Largest payload one message carries.
+pub(crate) const MAX_PAYLOAD: usize = MAX_ELEMENTS * ELEMENT_SIZE - HEADERS;
+/// Function number of continuation records.
+pub(crate) const CONTINUATION: u32 = common::NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;
+const _: () = assert!(HEADERS % 8 == 0);
 
 /// The framed headers of one message, ready to be written before its payload.
 #[derive(Clone, Copy)]
 pub(crate) struct FramedHeader {
-    pub(crate) bytes: [u8; HEADER_MAX],
-    pub(crate) len: usize,
+    element: common::GSP_MSG_QUEUE_ELEMENT,
     /// Elements the whole message (headers, payload, padding) occupies.
     pub(crate) elements: u32,
 }
@@ -254,8 +271,39 @@ pub(crate) struct FramedHeader {
 impl FramedHeader {
     /// The header bytes.
     pub(crate) fn bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        self.element.as_bytes()
     }
+}
+
+/// Frames the headers of one message (checksum over headers and payload included), without
+/// copying the payload: the queue writes headers, payload and padding in place.
+pub(crate) fn encode_header(
+    function: u32,
+    sequence: u32,
+    payload: &[u8],
+) -> Result<FramedHeader, MsgError> {
+    let too_long = MsgError::TooLong(payload.len());
+    if payload.len() > MAX_PAYLOAD {
+        return Err(too_long);
+    }
+    let elements =
+        u32::try_from((HEADERS + payload.len()).div_ceil(ELEMENT_SIZE)).map_err(|_| too_long)?;
+    let length = u32::try_from(RPC_HEADER + payload.len()).map_err(|_| too_long)?;
+    let mut element = common::GSP_MSG_QUEUE_ELEMENT {
+        seqNum: sequence,
+        elemCount: elements,
+        rpc: common::rpc_message_header_v {
+            header_version: common::NV_VGPU_MSG_HEADER_VERSION,
+            signature: common::NV_VGPU_MSG_SIGNATURE_VALID,
+            length,
+            function,
+            sequence,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    element.checkSum = checksum_parts(&[element.as_bytes(), payload]);
+    Ok(FramedHeader { element, elements })
 }
 
 /// A message the validator accepted.
@@ -271,29 +319,6 @@ pub(crate) struct Message {
     pub(crate) payload: (usize, usize),
 }
 
-/// The header fields the checks need, as one firmware version's code read them.
-pub(crate) struct Headers {
-    pub(crate) elem_count: u32,
-    pub(crate) seq: u32,
-    pub(crate) rpc_len: u32,
-    pub(crate) header_version: u32,
-    pub(crate) signature: u32,
-    pub(crate) function: u32,
-    pub(crate) result: u32,
-}
-
-/// One firmware version's framing constants.
-pub(crate) struct Layout {
-    /// Size of the element header with the RPC header in it.
-    pub(crate) headers: usize,
-    /// Size of the RPC header.
-    pub(crate) rpc_header: usize,
-    pub(crate) header_version: u32,
-    pub(crate) signature: u32,
-    /// Whether a function or event number exists in this version.
-    pub(crate) known_function: fn(u32) -> bool,
-}
-
 /// What the driver expects of the next status message.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Expect {
@@ -301,6 +326,8 @@ pub(crate) struct Expect {
     pub(crate) available: u32,
     /// The sequence number the message must carry.
     pub(crate) sequence: u32,
+    /// Whether a function or event number exists in the firmware version in use.
+    pub(crate) known_function: fn(u32) -> bool,
 }
 
 /// How many elements a status message spans, from its first element's `elemCount`: 1 to
@@ -321,93 +348,84 @@ fn check_span(elem_count: u32, available: u32) -> Result<u32, MsgError> {
     Ok(elem_count)
 }
 
-/// The checks of a status message, common to all versions: element count, length, checksum,
-/// sequence, header, function. `raw` is the gathered elements, `headers` what the version's
-/// validator read from their start.
-fn check_message(
-    raw: &[u8],
-    headers: &Headers,
-    layout: &Layout,
-    Expect {
-        available,
-        sequence,
-    }: Expect,
-) -> Result<Message, MsgError> {
-    let count = check_span(headers.elem_count, available)?;
-    let size = usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))? * ELEMENT_SIZE;
-    let message = raw
-        .get(..size)
-        .ok_or(MsgError::ElementsNotWritten { count, available })?;
+/// A status message, validated.
+pub(crate) struct Status(pub(crate) Message);
 
-    let rpc_len = headers.rpc_len;
-    let rpc_len_usize = usize::try_from(rpc_len).map_err(|_| MsgError::BadLength(rpc_len))?;
-    if rpc_len_usize < layout.rpc_header
-        || layout.headers - layout.rpc_header + rpc_len_usize > size
-    {
-        return Err(MsgError::BadLength(rpc_len));
-    }
+/// A message read from the status queue is validated against what the driver expects: element
+/// count, length, checksum, sequence, header, function.
+///
+/// The bytes hold the message's elements in order (already gathered across the ring's end),
+/// at least one element.
+impl Validator<(&Untrusted<[u8]>, Expect)> for Status {
+    type Err = MsgError;
 
-    // The stored checksum is the fold of the message with the field at zero; the XOR of the
-    // message as stored is therefore zero once folded.
-    if checksum(message) != 0 {
-        return Err(MsgError::BadChecksum);
+    fn validate((raw, expect): (&[u8], Expect)) -> Result<Status, MsgError> {
+        let (element, _) = common::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(raw)
+            .map_err(|_| MsgError::BadElementCount(0))?;
+        let count = check_span(element.elemCount, expect.available)?;
+        let size =
+            usize::try_from(count).map_err(|_| MsgError::BadElementCount(count))? * ELEMENT_SIZE;
+        let message = raw.get(..size).ok_or(MsgError::ElementsNotWritten {
+            count,
+            available: expect.available,
+        })?;
+
+        let rpc_len = element.rpc.length;
+        let rpc_len_usize = usize::try_from(rpc_len).map_err(|_| MsgError::BadLength(rpc_len))?;
+        if rpc_len_usize < RPC_HEADER || HEADERS - RPC_HEADER + rpc_len_usize > size {
+            return Err(MsgError::BadLength(rpc_len));
+        }
+
+        // The stored checksum is the fold of the message with the field at zero; the XOR of
+        // the message as stored is therefore zero once folded.
+        if checksum(message) != 0 {
+            return Err(MsgError::BadChecksum);
+        }
+        if element.seqNum != expect.sequence {
+            return Err(MsgError::BadSequence {
+                expected: expect.sequence,
+                found: element.seqNum,
+            });
+        }
+        if element.rpc.header_version != common::NV_VGPU_MSG_HEADER_VERSION
+            || element.rpc.signature != common::NV_VGPU_MSG_SIGNATURE_VALID
+        {
+            return Err(MsgError::BadHeader);
+        }
+        if !(expect.known_function)(element.rpc.function) {
+            return Err(MsgError::UnknownFunction(element.rpc.function));
+        }
+        Ok(Status(Message {
+            function: element.rpc.function,
+            result: element.rpc.rpc_result,
+            elements: count,
+            payload: (HEADERS, rpc_len_usize - RPC_HEADER),
+        }))
     }
-    if headers.seq != sequence {
-        return Err(MsgError::BadSequence {
-            expected: sequence,
-            found: headers.seq,
-        });
+}
+
+/// How many elements a status message spans: its first element validated against the
+/// `available` elements written (see [`check_span`]).
+pub(crate) struct Span(pub(crate) u32);
+
+impl Validator<(&Untrusted<[u8]>, u32)> for Span {
+    type Err = MsgError;
+
+    fn validate((first, available): (&[u8], u32)) -> Result<Span, MsgError> {
+        let (element, _) = common::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(first)
+            .map_err(|_| MsgError::BadElementCount(0))?;
+        check_span(element.elemCount, available).map(Span)
     }
-    if headers.header_version != layout.header_version || headers.signature != layout.signature {
-        return Err(MsgError::BadHeader);
-    }
-    if !(layout.known_function)(headers.function) {
-        return Err(MsgError::UnknownFunction(headers.function));
-    }
-    Ok(Message {
-        function: headers.function,
-        result: headers.result,
-        elements: count,
-        payload: (layout.headers, rpc_len_usize - layout.rpc_header),
-    })
+}
+
+/// Validates a message read from the status queue (see [`Status`]).
+pub(crate) fn decode(bytes: &Untrusted<[u8]>, expect: Expect) -> Result<Message, MsgError> {
+    bytes.validate_ref_against::<Status, _>(expect).map(|s| s.0)
 }
 
 gsp_versioned! {
+/// The function and event numbers of each version: the same below 200, renumbered above.
 pub(crate) mod versioned {
-    use core::mem::size_of;
-
-    use zerocopy::{
-        FromBytes,
-        IntoBytes, //
-    };
-
-    use super::{
-        check_message,
-        check_span,
-        checksum_parts,
-        Expect,
-        FramedHeader,
-        HEADER_MAX,
-        Headers,
-        Layout,
-        Message,
-        MsgError,
-        ELEMENT_SIZE,
-        MAX_ELEMENTS, //
-    };
-    use crate::untrusted::{
-        Untrusted,
-        Validator, //
-    };
-
-    /// Size of the element header with the RPC header in it.
-    const HEADERS: usize = size_of::<fw::GSP_MSG_QUEUE_ELEMENT>();
-    /// Size of the RPC header alone.
-    const RPC_HEADER: usize = size_of::<fw::rpc_message_header_v>();
-    /// Largest payload one message carries.
-    pub(crate) const MAX_PAYLOAD: usize = MAX_ELEMENTS * ELEMENT_SIZE - HEADERS;
-    const _: () = assert!(HEADERS <= HEADER_MAX && HEADERS % 8 == 0);
-
     /// Whether `function` is a function or event number of this firmware version.
     pub(crate) fn is_known_function(function: u32) -> bool {
         function < fw::NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS
@@ -415,111 +433,10 @@ pub(crate) mod versioned {
                 .contains(&function)
     }
 
-    /// Frames the headers of one message (checksum over headers and payload included),
-    /// without copying the payload: the queue writes headers, payload and padding in place.
-    pub(crate) fn encode_header(
-        function: u32,
-        sequence: u32,
-        payload: &[u8],
-    ) -> Result<FramedHeader, MsgError> {
-        let too_long = MsgError::TooLong(payload.len());
-        if payload.len() > MAX_PAYLOAD {
-            return Err(too_long);
-        }
-        let elements = u32::try_from((HEADERS + payload.len()).div_ceil(ELEMENT_SIZE))
-            .map_err(|_| too_long)?;
-        let length = u32::try_from(RPC_HEADER + payload.len()).map_err(|_| too_long)?;
-        let mut element = fw::GSP_MSG_QUEUE_ELEMENT {
-            seqNum: sequence,
-            elemCount: elements,
-            rpc: fw::rpc_message_header_v {
-                header_version: fw::NV_VGPU_MSG_HEADER_VERSION,
-                signature: fw::NV_VGPU_MSG_SIGNATURE_VALID,
-                length,
-                function,
-                sequence,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        element.checkSum = checksum_parts(&[element.as_bytes(), payload]);
-
-        let mut header = FramedHeader {
-            bytes: [0; HEADER_MAX],
-            len: HEADERS,
-            elements,
-        };
-        header.bytes[..HEADERS].copy_from_slice(element.as_bytes());
-        Ok(header)
+    /// Whether `function` is an event number (something the GSP sends unasked).
+    pub(crate) fn is_event(function: u32) -> bool {
+        function >= fw::NV_VGPU_MSG_EVENT_FIRST_EVENT
     }
-
-    /// A status message of this version, validated.
-    pub(crate) struct Status(Message);
-
-    /// A message read from the status queue is validated against what the driver expects.
-    ///
-    /// The bytes hold the message's elements in order (already gathered across the ring's end),
-    /// at least one element. Only the reading of the headers is per version; the checks are
-    /// [`check_message`].
-    impl Validator<(&Untrusted<[u8]>, Expect)> for Status {
-        type Err = MsgError;
-
-        fn validate((raw, expect): (&[u8], Expect)) -> Result<Status, MsgError> {
-            let (element, _) = fw::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(raw)
-                .map_err(|_| MsgError::BadElementCount(0))?;
-            let headers = Headers {
-                elem_count: element.elemCount,
-                seq: element.seqNum,
-                rpc_len: element.rpc.length,
-                header_version: element.rpc.header_version,
-                signature: element.rpc.signature,
-                function: element.rpc.function,
-                result: element.rpc.rpc_result,
-            };
-            check_message(raw, &headers, &LAYOUT, expect).map(Status)
-        }
-    }
-
-    /// How many elements a status message spans: its first element validated against the
-    /// `available` elements written (see [`check_span`]).
-    pub(crate) struct Span(pub(crate) u32);
-
-    impl Validator<(&Untrusted<[u8]>, u32)> for Span {
-        type Err = MsgError;
-
-        fn validate((first, available): (&[u8], u32)) -> Result<Span, MsgError> {
-            let (element, _) = fw::GSP_MSG_QUEUE_ELEMENT::read_from_prefix(first)
-                .map_err(|_| MsgError::BadElementCount(0))?;
-            check_span(element.elemCount, available).map(Span)
-        }
-    }
-
-    /// Validates a message read from the status queue: `available` elements written,
-    /// `sequence` the number the message must carry (see [`Status`]).
-    pub(crate) fn decode(
-        bytes: &Untrusted<[u8]>,
-        available: u32,
-        sequence: u32,
-    ) -> Result<Message, MsgError> {
-        bytes
-            .validate_ref_against::<Status, _>(Expect {
-                available,
-                sequence,
-            })
-            .map(|s| s.0)
-    }
-
-    /// This version's framing constants.
-    const LAYOUT: Layout = Layout {
-        headers: HEADERS,
-        rpc_header: RPC_HEADER,
-        header_version: fw::NV_VGPU_MSG_HEADER_VERSION,
-        signature: fw::NV_VGPU_MSG_SIGNATURE_VALID,
-        known_function: is_known_function,
-    };
-
-    /// Function number of continuation records.
-    pub(crate) const CONTINUATION: u32 = fw::NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;
 }
 }
 
@@ -529,30 +446,35 @@ mod tests {
     use super::*;
     use crate::{
         firmware::FwVersion,
-        gsp::interface,
+        gsp::queues::encode_message,
         untrusted::Untrusted, //
     };
     use kernel::prelude::*;
 
-    /// Frames one message of version `v` into `out`; returns its elements.
+    /// Frames one message into `out` (the framing is the same in every version; `_v` names
+    /// the version whose numbering `function` follows); returns its elements.
     fn encode(
-        v: FwVersion,
+        _v: FwVersion,
         function: u32,
         seq: u32,
         payload: &[u8],
         out: &mut KVVec<u8>,
     ) -> Result<u32> {
-        interface(v).encode_message(function, seq, payload, out)
+        encode_message(function, seq, payload, out)
     }
 
     fn errno(_: MsgError) -> Error {
         EIO
     }
 
-    use super::versioned::{
-        r535_113_01 as v535,
-        r570_144 as v570, //
-    };
+    /// One version's message validator: the common one, with that version's numbering.
+    fn v535(b: &Untrusted<[u8]>, available: u32, seq: u32) -> Result<Message, MsgError> {
+        decode(b, FwVersion::R535_113_01.expect(available, seq))
+    }
+
+    fn v570(b: &Untrusted<[u8]>, available: u32, seq: u32) -> Result<Message, MsgError> {
+        decode(b, FwVersion::R570_144.expect(available, seq))
+    }
 
     const SET_REGISTRY: u32 = 73;
     const INIT_DONE: u32 = 0x1001;
@@ -654,12 +576,12 @@ mod tests {
 
     #[test]
     fn framing_is_the_headers_layout_535() -> Result {
-        framing_impl(FwVersion::R535_113_01, v535::decode)
+        framing_impl(FwVersion::R535_113_01, v535)
     }
 
     #[test]
     fn framing_is_the_headers_layout_570() -> Result {
-        framing_impl(FwVersion::R570_144, v570::decode)
+        framing_impl(FwVersion::R570_144, v570)
     }
 
     fn message(function: u32, seq: u32) -> Result<KVVec<u8>> {
@@ -673,7 +595,7 @@ mod tests {
     }
 
     fn decode570(b: &[u8], available: u32, seq: u32) -> Result<Message, MsgError> {
-        v570::decode(Untrusted::new_untrusted_ref(b), available, seq)
+        v570(Untrusted::new_untrusted_ref(b), available, seq)
     }
 
     #[test]
@@ -717,7 +639,7 @@ mod tests {
 
     fn span535(first: &[u8], available: u32) -> Result<u32, MsgError> {
         Untrusted::new_untrusted_ref(first)
-            .validate_ref_against::<versioned::r535_113_01::Span, _>(available)
+            .validate_ref_against::<Span, _>(available)
             .map(|s| s.0)
     }
 
@@ -769,7 +691,7 @@ mod tests {
         let mut out = KVVec::new();
         encode(FwVersion::R535_113_01, 0x1020, 0, &[], &mut out)?;
         assert_eq!(
-            v535::decode(Untrusted::new_untrusted_ref(&out[..]), 1, 0),
+            v535(Untrusted::new_untrusted_ref(&out[..]), 1, 0),
             Err(MsgError::UnknownFunction(0x1020))
         );
         let m = message(5000, 0)?;
@@ -793,12 +715,8 @@ mod tests {
         }
         let mut ring = KVVec::new();
         let mut seq = 0;
-        for (i, part) in split(&payload, v535::MAX_PAYLOAD).enumerate() {
-            let function = if i == 0 {
-                SET_REGISTRY
-            } else {
-                v535::CONTINUATION
-            };
+        for (i, part) in split(&payload, MAX_PAYLOAD).enumerate() {
+            let function = if i == 0 { SET_REGISTRY } else { CONTINUATION };
             encode(FwVersion::R535_113_01, function, seq, part, &mut ring)?;
             seq += 1;
         }
@@ -810,12 +728,10 @@ mod tests {
         let mut off = 0;
         let mut done = false;
         for expected_seq in 0..seq {
-            let m = v535::decode(Untrusted::new_untrusted_ref(&ring[off..]), 16, expected_seq)
+            let m = v535(Untrusted::new_untrusted_ref(&ring[off..]), 16, expected_seq)
                 .map_err(errno)?;
             let part = &ring[off + m.payload.0..off + m.payload.0 + m.payload.1];
-            done = whole
-                .push(m.function, v535::CONTINUATION, part)
-                .map_err(errno)?;
+            done = whole.push(m.function, CONTINUATION, part).map_err(errno)?;
             off += m.elements as usize * ELEMENT_SIZE;
         }
         assert!(done);
@@ -825,7 +741,7 @@ mod tests {
 
     #[test]
     fn reassembly_rejects_interleaved_and_overlong_parts() -> Result {
-        let cont = v570::CONTINUATION;
+        let cont = CONTINUATION;
         let mut buf = [0u8; 10];
         let mut r = Reassembly::new(&mut buf);
         assert_eq!(r.push(SET_REGISTRY, cont, &[0; 4]), Ok(false));
@@ -847,10 +763,10 @@ mod tests {
 
     #[test]
     fn encode_refuses_oversized_payload() -> Result {
-        let big = KVVec::from_elem(0u8, v570::MAX_PAYLOAD + 1, GFP_KERNEL)?;
+        let big = KVVec::from_elem(0u8, MAX_PAYLOAD + 1, GFP_KERNEL)?;
         let mut out = KVVec::new();
         assert!(encode(FwVersion::R570_144, SET_REGISTRY, 0, &big, &mut out).is_err());
-        let fits = KVVec::from_elem(0u8, v570::MAX_PAYLOAD, GFP_KERNEL)?;
+        let fits = KVVec::from_elem(0u8, MAX_PAYLOAD, GFP_KERNEL)?;
         assert_eq!(
             encode(FwVersion::R570_144, SET_REGISTRY, 0, &fits, &mut out)?,
             16

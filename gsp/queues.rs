@@ -13,31 +13,36 @@ use kernel::{
 };
 
 use crate::{
+    firmware::FwVersion,
     gsp::{
         fw::common::msgqTxHeader,
         msgq::{
+            decode,
+            encode_header,
             split,
             Message,
             MsgError,
             Ring,
             RingPtr,
+            Span,
+            CONTINUATION,
             ELEMENT_SIZE,
             MAX_ELEMENTS,
+            MAX_PAYLOAD,
             ZERO_PAGE, //
         },
         shared::{
             queue_offsets,
-            RamMemory,
             region_pages,
             Barrier,
             DriverPointer,
             GspPointer,
             QueueMemory,
+            RamMemory,
             ENTRIES,
             PAGE,
             QUEUE_SIZE, //
         },
-        Interface, //
     },
     untrusted::Untrusted,
 };
@@ -163,30 +168,21 @@ impl<M: QueueMemory> Queues<M> {
 
     /// Queues an RPC: one message, or several (continuation records) for large payloads.
     /// Returns [`SendError::Full`] without writing anything if the queue has no room for all
-    /// of it.
-    ///
-    /// Generic over the interface so that a caller holding a concrete version's implementation
-    /// gets static dispatch (the benchmark's baseline); the driver passes `&dyn Interface`.
-    /// Never inlined, so that both copies are compiled alike and differ only in dispatch.
-    #[inline(never)]
-    pub(crate) fn send<I: Interface + ?Sized>(
-        &mut self,
-        iface: &I,
-        function: u32,
-        payload: &[u8],
-    ) -> Result<(), SendError> {
+    /// of it. The framing is the same in every firmware version; `function` is the version's
+    /// number of the RPC.
+    pub(crate) fn send(&mut self, function: u32, payload: &[u8]) -> Result<(), SendError> {
         // Frame every part first, so that nothing is written unless all of it fits.
         let mut headers = KVec::new();
         let mut elements = 0u32;
         let mut messages = 0u32;
-        for part in split(payload, iface.max_payload()) {
+        for part in split(payload, MAX_PAYLOAD) {
             let f = if messages == 0 {
                 function
             } else {
-                iface.continuation()
+                CONTINUATION
             };
             let seq = self.cmd_seq.wrapping_add(messages);
-            let header = iface.encode_header(f, seq, part)?;
+            let header = encode_header(f, seq, part).map_err(|_| SendError::Kernel(EINVAL))?;
             elements += header.elements;
             headers.push((header, part), GFP_KERNEL)?;
             messages += 1;
@@ -249,7 +245,7 @@ impl<M: QueueMemory> Queues<M> {
     ///
     /// The message's elements are copied out of shared memory before they are validated, so
     /// the GSP cannot change them between the check and the use.
-    pub(crate) fn receive(&mut self, iface: &dyn Interface) -> Result<Option<Received>, MsgError> {
+    pub(crate) fn receive(&mut self, version: FwVersion) -> Result<Option<Received>, MsgError> {
         let gsp_write = self
             .mem
             .read_pointer(GspPointer::StatusWrite)
@@ -264,15 +260,14 @@ impl<M: QueueMemory> Queues<M> {
 
         // The first element says how many the message spans; copy exactly those, in ring
         // order.
-        let iface_span = |incoming: &Untrusted<KVec<u8>>| -> Result<u32, MsgError> {
-            let first = incoming
-                .subslice(0, ELEMENT_SIZE)
-                .map_err(|_| MsgError::BadElementCount(0))?;
-            iface.message_span(first, available)
-        };
         let mut index = self.stat_read;
         self.copy_element(0, index)?;
-        let count = iface_span(&self.incoming)?;
+        let count = self
+            .incoming
+            .subslice(0, ELEMENT_SIZE)
+            .map_err(|_| MsgError::BadElementCount(0))?
+            .validate_ref_against::<Span, _>(available)?
+            .0;
         for i in 1..usize::try_from(count).unwrap_or(0) {
             index = self.ring.advance(index, 1);
             self.copy_element(i, index)?;
@@ -283,7 +278,7 @@ impl<M: QueueMemory> Queues<M> {
             .subslice(0, size)
             .map_err(|_| MsgError::BadElementCount(count))?;
 
-        let message = iface.decode_message(bytes, available, self.stat_seq)?;
+        let message = decode(bytes, version.expect(available, self.stat_seq))?;
         let (off, len) = message.payload;
         let mut payload = Untrusted::new_untrusted(KVec::new());
         let part = bytes
@@ -317,8 +312,6 @@ impl<M: QueueMemory> Queues<M> {
             .read_status_element(index, element.overwrite())
             .map_err(|_| MsgError::BadPointer(index))
     }
-
-
 }
 
 impl Queues<RamMemory> {
@@ -335,12 +328,31 @@ impl Queues<RamMemory> {
     }
 }
 
+/// Frames one whole message (headers, payload, zero padding to whole elements) into `out`, as
+/// the queue writes it in place; returns its number of elements. For the tests, which play the
+/// GSP's side with it.
+#[cfg(CONFIG_KUNIT)]
+pub(crate) fn encode_message(
+    function: u32,
+    seq: u32,
+    payload: &[u8],
+    out: &mut KVVec<u8>,
+) -> Result<u32> {
+    let header = encode_header(function, seq, payload).map_err(|_| EINVAL)?;
+    let size = usize::try_from(header.elements)? * ELEMENT_SIZE;
+    out.reserve(size, GFP_KERNEL)?;
+    out.extend_from_slice(header.bytes(), GFP_KERNEL)?;
+    out.extend_from_slice(payload, GFP_KERNEL)?;
+    let pad = size - header.bytes().len() - payload.len();
+    out.extend_from_slice(&ZERO_PAGE[..pad], GFP_KERNEL)?;
+    Ok(header.elements)
+}
+
 #[kunit_tests(nova_core_gsp_queues)]
 mod tests {
     use super::*;
     use crate::{
         firmware::FwVersion,
-        gsp::interface,
         untrusted::Validator, //
     };
 
@@ -386,17 +398,18 @@ mod tests {
         q.memory().0[off..off + 4].copy_from_slice(&v.to_le_bytes());
     }
 
-    /// Plays the GSP: writes a status message at its write pointer and advances it.
+    /// Plays the GSP: writes a status message at its write pointer and advances it (`_v`: the
+    /// version whose numbering `function` follows; the framing is the same in all).
     fn gsp_post(
         q: &mut Queues<RamMemory>,
-        v: FwVersion,
+        _v: FwVersion,
         function: u32,
         seq: u32,
         payload: &[u8],
     ) -> Result {
         let statq = q.offsets().1;
         let mut frames = KVVec::new();
-        let n = interface(v).encode_message(function, seq, payload, &mut frames)?;
+        let n = encode_message(function, seq, payload, &mut frames)?;
         let mut w = rd(q, statq + TX_WRITE_PTR);
         for chunk in frames.chunks(ELEMENT_SIZE) {
             let off = statq + PAGE + w as usize * ELEMENT_SIZE;
@@ -434,14 +447,12 @@ mod tests {
     fn send_writes_messages_the_gsp_can_decode() -> Result {
         for &v in FwVersion::ALL {
             let mut q = queues()?;
-            let iface = interface(v);
-            q.send(iface, SET_REGISTRY, &[7u8; 100])?;
-            q.send(iface, SET_REGISTRY, &[8u8; 5000])?;
+            q.send(SET_REGISTRY, &[7u8; 100])?;
+            q.send(SET_REGISTRY, &[8u8; 5000])?;
             let cmdq = q.offsets().0;
             assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 3);
             let bytes = &q.memory().0[cmdq + PAGE + ELEMENT_SIZE..cmdq + PAGE + 3 * ELEMENT_SIZE];
-            let m = iface
-                .decode_message(Untrusted::new_untrusted_ref(bytes), 2, 1)
+            let m = decode(Untrusted::new_untrusted_ref(bytes), v.expect(2, 1))
                 .map_err(MsgError::errno)?;
             assert_eq!(
                 (m.function, m.elements, m.payload.1),
@@ -455,50 +466,45 @@ mod tests {
     fn in_place_writing_matches_the_framing() -> Result {
         // The queue writes headers, payload and padding in place; the bytes must be those of a
         // message framed in one buffer.
-        for &v in FwVersion::ALL {
-            let iface = interface(v);
-            let mut q = queues()?;
-            let mut payload = KVec::new();
-            for i in 0..5000u32 {
-                payload.push((i % 251) as u8, GFP_KERNEL)?;
-            }
-            q.send(iface, SET_REGISTRY, &payload)?;
-            let mut framed = KVVec::new();
-            iface.encode_message(SET_REGISTRY, 0, &payload, &mut framed)?;
-            let cmdq = q.offsets().0;
-            let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
-            assert!(written == &framed[..]);
+        let mut q = queues()?;
+        let mut payload = KVec::new();
+        for i in 0..5000u32 {
+            payload.push((i % 251) as u8, GFP_KERNEL)?;
         }
+        q.send(SET_REGISTRY, &payload)?;
+        let mut framed = KVVec::new();
+        encode_message(SET_REGISTRY, 0, &payload, &mut framed)?;
+        let cmdq = q.offsets().0;
+        let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
+        assert!(written == &framed[..]);
         Ok(())
     }
 
     #[test]
     fn large_rpc_goes_out_as_continuations() -> Result {
         let mut q = queues()?;
-        let iface = interface(FwVersion::R570_144);
+        let v = FwVersion::R570_144;
         let big = KVVec::from_elem(3u8, 100_000, GFP_KERNEL)?;
-        q.send(iface, SET_REGISTRY, &big)?;
+        q.send(SET_REGISTRY, &big)?;
         let cmdq = q.offsets().0;
         // 100000 bytes: one full 16-element message, then a continuation of 9 elements.
         assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
         let second =
             &q.memory().0[cmdq + PAGE + 16 * ELEMENT_SIZE..cmdq + PAGE + 25 * ELEMENT_SIZE];
-        let m = iface
-            .decode_message(Untrusted::new_untrusted_ref(second), 9, 1)
+        let m = decode(Untrusted::new_untrusted_ref(second), v.expect(9, 1))
             .map_err(MsgError::errno)?;
-        assert_eq!(m.function, iface.continuation());
+        assert_eq!(m.function, CONTINUATION);
         Ok(())
     }
 
     #[test]
     fn send_refuses_when_the_queue_is_full() -> Result {
         let mut q = queues()?;
-        let iface = interface(FwVersion::R570_144);
         // The GSP read nothing: 62 elements fit, one stays free.
         for _ in 0..62 {
-            q.send(iface, SET_REGISTRY, &[0u8; 8])?;
+            q.send(SET_REGISTRY, &[0u8; 8])?;
         }
-        assert_eq!(q.send(iface, SET_REGISTRY, &[0u8; 8]), Err(SendError::Full));
+        assert_eq!(q.send(SET_REGISTRY, &[0u8; 8]), Err(SendError::Full));
         Ok(())
     }
 
@@ -508,7 +514,7 @@ mod tests {
         let statq = q.offsets().1;
         wr(&mut q, statq + RX_HEADER, 63);
         assert_eq!(
-            q.send(interface(FwVersion::R570_144), SET_REGISTRY, &[0u8; 8]),
+            q.send(SET_REGISTRY, &[0u8; 8]),
             Err(SendError::Gsp(MsgError::BadPointer(63)))
         );
         Ok(())
@@ -518,25 +524,19 @@ mod tests {
     fn receive_takes_messages_in_order_and_moves_the_read_pointer() -> Result {
         let v = FwVersion::R535_113_01;
         let mut q = queues()?;
-        assert!(matches!(q.receive(interface(v)), Ok(None)));
+        assert!(matches!(q.receive(v), Ok(None)));
         gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
         gsp_post(&mut q, v, SET_REGISTRY, 1, &[9u8; 6000])?;
-        let (m, p) = q
-            .receive(interface(v))
-            .map_err(MsgError::errno)?
-            .ok_or(EINVAL)?;
+        let (m, p) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!((m.function, p.len()), (INIT_DONE, 0));
-        let (m, p) = q
-            .receive(interface(v))
-            .map_err(MsgError::errno)?
-            .ok_or(EINVAL)?;
+        let (m, p) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!(
             (m.function, p.len(), byte(&p[5999])),
             (SET_REGISTRY, 6000, 9)
         );
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
-        assert!(matches!(q.receive(interface(v)), Ok(None)));
+        assert!(matches!(q.receive(v), Ok(None)));
         Ok(())
     }
 
@@ -547,12 +547,10 @@ mod tests {
 
     #[test]
     fn send_writes_the_elements_between_two_barriers_before_the_pointer() -> Result {
-        let v = FwVersion::R570_144;
         let mut q = queues()?;
         let (cmdq, statq) = q.offsets();
         q.memory().2.on = true;
-        q.send(interface(v), SET_REGISTRY, &[1u8; 100])
-            .map_err(Error::from)?;
+        q.send(SET_REGISTRY, &[1u8; 100]).map_err(Error::from)?;
         let t = ops(&mut q)?;
         let at = |op: (u8, usize)| t.iter().position(|&o| o == op).ok_or(EINVAL);
         let element = |&(what, off): &(u8, usize)| what == b'w' && off >= cmdq + PAGE;
@@ -576,9 +574,7 @@ mod tests {
         let (cmdq, statq) = q.offsets();
         gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
         q.memory().2.on = true;
-        q.receive(interface(v))
-            .map_err(MsgError::errno)?
-            .ok_or(EINVAL)?;
+        q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         let t = ops(&mut q)?;
         // The GSP's write pointer, a read barrier, the element, a full barrier, the driver's
         // read pointer.
@@ -601,10 +597,7 @@ mod tests {
             gsp_post(&mut q, v, INIT_DONE, seq, &[])?;
         }
         let before = q.memory().1.get();
-        let (m, _) = q
-            .receive(interface(v))
-            .map_err(MsgError::errno)?
-            .ok_or(EINVAL)?;
+        let (m, _) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!(m.elements, 1);
         // The write pointer and the message's one element, not the eight written.
         assert_eq!(q.memory().1.get() - before, 4 + ELEMENT_SIZE);
@@ -627,10 +620,7 @@ mod tests {
         q.stat_read = 61;
         wr(&mut q, cmdq + RX_HEADER, 61);
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[5u8; 10_000])?;
-        let (m, p) = q
-            .receive(interface(v))
-            .map_err(MsgError::errno)?
-            .ok_or(EINVAL)?;
+        let (m, p) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!((m.elements, p.len(), byte(&p[9999])), (3, 10_000, 5));
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 1);
         Ok(())
@@ -642,16 +632,13 @@ mod tests {
         let mut q = queues()?;
         let statq = q.offsets().1;
         wr(&mut q, statq + TX_WRITE_PTR, 63);
-        assert_eq!(
-            q.receive(interface(v)).map(|_| ()),
-            Err(MsgError::BadPointer(63))
-        );
+        assert_eq!(q.receive(v).map(|_| ()), Err(MsgError::BadPointer(63)));
         wr(&mut q, statq + TX_WRITE_PTR, 0);
         // A message claiming two elements when only one was written.
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[1u8; 5000])?;
         wr(&mut q, statq + TX_WRITE_PTR, 1);
         assert_eq!(
-            q.receive(interface(v)).map(|_| ()),
+            q.receive(v).map(|_| ()),
             Err(MsgError::ElementsNotWritten {
                 count: 2,
                 available: 1
@@ -666,7 +653,7 @@ mod tests {
         let mut q = queues()?;
         gsp_post(&mut q, FwVersion::R570_144, 0x1020, 0, &[])?;
         assert_eq!(
-            q.receive(interface(FwVersion::R535_113_01)).map(|_| ()),
+            q.receive(FwVersion::R535_113_01).map(|_| ()),
             Err(MsgError::UnknownFunction(0x1020))
         );
         Ok(())

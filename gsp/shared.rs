@@ -412,7 +412,10 @@ impl QueueMemory for RamMemory {
     }
 
     fn write_command_element(&mut self, index: u32, offset: usize, data: &[u8]) -> Result {
-        if offset.checked_add(data.len()).is_none_or(|end| end > ELEMENT_SIZE) {
+        if offset
+            .checked_add(data.len())
+            .is_none_or(|end| end > ELEMENT_SIZE)
+        {
             return Err(ERANGE);
         }
         self.write(element_offset(false, index)? + offset, data)

@@ -1547,11 +1547,10 @@ def fuzz_sample(run_dir, results):
                       f["executions"] == FUZZ_SAMPLE_RUNS and f["findings"] == 0, str(f))
 
 
-def cmd_test(_args):
-    run_dir = new_run_dir("test")
-    results = Results()
-    log(f"artefacts: {run_dir}")
-    t0 = time.monotonic()
+def static_checks(run_dir, results):
+    """Every check of `make test` that boots no guest: host crates, audit, style, lints,
+    documentation, Kconfig, out-of-tree output, release build, rust-analyzer, modinfo, code
+    size."""
     cargo_tests(run_dir, results)
     audit_untrusted(results)
     check_style(run_dir, results)
@@ -1563,6 +1562,24 @@ def cmd_test(_args):
     check_rust_analyzer(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
+
+
+def cmd_check(_args):
+    """The checks that boot no guest (`make check`), for the loop before a commit."""
+    run_dir = new_run_dir("check")
+    results = Results()
+    log(f"artefacts: {run_dir}")
+    static_checks(run_dir, results)
+    print(results.summary())
+    return 1 if results.failed else 0
+
+
+def cmd_test(_args):
+    run_dir = new_run_dir("test")
+    results = Results()
+    log(f"artefacts: {run_dir}")
+    t0 = time.monotonic()
+    static_checks(run_dir, results)
 
     jobs = table_jobs(read_table()) + [lifecycle_job(cycles=10, modcycles=3)] + surprise_jobs()
     run_jobs(run_dir, jobs, results)
@@ -1780,6 +1797,7 @@ def main():
     sh.add_argument("--chipset", default="ga102")
     sh.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
     sub.add_parser("test")
+    sub.add_parser("check")
     rw = sub.add_parser("rows")
     rw.add_argument("regex", help="rows of tests/scenarios.table whose names match")
     rw.add_argument("--kunit", action="store_true",
@@ -1798,7 +1816,7 @@ def main():
     args = p.parse_args()
     if not EMU.exists():
         raise SystemExit(f"{EMU} is missing: build it with `make emu`")
-    return {"run": cmd_run, "shell": cmd_shell, "test": cmd_test, "bench": cmd_bench,
+    return {"run": cmd_run, "shell": cmd_shell, "test": cmd_test, "check": cmd_check, "bench": cmd_bench,
             "stress": cmd_stress, "rows": cmd_rows}[args.cmd](args)
 
 

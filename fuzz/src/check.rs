@@ -101,12 +101,20 @@ pub fn identify(data: &[u8]) -> Option<&'static str> {
     Some(spec.chipset.name())
 }
 
-/// A status queue message validator of one version.
-type DecodeMessage = fn(&Untrusted<[u8]>, u32, u32) -> Result<msgq::Message, msgq::MsgError>;
-
 /// A static-info validator of one version.
 type DecodeStaticInfo =
     fn(&Untrusted<[u8]>) -> Result<replies::StaticInfo, replies::StaticInfoError>;
+
+/// Every version's numbering of functions and events, and its static-info validator, in the
+/// order of the version list.
+macro_rules! versions_under_test {
+    ([$(($v:ident, $($rest:tt)*)),* $(,)?]) => {
+        const KNOWN_FUNCTIONS: &[fn(u32) -> bool] = &[$(msgq::versioned::$v::is_known_function),*];
+        const STATIC_INFO: &[DecodeStaticInfo] = &[$(replies::versioned::$v::decode_static_info),*];
+    };
+}
+
+gsp_version_table!(versions_under_test {});
 
 /// The ELF section table validator (GSP images, FMC files).
 pub fn elf_sections(data: &[u8]) -> Result<usize, String> {
@@ -215,25 +223,22 @@ pub fn any_firmware_file(data: &[u8]) -> Result<(), String> {
 /// elements written and its payload inside the message.
 fn queue_message_with(bytes: &[u8], available: u32, seq: u32) -> usize {
     let mut accepted = 0;
-    let decoders: [DecodeMessage; 2] = [
-        msgq::versioned::r535_113_01::decode,
-        msgq::versioned::r570_144::decode,
-    ];
     let first = &bytes[..ELEMENT_SIZE.min(bytes.len())];
-    let spans = [
-        Untrusted::new_untrusted_ref(first)
-            .validate_ref_against::<msgq::versioned::r535_113_01::Span, _>(available)
-            .map(|s| s.0),
-        Untrusted::new_untrusted_ref(first)
-            .validate_ref_against::<msgq::versioned::r570_144::Span, _>(available)
-            .map(|s| s.0),
-    ];
-    for (decode, span) in decoders.into_iter().zip(spans) {
+    // The span does not depend on the version: the element header is common.
+    let span = Untrusted::new_untrusted_ref(first)
+        .validate_ref_against::<msgq::Span, _>(available)
+        .map(|s| s.0);
+    for &known_function in KNOWN_FUNCTIONS {
+        let expect = msgq::Expect {
+            available,
+            sequence: seq,
+            known_function,
+        };
         if let Ok(n) = span {
             // The span the queue copies: within the message's limits and what was written.
             assert!(n >= 1 && n <= available && n as usize <= MAX_ELEMENTS);
         }
-        if let Ok(m) = decode(Untrusted::new_untrusted_ref(bytes), available, seq) {
+        if let Ok(m) = msgq::decode(Untrusted::new_untrusted_ref(bytes), expect) {
             // A message accepted spans exactly what its first element said.
             assert_eq!(span, Ok(m.elements), "span and message disagree");
             let size = m.elements as usize * ELEMENT_SIZE;
@@ -324,12 +329,8 @@ pub fn reassembly(data: &[u8]) {
 
 /// A `GET_GSP_STATIC_INFO` reply, decoded for each version: an accepted name is printable.
 pub fn static_info(data: &[u8]) -> usize {
-    let decoders: [DecodeStaticInfo; 2] = [
-        replies::versioned::r535_113_01::decode_static_info,
-        replies::versioned::r570_144::decode_static_info,
-    ];
     let mut accepted = 0;
-    for decode in decoders {
+    for decode in STATIC_INFO {
         if let Ok(info) = decode(Untrusted::new_untrusted_ref(data)) {
             let name = info.name();
             assert!(!name.is_empty() && name.bytes().all(|b| (0x20..0x7f).contains(&b)));

@@ -26,6 +26,7 @@ pub(crate) mod gpu;
 pub(crate) mod pci;
 
 pub(crate) mod firmware;
+#[macro_use]
 pub(crate) mod gsp;
 
 pub mod check;
