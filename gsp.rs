@@ -93,29 +93,36 @@ macro_rules! gsp_dispatch {
                 }
             }
 
-            /// Appends this version's `GSP_SET_SYSTEM_INFO` payload for `facts` to `out`.
-            pub(crate) fn encode_system_info(
-                self,
-                facts: &SystemFacts,
-                out: &mut KVec<u8>,
-            ) -> Result {
+            /// Size of this version's `GSP_SET_SYSTEM_INFO` payload.
+            pub(crate) fn system_info_size(self) -> usize {
                 match self {
-                    $(FwVersion::$V => commands::versioned::$v::encode_system_info(facts, out)),*
+                    $(FwVersion::$V => commands::versioned::$v::SYSTEM_INFO_SIZE),*
                 }
             }
 
-            /// Appends this version's `GSP_ARGUMENTS_CACHED` for queues in a region at
+            /// Writes this version's `GSP_SET_SYSTEM_INFO` payload for `facts` into `out`.
+            pub(crate) fn write_system_info(
+                self,
+                facts: &SystemFacts,
+                out: &mut dyn commands::Sink,
+            ) -> Result {
+                match self {
+                    $(FwVersion::$V => commands::versioned::$v::write_system_info(facts, out)),*
+                }
+            }
+
+            /// Writes this version's `GSP_ARGUMENTS_CACHED` for queues in a region at
             /// `shared`, of `pages` pages, with the queues at the given offsets.
-            pub(crate) fn encode_rmargs(
+            pub(crate) fn write_rmargs(
                 self,
                 shared: u64,
                 pages: u32,
                 cmdq: u64,
                 statq: u64,
-                out: &mut KVec<u8>,
+                out: &mut dyn commands::Sink,
             ) -> Result {
                 match self {
-                    $(FwVersion::$V => commands::versioned::$v::encode_rmargs(
+                    $(FwVersion::$V => commands::versioned::$v::write_rmargs(
                         shared, pages, cmdq, statq, out
                     )),*
                 }

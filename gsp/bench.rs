@@ -3,11 +3,11 @@
 //! Benchmarks of the GSP message path, run once the GSP is up when the `bench` module parameter
 //! is set (`make bench`); a failing benchmark is logged and leaves the device bound.
 //!
-//! - The cost of building one `GSP_SET_SYSTEM_INFO` payload (the versioned code), framing,
-//!   checksumming and enqueueing it, for each firmware version: through [`FwVersion`]'s
+//! - The cost of writing one `GSP_SET_SYSTEM_INFO` payload (the versioned code) in place into
+//!   the command queue, framed and checksummed, for each firmware version: through [`FwVersion`]'s
 //!   dispatch, as the driver calls it, and with the version's copy called directly (the
 //!   baseline), measured alternately in the same run.
-//! - The versioned call alone (building the payload), dispatched and direct.
+//! - The versioned call alone (the payload written into a buffer), dispatched and direct.
 //! - Round trips per second of `GET_GSP_STATIC_INFO` with the GSP that came up.
 
 use kernel::{
@@ -24,7 +24,16 @@ use kernel::{
 use crate::{
     bar0::Bar0,
     firmware::FwVersion,
-    gsp::{boot::Gsp, commands, queues::Queues, shared::RamMemory, Function},
+    gsp::{
+        boot::Gsp,
+        commands::{
+            self,
+            Sink, //
+        },
+        queues::Queues,
+        shared::RamMemory,
+        Function,
+    },
     pci::SystemFacts,
 };
 
@@ -44,28 +53,30 @@ fn facts() -> SystemFacts {
     }
 }
 
-/// Nanoseconds per message for `iterations` payloads built by `encode` and sent into `queues`
-/// (`enqueue`), or built alone.
+/// Nanoseconds per message for `iterations` payloads of `size` bytes written by `write`:
+/// in place into `queues` (`enqueue`), or into a buffer alone.
 fn time<F>(
     queues: &mut Queues<RamMemory>,
     function: u32,
     iterations: u32,
     enqueue: bool,
-    encode: F,
+    size: usize,
+    write: F,
 ) -> Result<u64>
 where
-    F: Fn(&SystemFacts, &mut KVec<u8>) -> Result,
+    F: Fn(&SystemFacts, &mut dyn Sink) -> Result,
 {
     let facts = facts();
     let mut payload = KVec::with_capacity(4096, GFP_KERNEL)?;
     let start = Instant::<Monotonic>::now();
     for _ in 0..iterations {
-        payload.clear();
-        encode(core::hint::black_box(&facts), &mut payload)?;
+        let facts = core::hint::black_box(&facts);
         if enqueue {
-            queues.send(function, &payload)?;
+            queues.send_with(function, size, &mut |out| write(facts, out))?;
             queues.consume_all();
         } else {
+            payload.clear();
+            write(facts, &mut payload)?;
             core::hint::black_box(&payload);
         }
     }
@@ -88,14 +99,20 @@ macro_rules! bench_time {
             if dispatched {
                 // The version as the driver has it: known at run time only.
                 let version = core::hint::black_box(version);
-                return time(queues, function, iterations, enqueue, |f, o| {
-                    version.encode_system_info(f, o)
+                let size = version.system_info_size();
+                return time(queues, function, iterations, enqueue, size, |f, o| {
+                    version.write_system_info(f, o)
                 });
             }
             match version {
-                $(FwVersion::$V => time(queues, function, iterations, enqueue, |f, o| {
-                    commands::versioned::$v::encode_system_info(f, o)
-                }),)*
+                $(FwVersion::$V => time(
+                    queues,
+                    function,
+                    iterations,
+                    enqueue,
+                    commands::versioned::$v::SYSTEM_INFO_SIZE,
+                    commands::versioned::$v::write_system_info,
+                ),)*
             }
         }
     };

@@ -39,9 +39,13 @@ use crate::{
     },
     gsp::{
         commands::{
-            encode_libos_args,
-            encode_registry,
-            encode_unloading,
+            write_libos_args,
+            Command,
+            GetGspStaticInfo,
+            LibosRegion,
+            SetRegistry,
+            SetSystemInfo,
+            UnloadingGuestDriver,
             REGISTRY, //
         },
         msgq::MsgError,
@@ -187,7 +191,7 @@ impl Gsp {
         );
 
         let mut rmargs = KVec::new();
-        version.encode_rmargs(
+        version.write_rmargs(
             base,
             u32::try_from(queues.pages())?,
             u64::try_from(cmdq)?,
@@ -198,18 +202,18 @@ impl Gsp {
         let fwimage = Coherent::from_slice(dev, fwimage_head.bytes(), GFP_KERNEL)?;
 
         let mut libos = KVec::new();
-        encode_libos_args(
+        write_libos_args(
             &[
-                (
-                    libos_id8("RMARGS"),
-                    rmargs.dma_address(),
-                    u64::try_from(rmargs.len())?,
-                ),
-                (
-                    libos_id8("FWIMAGE"),
-                    fwimage.dma_address(),
-                    u64::try_from(fwimage.len())?,
-                ),
+                LibosRegion {
+                    id8: libos_id8("RMARGS"),
+                    address: rmargs.dma_address(),
+                    size: u64::try_from(rmargs.len())?,
+                },
+                LibosRegion {
+                    id8: libos_id8("FWIMAGE"),
+                    address: fwimage.dma_address(),
+                    size: u64::try_from(fwimage.len())?,
+                },
             ],
             &mut libos,
         )?;
@@ -221,14 +225,10 @@ impl Gsp {
         let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
 
         let mut owed = Owed::default();
-        let mut payload = KVec::new();
-        version.encode_system_info(facts, &mut payload)?;
-        queues.send(version.function(Function::SetSystemInfo), &payload)?;
-        owed.push(version.function(Function::SetSystemInfo))?;
-        payload.clear();
-        encode_registry(REGISTRY, &mut payload)?;
-        queues.send(version.function(Function::SetRegistry), &payload)?;
-        owed.push(version.function(Function::SetRegistry))?;
+        queues.send(version, &SetSystemInfo(facts))?;
+        owed.push(version.function(SetSystemInfo::FUNCTION))?;
+        queues.send(version, &SetRegistry(REGISTRY))?;
+        owed.push(version.function(SetRegistry::FUNCTION))?;
 
         let args = libos.dma_address();
         let args_low = u32::try_from(args & 0xffff_ffff)?;
@@ -390,22 +390,28 @@ impl Gsp {
         Ok(())
     }
 
-    /// Sends an RPC and waits for its reply, at most `timeout`.
-    fn rpc(
+    /// Sends `command`, waits for its reply at most `timeout` and validates it.
+    fn rpc<C: Command>(
         &mut self,
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
-        function: Function,
-        payload: &[u8],
+        command: &C,
         timeout: Delta,
-    ) -> Result<Untrusted<KVec<u8>>> {
-        let f = self.version.function(function);
-        self.queues()?.send(f, payload).map_err(|e| {
+    ) -> Result<C::Reply> {
+        let version = self.version;
+        let f = version.function(C::FUNCTION);
+        self.queues()?.send(version, command).map_err(|e| {
             dev_err!(pdev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
             Error::from(e)
         })?;
         bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed());
-        self.wait_for(pdev, bar, f, timeout, None)
+        let reply = self.wait_for(pdev, bar, f, timeout, None)?;
+        let validated = C::reply(version, &reply).map_err(|e| {
+            dev_err!(pdev, "{} reply rejected: {}\n", C::NAME, e);
+            EIO
+        })?;
+        dev_dbg!(pdev, "{}: {} bytes validated\n", C::NAME, reply.len());
+        Ok(validated)
     }
 
     /// Asks the GSP for its static information (GPU name, framebuffer size).
@@ -414,30 +420,12 @@ impl Gsp {
         pdev: &pci::Device<Core<'_>>,
         bar: &Bar0<'_>,
     ) -> Result<StaticInfo> {
-        let reply = self.rpc(pdev, bar, Function::GetGspStaticInfo, &[], RPC_TIMEOUT)?;
-        let info = self.version.decode_static_info(&reply).map_err(|e| {
-            dev_err!(pdev, "GET_GSP_STATIC_INFO reply rejected: {}\n", e);
-            EIO
-        })?;
-        dev_dbg!(
-            pdev,
-            "GET_GSP_STATIC_INFO: {} bytes validated\n",
-            reply.len()
-        );
-        Ok(info)
+        self.rpc(pdev, bar, &GetGspStaticInfo, RPC_TIMEOUT)
     }
 
     /// Tells the GSP the driver is going away; the GSP stops touching memory afterwards.
     fn unload(&mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result {
-        let mut payload = KVec::new();
-        encode_unloading(&mut payload)?;
-        self.rpc(
-            pdev,
-            bar,
-            Function::UnloadingGuestDriver,
-            &payload,
-            UNLOAD_TIMEOUT,
-        )?;
+        self.rpc(pdev, bar, &UnloadingGuestDriver, UNLOAD_TIMEOUT)?;
         dev_dbg!(pdev, "GSP acknowledged UNLOADING_GUEST_DRIVER\n");
         Ok(())
     }

@@ -1,20 +1,119 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Payloads of the RPCs the driver sends to the GSP, written once and expanded per firmware
-//! version.
+//! The RPCs the driver sends to the GSP: one type per RPC ([`Command`]), with the reply it
+//! expects, written once and versioned only where the firmware versions differ.
 //!
-//! `SET_REGISTRY`, the LIBOS arguments and `UNLOADING_GUEST_DRIVER` are the same in every
-//! version (the bindings' common structures) and written once; `GSP_SET_SYSTEM_INFO` and the
-//! queue arguments are versioned. `GSP_SET_SYSTEM_INFO` is the message whose layout differs most:
-//! 570.144 adds the PCI ids, more host addresses and a tail of flags to `GspSystemInfo`, which
-//! moves most fields (`maxUserVa` is at offset 56 in 535.113.01 and 72 in 570.144).
+//! `SET_REGISTRY`, the LIBOS arguments, `GET_GSP_STATIC_INFO` and `UNLOADING_GUEST_DRIVER` are
+//! the same in every version (the bindings' common structures) and written once;
+//! `GSP_SET_SYSTEM_INFO` and the queue arguments are versioned. `GSP_SET_SYSTEM_INFO` is the
+//! message whose layout differs most: 570.144 adds the PCI ids, more host addresses and a tail
+//! of flags to `GspSystemInfo`, which moves most fields (`maxUserVa` is at offset 56 in
+//! 535.113.01 and 72 in 570.144).
+//!
+//! A command writes its payload into a [`Sink`]: the command queue's elements themselves when
+//! it is sent (`Queues::send`), so no RPC is built in a buffer of its own first.
 
 use core::mem::size_of;
 
-use kernel::prelude::*;
-use zerocopy::IntoBytes;
+use kernel::{
+    fmt,
+    prelude::*, //
+};
+use zerocopy::{
+    Immutable,
+    IntoBytes, //
+};
 
-use crate::{gsp::fw::common, pci::SystemFacts};
+use crate::{
+    firmware::FwVersion,
+    gsp::{
+        fw::common,
+        replies::{
+            StaticInfo,
+            StaticInfoError, //
+        },
+        Function,
+    },
+    pci::SystemFacts,
+    untrusted::Untrusted,
+};
+
+/// Where a command's payload goes, in order: the command queue's elements when it is sent, a
+/// vector for the boot arguments and the tests.
+pub(crate) trait Sink {
+    /// Appends `bytes`; fails (and the command is not sent) if they do not fit.
+    fn put(&mut self, bytes: &[u8]) -> Result;
+}
+
+/// Appends a structure's bytes (its padding is zero: the bindings' structures derive
+/// `IntoBytes`, which they only can without implicit padding).
+fn put_struct<T: IntoBytes + Immutable>(out: &mut dyn Sink, value: &T) -> Result {
+    out.put(value.as_bytes())
+}
+
+impl Sink for KVec<u8> {
+    fn put(&mut self, bytes: &[u8]) -> Result {
+        self.extend_from_slice(bytes, GFP_KERNEL)?;
+        Ok(())
+    }
+}
+
+/// An RPC the driver sends: which function it is, its payload in the firmware version in use,
+/// and what its reply, once validated, gives the driver.
+pub(crate) trait Command {
+    /// The RPC, numbered per firmware version by [`FwVersion::function`].
+    const FUNCTION: Function;
+    /// Its name in the firmware's headers, for the log.
+    const NAME: &'static str;
+    /// What the reply gives once validated (`()`: an acknowledgement whose payload the driver
+    /// does not read).
+    type Reply;
+    /// Why a reply is refused.
+    type ReplyError: fmt::Display;
+
+    /// The payload's size in `version`; [`Command::write`] writes exactly as much.
+    fn size(&self, version: FwVersion) -> usize;
+    /// Writes the payload of `version` into `out`.
+    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result;
+    /// Validates the reply's payload.
+    fn reply(
+        version: FwVersion,
+        payload: &Untrusted<[u8]>,
+    ) -> Result<Self::Reply, Self::ReplyError>;
+}
+
+/// A reply the driver does not read beyond its header (the queue has validated it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoReplyError {}
+
+impl fmt::Display for NoReplyError {
+    fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {}
+    }
+}
+
+/// `GSP_SET_SYSTEM_INFO`: where the GPU sits on the host (BARs, PCI ids), queued before the
+/// start. Its layout is versioned.
+pub(crate) struct SetSystemInfo<'a>(pub(crate) &'a SystemFacts);
+
+impl Command for SetSystemInfo<'_> {
+    const FUNCTION: Function = Function::SetSystemInfo;
+    const NAME: &'static str = "GSP_SET_SYSTEM_INFO";
+    type Reply = ();
+    type ReplyError = NoReplyError;
+
+    fn size(&self, version: FwVersion) -> usize {
+        version.system_info_size()
+    }
+
+    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result {
+        version.write_system_info(self.0, out)
+    }
+
+    fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
+        Ok(())
+    }
+}
 
 /// Registry keys the driver sets, with their DWORD values (as nouveau and nova-core do).
 pub(crate) const REGISTRY: &[(&str, u32)] = &[
@@ -28,77 +127,139 @@ pub(crate) const REGISTRY: &[(&str, u32)] = &[
 /// Highest user virtual address the GSP may hand out (47-bit address space, last page kept).
 const MAX_USER_VA: u64 = (1 << 47) - 4096;
 
-/// Appends the `SET_REGISTRY` payload for DWORD `entries` to `out`: the table header, the
-/// entries, then the NUL-terminated key names the entries point at (offsets from the
-/// table's start).
-pub(crate) fn encode_registry(entries: &[(&str, u32)], out: &mut KVec<u8>) -> Result {
-    let count = entries.len();
-    let fixed = size_of::<common::PACKED_REGISTRY_TABLE>()
-        + count * size_of::<common::PACKED_REGISTRY_ENTRY>();
-    let names: usize = entries.iter().map(|(k, _)| k.len() + 1).sum();
-    let total = u32::try_from(fixed + names)?;
+/// `SET_REGISTRY` with DWORD entries: the table header, the entries, then the NUL-terminated
+/// key names the entries point at (offsets from the table's start). The same in every version.
+pub(crate) struct SetRegistry<'a>(pub(crate) &'a [(&'a str, u32)]);
 
-    let start = out.len();
-    let table = common::PACKED_REGISTRY_TABLE {
-        size: total,
-        numEntries: u32::try_from(count)?,
-    };
-    out.extend_from_slice(table.as_bytes(), GFP_KERNEL)?;
-    let mut name_offset = fixed;
-    for (key, value) in entries {
-        let entry = common::PACKED_REGISTRY_ENTRY {
-            nameOffset: u32::try_from(name_offset)?,
-            type_: u8::try_from(common::REGISTRY_TABLE_ENTRY_TYPE_DWORD)?,
-            data: *value,
-            length: u32::try_from(size_of::<u32>())?,
-            ..Default::default()
-        };
-        out.extend_from_slice(entry.as_bytes(), GFP_KERNEL)?;
-        name_offset += key.len() + 1;
+impl SetRegistry<'_> {
+    /// Size of the header and the entries, where the names begin.
+    fn fixed(&self) -> usize {
+        size_of::<common::PACKED_REGISTRY_TABLE>()
+            + self.0.len() * size_of::<common::PACKED_REGISTRY_ENTRY>()
     }
-    for (key, _) in entries {
-        out.extend_from_slice(key.as_bytes(), GFP_KERNEL)?;
-        out.push(0, GFP_KERNEL)?;
-    }
-    // The size announced in the header is the size written.
-    if out.len() - start != fixed + names {
-        return Err(EINVAL);
-    }
-    Ok(())
 }
 
-/// Appends one LIBOS memory region argument per `(id8, address, size)` (contiguous system
-/// memory) to `out`.
-pub(crate) fn encode_libos_args(regions: &[(u64, u64, u64)], out: &mut KVec<u8>) -> Result {
-    for &(id8, pa, size) in regions {
+impl Command for SetRegistry<'_> {
+    const FUNCTION: Function = Function::SetRegistry;
+    const NAME: &'static str = "SET_REGISTRY";
+    type Reply = ();
+    type ReplyError = NoReplyError;
+
+    fn size(&self, _: FwVersion) -> usize {
+        self.fixed() + self.0.iter().map(|(k, _)| k.len() + 1).sum::<usize>()
+    }
+
+    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result {
+        let table = common::PACKED_REGISTRY_TABLE {
+            size: u32::try_from(self.size(version))?,
+            numEntries: u32::try_from(self.0.len())?,
+        };
+        put_struct(out, &table)?;
+        let mut name_offset = self.fixed();
+        for (key, value) in self.0 {
+            let entry = common::PACKED_REGISTRY_ENTRY {
+                nameOffset: u32::try_from(name_offset)?,
+                type_: u8::try_from(common::REGISTRY_TABLE_ENTRY_TYPE_DWORD)?,
+                data: *value,
+                length: u32::try_from(size_of::<u32>())?,
+                ..Default::default()
+            };
+            put_struct(out, &entry)?;
+            name_offset += key.len() + 1;
+        }
+        for (key, _) in self.0 {
+            out.put(key.as_bytes())?;
+            out.put(&[0])?;
+        }
+        Ok(())
+    }
+
+    fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
+        Ok(())
+    }
+}
+
+/// `GET_GSP_STATIC_INFO`: an empty request; the reply (versioned) names the GPU.
+pub(crate) struct GetGspStaticInfo;
+
+impl Command for GetGspStaticInfo {
+    const FUNCTION: Function = Function::GetGspStaticInfo;
+    const NAME: &'static str = "GET_GSP_STATIC_INFO";
+    type Reply = StaticInfo;
+    type ReplyError = StaticInfoError;
+
+    fn size(&self, _: FwVersion) -> usize {
+        0
+    }
+
+    fn write(&self, _: FwVersion, _: &mut dyn Sink) -> Result {
+        Ok(())
+    }
+
+    fn reply(version: FwVersion, payload: &Untrusted<[u8]>) -> Result<StaticInfo, StaticInfoError> {
+        version.decode_static_info(payload)
+    }
+}
+
+/// `UNLOADING_GUEST_DRIVER`: a full unload (not a suspend); the acknowledgement means the GSP
+/// stopped using the driver's memory. The same in every version.
+pub(crate) struct UnloadingGuestDriver;
+
+impl Command for UnloadingGuestDriver {
+    const FUNCTION: Function = Function::UnloadingGuestDriver;
+    const NAME: &'static str = "UNLOADING_GUEST_DRIVER";
+    type Reply = ();
+    type ReplyError = NoReplyError;
+
+    fn size(&self, _: FwVersion) -> usize {
+        size_of::<common::rpc_unloading_guest_driver_v>()
+    }
+
+    fn write(&self, _: FwVersion, out: &mut dyn Sink) -> Result {
+        put_struct(out, &common::rpc_unloading_guest_driver_v::default())
+    }
+
+    fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
+        Ok(())
+    }
+}
+
+/// A region of contiguous system memory the GSP's LIBOS is told about.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LibosRegion {
+    /// Its name, packed as LIBOS expects (`libos_id8`).
+    pub(crate) id8: u64,
+    /// Its DMA address and size in bytes.
+    pub(crate) address: u64,
+    pub(crate) size: u64,
+}
+
+/// Writes one LIBOS memory region argument per region into `out`: the boot arguments the GSP
+/// reads from the page MAILBOX0/1 point at.
+pub(crate) fn write_libos_args(regions: &[LibosRegion], out: &mut dyn Sink) -> Result {
+    for region in regions {
         let arg = common::LibosMemoryRegionInitArgument {
-            id8,
-            pa,
-            size,
+            id8: region.id8,
+            pa: region.address,
+            size: region.size,
             kind: u8::try_from(common::LIBOS_MEMORY_REGION_CONTIGUOUS)?,
             loc: u8::try_from(common::LIBOS_MEMORY_REGION_LOC_SYSMEM)?,
             ..Default::default()
         };
-        out.extend_from_slice(arg.as_bytes(), GFP_KERNEL)?;
+        put_struct(out, &arg)?;
     }
-    Ok(())
-}
-
-/// Appends the `UNLOADING_GUEST_DRIVER` payload (a full unload, not a suspend) to `out`.
-pub(crate) fn encode_unloading(out: &mut KVec<u8>) -> Result {
-    let unload = common::rpc_unloading_guest_driver_v::default();
-    out.extend_from_slice(unload.as_bytes(), GFP_KERNEL)?;
     Ok(())
 }
 
 gsp_versioned! {
 pub(crate) mod versioned {
     use super::{
+        put_struct,
+        Sink,
         SystemFacts,
         MAX_USER_VA, //
     };
     use kernel::prelude::*;
-    use zerocopy::IntoBytes;
 
     /// Builds this version's `GspSystemInfo` from `facts`.
     pub(crate) fn system_info(facts: &SystemFacts) -> fw::GspSystemInfo {
@@ -121,19 +282,21 @@ pub(crate) mod versioned {
         }
     }
 
-    /// Appends the `GSP_SET_SYSTEM_INFO` payload for `facts` to `out`.
-    pub(crate) fn encode_system_info(facts: &SystemFacts, out: &mut KVec<u8>) -> Result {
-        out.extend_from_slice(system_info(facts).as_bytes(), GFP_KERNEL)?;
-        Ok(())
+    /// Size of this version's `GspSystemInfo`.
+    pub(crate) const SYSTEM_INFO_SIZE: usize = core::mem::size_of::<fw::GspSystemInfo>();
+
+    /// Writes the `GSP_SET_SYSTEM_INFO` payload for `facts` into `out`.
+    pub(crate) fn write_system_info(facts: &SystemFacts, out: &mut dyn Sink) -> Result {
+        put_struct(out, &system_info(facts))
     }
 
-    /// Appends the `GSP_ARGUMENTS_CACHED` of this version to `out`: where the queues are.
-    pub(crate) fn encode_rmargs(
+    /// Writes the `GSP_ARGUMENTS_CACHED` of this version into `out`: where the queues are.
+    pub(crate) fn write_rmargs(
         shared: u64,
         pages: u32,
         cmdq: u64,
         statq: u64,
-        out: &mut KVec<u8>,
+        out: &mut dyn Sink,
     ) -> Result {
         let args = fw::GSP_ARGUMENTS_CACHED {
             messageQueueInitArguments: fw::MESSAGE_QUEUE_INIT_ARGUMENTS {
@@ -145,8 +308,7 @@ pub(crate) mod versioned {
             },
             ..Default::default()
         };
-        out.extend_from_slice(args.as_bytes(), GFP_KERNEL)?;
-        Ok(())
+        put_struct(out, &args)
     }
 }
 }
@@ -185,8 +347,11 @@ mod tests {
     }
 
     fn encoded(v: FwVersion) -> Result<KVec<u8>> {
+        let f = facts();
         let mut out = KVec::new();
-        v.encode_system_info(&facts(), &mut out)?;
+        let command = SetSystemInfo(&f);
+        command.write(v, &mut out)?;
+        assert_eq!(out.len(), command.size(v));
         Ok(out)
     }
 
@@ -231,7 +396,9 @@ mod tests {
     #[test]
     fn registry_table_layout() -> Result {
         let mut b = KVec::new();
-        encode_registry(&[("Ab", 7), ("Cde", 9)], &mut b)?;
+        let command = SetRegistry(&[("Ab", 7), ("Cde", 9)]);
+        command.write(FwVersion::R570_144, &mut b)?;
+        assert_eq!(command.size(FwVersion::R535_113_01), b.len());
         // Header (8), two entries (16 each), "Ab\0" and "Cde\0".
         assert_eq!(b.len(), 8 + 32 + 3 + 4);
         assert_eq!(u32_at(&b, 0), 47);
@@ -250,7 +417,7 @@ mod tests {
     #[test]
     fn driver_registry_names_every_key_at_its_offset() -> Result {
         let mut b = KVec::new();
-        encode_registry(REGISTRY, &mut b)?;
+        SetRegistry(REGISTRY).write(FwVersion::R535_113_01, &mut b)?;
         assert_eq!(u32_at(&b, 4) as usize, REGISTRY.len());
         for (i, (key, value)) in REGISTRY.iter().enumerate() {
             let entry = 8 + 16 * i;
@@ -270,7 +437,7 @@ mod tests {
             (FwVersion::R570_144, 72, 32),
         ] {
             let mut b = KVec::new();
-            v.encode_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
+            v.write_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
             assert_eq!(b.len(), size);
             assert_eq!(u64_at(&b, 0), 0x1_0000_0000);
             assert_eq!(u32_at(&b, 8), 129);
@@ -287,7 +454,12 @@ mod tests {
         use crate::gsp::boot::libos_id8;
         assert_eq!(libos_id8("RMARGS"), 0x524d_4152_4753);
         let mut b = KVec::new();
-        encode_libos_args(&[(libos_id8("RMARGS"), 0x2000, 72)], &mut b)?;
+        let region = LibosRegion {
+            id8: libos_id8("RMARGS"),
+            address: 0x2000,
+            size: 72,
+        };
+        write_libos_args(&[region], &mut b)?;
         assert_eq!(b.len(), 32);
         assert_eq!(u64_at(&b, 0), libos_id8("RMARGS"));
         assert_eq!(u64_at(&b, 8), 0x2000);
@@ -299,9 +471,12 @@ mod tests {
 
     #[test]
     fn unloading_payload_is_a_full_unload() -> Result {
-        let mut b = KVec::new();
-        encode_unloading(&mut b)?;
-        assert_eq!(&b[..], &[0u8; 8]);
+        for &v in FwVersion::ALL {
+            let mut b = KVec::new();
+            UnloadingGuestDriver.write(v, &mut b)?;
+            assert_eq!(UnloadingGuestDriver.size(v), b.len());
+            assert_eq!(&b[..], &[0u8; 8]);
+        }
         Ok(())
     }
 

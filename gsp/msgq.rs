@@ -166,15 +166,6 @@ impl Validator<(&Untrusted<u32>, Ring)> for RingPtr {
     }
 }
 
-/// Splits an RPC payload into the payloads of consecutive messages of at most `max` bytes: the
-/// first carries the RPC's function, the others are continuation records.
-pub(crate) fn split(payload: &[u8], max: usize) -> impl Iterator<Item = &[u8]> {
-    let max = max.max(1);
-    let first = core::iter::once(payload.get(..max).unwrap_or(payload));
-    let rest = payload.get(max..).unwrap_or(&[]).chunks(max);
-    Iterator::chain(first, rest)
-}
-
 /// Gathers an RPC reply that spans several messages (the first, then continuation records)
 /// into a buffer of the expected size.
 pub(crate) struct Reassembly<'a> {
@@ -223,10 +214,12 @@ impl<'a> Reassembly<'a> {
     }
 }
 
-/// The XOR checksum of a message, folded to 32 bits; `bytes` is whole elements (a tail that is
-/// not a whole word counts as if padded with zeros).
+/// The XOR of `bytes` taken as little-endian 64-bit words, unfolded (a tail that is not a
+/// whole word counts as if padded with zeros). XOR is linear: the words of a message can be
+/// summed piece by piece, each piece rotated to its offset within the word
+/// ([`xor_words_at`]).
 #[inline]
-pub(crate) fn checksum(bytes: &[u8]) -> u32 {
+pub(crate) fn xor_words(bytes: &[u8]) -> u64 {
     let mut words = bytes.chunks_exact(8);
     let mut acc = 0u64;
     for word in &mut words {
@@ -240,14 +233,29 @@ pub(crate) fn checksum(bytes: &[u8]) -> u32 {
         w[..tail.len()].copy_from_slice(tail);
         acc ^= u64::from_le_bytes(w);
     }
-    // Truncation is the fold: high and low halves are combined.
+    acc
+}
+
+/// [`xor_words`] of `bytes` placed at `offset` in the message: byte `i` lands in byte lane
+/// `(offset + i) % 8` of its word.
+#[inline]
+pub(crate) fn xor_words_at(offset: usize, bytes: &[u8]) -> u64 {
+    const LANE_BITS: [u32; 8] = [0, 8, 16, 24, 32, 40, 48, 56];
+    xor_words(bytes).rotate_left(LANE_BITS[offset % 8])
+}
+
+/// Folds an XOR of words to the 32-bit checksum: high and low halves combined.
+#[inline]
+fn fold(acc: u64) -> u32 {
+    // Truncation is the fold.
     ((acc >> 32) as u32) ^ (acc as u32)
 }
 
-/// The checksum of a message made of `parts` laid end to end and padded with zeros; every part
-/// but the last must be a whole number of 8-byte words (zeros do not change the XOR).
-pub(crate) fn checksum_parts(parts: &[&[u8]]) -> u32 {
-    parts.iter().fold(0u32, |acc, part| acc ^ checksum(part))
+/// The XOR checksum of a message, folded to 32 bits; `bytes` is whole elements (a tail that is
+/// not a whole word counts as if padded with zeros).
+#[inline]
+pub(crate) fn checksum(bytes: &[u8]) -> u32 {
+    fold(xor_words(bytes))
 }
 
 /// Size of the element header with the RPC header in it (the payload follows).
@@ -259,13 +267,21 @@ pub(crate) const MAX_PAYLOAD: usize = MAX_ELEMENTS * ELEMENT_SIZE - HEADERS;
 /// Function number of continuation records.
 pub(crate) const CONTINUATION: u32 = common::NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;
 const _: () = assert!(HEADERS % 8 == 0);
+// A full message fills its elements exactly: the parts of a long RPC start on element bounds.
+const _: () = assert!((HEADERS + MAX_PAYLOAD) % ELEMENT_SIZE == 0);
+
+/// Elements one message with a payload of `len` bytes occupies; `None` beyond [`MAX_PAYLOAD`].
+pub(crate) fn message_elements(len: usize) -> Option<u32> {
+    if len > MAX_PAYLOAD {
+        return None;
+    }
+    u32::try_from((HEADERS + len).div_ceil(ELEMENT_SIZE)).ok()
+}
 
 /// The framed headers of one message, ready to be written before its payload.
 #[derive(Clone, Copy)]
 pub(crate) struct FramedHeader {
     element: common::GSP_MSG_QUEUE_ELEMENT,
-    /// Elements the whole message (headers, payload, padding) occupies.
-    pub(crate) elements: u32,
 }
 
 impl FramedHeader {
@@ -275,20 +291,18 @@ impl FramedHeader {
     }
 }
 
-/// Frames the headers of one message (checksum over headers and payload included), without
-/// copying the payload: the queue writes headers, payload and padding in place.
+/// Frames the headers of one message whose payload is `len` bytes with word sum `payload_sum`
+/// ([`xor_words`] of the payload as it follows the headers; the checksum covers both). The
+/// queue writes the payload in place and the headers once it is complete.
 pub(crate) fn encode_header(
     function: u32,
     sequence: u32,
-    payload: &[u8],
+    len: usize,
+    payload_sum: u64,
 ) -> Result<FramedHeader, MsgError> {
-    let too_long = MsgError::TooLong(payload.len());
-    if payload.len() > MAX_PAYLOAD {
-        return Err(too_long);
-    }
-    let elements =
-        u32::try_from((HEADERS + payload.len()).div_ceil(ELEMENT_SIZE)).map_err(|_| too_long)?;
-    let length = u32::try_from(RPC_HEADER + payload.len()).map_err(|_| too_long)?;
+    let too_long = MsgError::TooLong(len);
+    let elements = message_elements(len).ok_or(too_long)?;
+    let length = u32::try_from(RPC_HEADER + len).map_err(|_| too_long)?;
     let mut element = common::GSP_MSG_QUEUE_ELEMENT {
         seqNum: sequence,
         elemCount: elements,
@@ -302,8 +316,8 @@ pub(crate) fn encode_header(
         },
         ..Default::default()
     };
-    element.checkSum = checksum_parts(&[element.as_bytes(), payload]);
-    Ok(FramedHeader { element, elements })
+    element.checkSum = fold(xor_words(element.as_bytes()) ^ payload_sum);
+    Ok(FramedHeader { element })
 }
 
 /// A message the validator accepted.
@@ -461,6 +475,15 @@ mod tests {
         out: &mut KVVec<u8>,
     ) -> Result<u32> {
         encode_message(function, seq, payload, out)
+    }
+
+    /// Splits an RPC payload into the payloads of consecutive messages of at most `max` bytes: the
+    /// first carries the RPC's function, the others are continuation records.
+    fn split(payload: &[u8], max: usize) -> impl Iterator<Item = &[u8]> {
+        let max = max.max(1);
+        let first = core::iter::once(payload.get(..max).unwrap_or(payload));
+        let rest = payload.get(max..).unwrap_or(&[]).chunks(max);
+        Iterator::chain(first, rest)
     }
 
     fn errno(_: MsgError) -> Error {

@@ -15,11 +15,16 @@ use kernel::{
 use crate::{
     firmware::FwVersion,
     gsp::{
+        commands::{
+            Command,
+            Sink, //
+        },
         fw::common::msgqTxHeader,
         msgq::{
             decode,
             encode_header,
-            split,
+            message_elements,
+            xor_words_at,
             Message,
             MsgError,
             Ring,
@@ -27,6 +32,7 @@ use crate::{
             Span,
             CONTINUATION,
             ELEMENT_SIZE,
+            HEADERS,
             MAX_ELEMENTS,
             MAX_PAYLOAD,
             ZERO_PAGE, //
@@ -166,28 +172,32 @@ impl<M: QueueMemory> Queues<M> {
         queue_offsets()
     }
 
-    /// Queues an RPC: one message, or several (continuation records) for large payloads.
-    /// Returns [`SendError::Full`] without writing anything if the queue has no room for all
-    /// of it. The framing is the same in every firmware version; `function` is the version's
-    /// number of the RPC.
-    pub(crate) fn send(&mut self, function: u32, payload: &[u8]) -> Result<(), SendError> {
-        // Frame every part first, so that nothing is written unless all of it fits.
-        let mut headers = KVec::new();
-        let mut elements = 0u32;
-        let mut messages = 0u32;
-        for part in split(payload, MAX_PAYLOAD) {
-            let f = if messages == 0 {
-                function
-            } else {
-                CONTINUATION
-            };
-            let seq = self.cmd_seq.wrapping_add(messages);
-            let header = encode_header(f, seq, part).map_err(|_| SendError::Kernel(EINVAL))?;
-            elements += header.elements;
-            headers.push((header, part), GFP_KERNEL)?;
-            messages += 1;
-        }
+    /// Queues `command` as `version` lays it out: one message, or several (continuation
+    /// records) for a large payload. Its bytes are written in place, straight into the command
+    /// queue's elements. Returns [`SendError::Full`] without writing anything if the queue has
+    /// no room for all of it.
+    pub(crate) fn send<C: Command>(
+        &mut self,
+        version: FwVersion,
+        command: &C,
+    ) -> Result<(), SendError> {
+        self.send_with(
+            version.function(C::FUNCTION),
+            command.size(version),
+            &mut |out| command.write(version, out),
+        )
+    }
 
+    /// Queues an RPC of `size` payload bytes that `write` writes; `function` is the version's
+    /// number of the RPC (the framing is the same in every version). The write pointer moves
+    /// only if `write` succeeded and wrote exactly `size` bytes.
+    pub(crate) fn send_with(
+        &mut self,
+        function: u32,
+        size: usize,
+        write: &mut dyn FnMut(&mut dyn Sink) -> Result,
+    ) -> Result<(), SendError> {
+        let elements = rpc_elements(size).ok_or(SendError::Kernel(EINVAL))?;
         // The GSP's read pointer of the command queue lives in the status queue's header page.
         let gsp_read = self
             .mem
@@ -201,37 +211,19 @@ impl<M: QueueMemory> Queues<M> {
         // The slots are free once the GSP's read pointer says so: read it before writing them.
         self.mem.barrier(Barrier::Full);
 
-        // Write each message in place: headers, payload, zero padding, element by element
-        // (a message may wrap around the ring's end).
-        let mut index = self.cmd_write;
-        for (header, part) in headers.iter() {
-            let pieces: [&[u8]; 2] = [header.bytes(), part];
-            let mut piece = 0;
-            let mut within = 0;
-            for _ in 0..header.elements {
-                let mut filled = 0;
-                while filled < ELEMENT_SIZE {
-                    let room = ELEMENT_SIZE - filled;
-                    if piece < pieces.len() {
-                        let src = &pieces[piece][within..];
-                        let n = src.len().min(room);
-                        self.mem.write_command_element(index, filled, &src[..n])?;
-                        filled += n;
-                        within += n;
-                        if within == pieces[piece].len() {
-                            piece += 1;
-                            within = 0;
-                        }
-                    } else {
-                        self.mem
-                            .write_command_element(index, filled, &ZERO_PAGE[..room])?;
-                        filled = ELEMENT_SIZE;
-                    }
-                }
-                index = self.ring.advance(index, 1);
-            }
-        }
-        self.cmd_write = index;
+        let mut out = InPlace {
+            mem: &mut self.mem,
+            ring: self.ring,
+            start: self.cmd_write,
+            function,
+            seq: self.cmd_seq,
+            size,
+            written: 0,
+            sum: 0,
+        };
+        write(&mut out)?;
+        let messages = out.finish()?;
+        self.cmd_write = self.ring.advance(self.cmd_write, elements);
         self.cmd_seq = self.cmd_seq.wrapping_add(messages);
         // The elements before the write pointer that publishes them.
         self.mem.barrier(Barrier::Write);
@@ -314,6 +306,131 @@ impl<M: QueueMemory> Queues<M> {
     }
 }
 
+/// Elements an RPC with a payload of `size` bytes occupies: full messages of [`MAX_PAYLOAD`]
+/// bytes, then the rest (an empty payload is one message too). `None` if the queue could never
+/// hold it.
+fn rpc_elements(size: usize) -> Option<u32> {
+    let full = size / MAX_PAYLOAD;
+    let rest = size % MAX_PAYLOAD;
+    let last = if rest == 0 && full > 0 {
+        0
+    } else {
+        message_elements(rest)?
+    };
+    u32::try_from(full)
+        .ok()?
+        .checked_mul(message_elements(MAX_PAYLOAD)?)?
+        .checked_add(last)
+        .filter(|&n| n < ENTRIES)
+}
+
+/// A command's payload as it is written, straight into the command queue's elements: payload
+/// byte `p` goes to message `p / MAX_PAYLOAD`, after that message's headers. Each message's
+/// headers (its checksum needs the whole payload) are written once its payload is complete.
+struct InPlace<'q, M: QueueMemory> {
+    mem: &'q mut M,
+    ring: Ring,
+    /// First element of the RPC.
+    start: u32,
+    /// The RPC's function number and the sequence number of its first message.
+    function: u32,
+    seq: u32,
+    /// Payload bytes announced, and written so far.
+    size: usize,
+    written: usize,
+    /// Word sum of the current message's payload so far.
+    sum: u64,
+}
+
+impl<M: QueueMemory> InPlace<'_, M> {
+    /// Element index and offset within it of byte `at` of message `message`.
+    fn place(&self, message: usize, at: usize) -> Result<(u32, usize)> {
+        // Below the ring's size: `rpc_elements` checked the RPC fits.
+        let element = message
+            .checked_mul(MAX_ELEMENTS)
+            .and_then(|e| e.checked_add(at / ELEMENT_SIZE))
+            .ok_or(EINVAL)?;
+        let index = self.ring.advance(self.start, u32::try_from(element)?);
+        Ok((index, at % ELEMENT_SIZE))
+    }
+
+    /// Writes `bytes` at byte `at` of message `message`, element by element.
+    fn write_at(&mut self, message: usize, mut at: usize, mut bytes: &[u8]) -> Result {
+        while !bytes.is_empty() {
+            let (index, offset) = self.place(message, at)?;
+            let n = bytes.len().min(ELEMENT_SIZE - offset);
+            self.mem.write_command_element(index, offset, &bytes[..n])?;
+            at += n;
+            bytes = &bytes[n..];
+        }
+        Ok(())
+    }
+
+    /// Writes the headers of message `message`, whose payload (`len` bytes) is complete.
+    fn seal(&mut self, message: usize, len: usize) -> Result {
+        let function = if message == 0 {
+            self.function
+        } else {
+            CONTINUATION
+        };
+        let seq = self.seq.wrapping_add(u32::try_from(message)?);
+        let header = encode_header(function, seq, len, self.sum).map_err(|_| EINVAL)?;
+        self.write_at(message, 0, header.bytes())?;
+        self.sum = 0;
+        Ok(())
+    }
+
+    /// Seals the last message after zero padding to its elements' end; returns how many
+    /// messages the RPC took. Fails if fewer bytes came than announced.
+    fn finish(mut self) -> Result<u32> {
+        if self.written != self.size {
+            return Err(EINVAL);
+        }
+        let full = self.size / MAX_PAYLOAD;
+        let rest = self.size % MAX_PAYLOAD;
+        if rest == 0 && full > 0 {
+            // The last message is full and sealed already.
+            return Ok(u32::try_from(full)?);
+        }
+        let end = HEADERS + rest;
+        let padding = (ELEMENT_SIZE - end % ELEMENT_SIZE) % ELEMENT_SIZE;
+        self.write_at(full, end, &ZERO_PAGE[..padding])?;
+        self.seal(full, rest)?;
+        Ok(u32::try_from(full + 1)?)
+    }
+}
+
+impl<M: QueueMemory> Sink for InPlace<'_, M> {
+    fn put(&mut self, mut bytes: &[u8]) -> Result {
+        if bytes.len() > self.size - self.written {
+            // More than announced: the RPC is not sent.
+            return Err(EINVAL);
+        }
+        while !bytes.is_empty() {
+            let message = self.written / MAX_PAYLOAD;
+            let within = self.written % MAX_PAYLOAD;
+            let n = bytes.len().min(MAX_PAYLOAD - within);
+            let at = HEADERS + within;
+            self.sum ^= xor_words_at(at, &bytes[..n]);
+            self.write_at(message, at, &bytes[..n])?;
+            self.written += n;
+            bytes = &bytes[n..];
+            if within + n == MAX_PAYLOAD {
+                self.seal(message, MAX_PAYLOAD)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<M: QueueMemory> Queues<M> {
+    /// Queues an RPC whose payload is `payload`, for the tests of the framing.
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) fn send_bytes(&mut self, function: u32, payload: &[u8]) -> Result<(), SendError> {
+        self.send_with(function, payload.len(), &mut |out| out.put(payload))
+    }
+}
+
 impl Queues<RamMemory> {
     /// The memory, for the tests' simulated GSP side.
     #[cfg(CONFIG_KUNIT)]
@@ -338,14 +455,21 @@ pub(crate) fn encode_message(
     payload: &[u8],
     out: &mut KVVec<u8>,
 ) -> Result<u32> {
-    let header = encode_header(function, seq, payload).map_err(|_| EINVAL)?;
-    let size = usize::try_from(header.elements)? * ELEMENT_SIZE;
+    let header = encode_header(
+        function,
+        seq,
+        payload.len(),
+        crate::gsp::msgq::xor_words(payload),
+    )
+    .map_err(|_| EINVAL)?;
+    let elements = message_elements(payload.len()).ok_or(EINVAL)?;
+    let size = usize::try_from(elements)? * ELEMENT_SIZE;
     out.reserve(size, GFP_KERNEL)?;
     out.extend_from_slice(header.bytes(), GFP_KERNEL)?;
     out.extend_from_slice(payload, GFP_KERNEL)?;
     let pad = size - header.bytes().len() - payload.len();
     out.extend_from_slice(&ZERO_PAGE[..pad], GFP_KERNEL)?;
-    Ok(header.elements)
+    Ok(elements)
 }
 
 #[kunit_tests(nova_core_gsp_queues)]
@@ -447,8 +571,8 @@ mod tests {
     fn send_writes_messages_the_gsp_can_decode() -> Result {
         for &v in FwVersion::ALL {
             let mut q = queues()?;
-            q.send(SET_REGISTRY, &[7u8; 100])?;
-            q.send(SET_REGISTRY, &[8u8; 5000])?;
+            q.send_bytes(SET_REGISTRY, &[7u8; 100])?;
+            q.send_bytes(SET_REGISTRY, &[8u8; 5000])?;
             let cmdq = q.offsets().0;
             assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 3);
             let bytes = &q.memory().0[cmdq + PAGE + ELEMENT_SIZE..cmdq + PAGE + 3 * ELEMENT_SIZE];
@@ -471,10 +595,131 @@ mod tests {
         for i in 0..5000u32 {
             payload.push((i % 251) as u8, GFP_KERNEL)?;
         }
-        q.send(SET_REGISTRY, &payload)?;
+        q.send_bytes(SET_REGISTRY, &payload)?;
         let mut framed = KVVec::new();
         encode_message(SET_REGISTRY, 0, &payload, &mut framed)?;
         let cmdq = q.offsets().0;
+        let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
+        assert!(written == &framed[..]);
+        Ok(())
+    }
+
+    /// The bytes a payload written in place must leave in the command queue from element 0:
+    /// each part framed in a buffer of its own (first the RPC, then continuations), one after
+    /// the other.
+    fn framed_parts(function: u32, payload: &[u8]) -> Result<KVVec<u8>> {
+        let mut framed = KVVec::new();
+        let mut rest = payload;
+        let mut seq = 0;
+        loop {
+            let n = rest.len().min(MAX_PAYLOAD);
+            let f = if seq == 0 { function } else { CONTINUATION };
+            encode_message(f, seq, &rest[..n], &mut framed)?;
+            rest = &rest[n..];
+            seq += 1;
+            if rest.is_empty() {
+                return Ok(framed);
+            }
+        }
+    }
+
+    /// A command written in pieces of `piece` bytes, the way a command's writer puts its
+    /// structures one after the other.
+    struct Pieces<'a>(&'a [u8], usize);
+
+    impl Command for Pieces<'_> {
+        const FUNCTION: crate::gsp::Function = crate::gsp::Function::SetRegistry;
+        const NAME: &'static str = "SET_REGISTRY";
+        type Reply = ();
+        type ReplyError = crate::gsp::commands::NoReplyError;
+
+        fn size(&self, _: FwVersion) -> usize {
+            self.0.len()
+        }
+
+        fn write(&self, _: FwVersion, out: &mut dyn Sink) -> Result {
+            for piece in self.0.chunks(self.1) {
+                out.put(piece)?;
+            }
+            Ok(())
+        }
+
+        fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), Self::ReplyError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_command_written_in_pieces_is_framed_as_one_buffer() -> Result {
+        // Pieces of odd sizes cross words, elements and the first message's end (the checksum
+        // of each message sums pieces at every byte lane).
+        let mut payload = KVVec::new();
+        for i in 0..100_000u32 {
+            payload.push((i.wrapping_mul(2_654_435_761) >> 24) as u8, GFP_KERNEL)?;
+        }
+        for &v in FwVersion::ALL {
+            for piece in [1, 7, 4093, 100_000] {
+                let mut q = queues()?;
+                q.send(v, &Pieces(&payload, piece))?;
+                let framed = framed_parts(v.function(Pieces::FUNCTION), &payload)?;
+                let cmdq = q.offsets().0;
+                assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
+                let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
+                // A piece size that breaks the framing fails here.
+                assert!(written == &framed[..]);
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_typed_command_is_sent_as_its_bytes() -> Result {
+        use crate::gsp::commands::{
+            SetRegistry,
+            REGISTRY, //
+        };
+        for &v in FwVersion::ALL {
+            let command = SetRegistry(REGISTRY);
+            let mut bytes = KVec::new();
+            command.write(v, &mut bytes)?;
+            assert_eq!(bytes.len(), command.size(v));
+            let mut q = queues()?;
+            q.send(v, &command)?;
+            let framed = framed_parts(v.function(SetRegistry::FUNCTION), &bytes)?;
+            let cmdq = q.offsets().0;
+            let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
+            assert!(written == &framed[..]);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_writer_that_breaks_its_size_sends_nothing() -> Result {
+        let mut q = queues()?;
+        let cmdq = q.offsets().0;
+        // Fewer bytes than announced, more, and a failing writer.
+        let short = q.send_with(SET_REGISTRY, 10, &mut |out| out.put(&[1; 9]));
+        let long = q.send_with(SET_REGISTRY, 10, &mut |out| out.put(&[1; 11]));
+        let failed = q.send_with(SET_REGISTRY, 10, &mut |_| Err(ENOMEM));
+        assert_eq!(
+            (short, long, failed),
+            (
+                Err(SendError::Kernel(EINVAL)),
+                Err(SendError::Kernel(EINVAL)),
+                Err(SendError::Kernel(ENOMEM))
+            )
+        );
+        assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 0);
+        // An RPC larger than the whole ring can never go out.
+        let huge = KVVec::from_elem(0u8, 63 * ELEMENT_SIZE, GFP_KERNEL)?;
+        assert_eq!(
+            q.send_bytes(SET_REGISTRY, &huge),
+            Err(SendError::Kernel(EINVAL))
+        );
+        // The sequence numbers did not move either: the next RPC is message 0.
+        q.send_bytes(SET_REGISTRY, &[2; 10])?;
+        let mut framed = KVVec::new();
+        encode_message(SET_REGISTRY, 0, &[2; 10], &mut framed)?;
         let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
         assert!(written == &framed[..]);
         Ok(())
@@ -485,7 +730,7 @@ mod tests {
         let mut q = queues()?;
         let v = FwVersion::R570_144;
         let big = KVVec::from_elem(3u8, 100_000, GFP_KERNEL)?;
-        q.send(SET_REGISTRY, &big)?;
+        q.send_bytes(SET_REGISTRY, &big)?;
         let cmdq = q.offsets().0;
         // 100000 bytes: one full 16-element message, then a continuation of 9 elements.
         assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
@@ -502,9 +747,9 @@ mod tests {
         let mut q = queues()?;
         // The GSP read nothing: 62 elements fit, one stays free.
         for _ in 0..62 {
-            q.send(SET_REGISTRY, &[0u8; 8])?;
+            q.send_bytes(SET_REGISTRY, &[0u8; 8])?;
         }
-        assert_eq!(q.send(SET_REGISTRY, &[0u8; 8]), Err(SendError::Full));
+        assert_eq!(q.send_bytes(SET_REGISTRY, &[0u8; 8]), Err(SendError::Full));
         Ok(())
     }
 
@@ -514,7 +759,7 @@ mod tests {
         let statq = q.offsets().1;
         wr(&mut q, statq + RX_HEADER, 63);
         assert_eq!(
-            q.send(SET_REGISTRY, &[0u8; 8]),
+            q.send_bytes(SET_REGISTRY, &[0u8; 8]),
             Err(SendError::Gsp(MsgError::BadPointer(63)))
         );
         Ok(())
@@ -550,7 +795,8 @@ mod tests {
         let mut q = queues()?;
         let (cmdq, statq) = q.offsets();
         q.memory().2.on = true;
-        q.send(SET_REGISTRY, &[1u8; 100]).map_err(Error::from)?;
+        q.send_bytes(SET_REGISTRY, &[1u8; 100])
+            .map_err(Error::from)?;
         let t = ops(&mut q)?;
         let at = |op: (u8, usize)| t.iter().position(|&o| o == op).ok_or(EINVAL);
         let element = |&(what, off): &(u8, usize)| what == b'w' && off >= cmdq + PAGE;

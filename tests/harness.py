@@ -243,6 +243,8 @@ def new_run_dir(kind):
 
 
 FW_ROOT = Path("/usr/lib/firmware")
+# Chips whose real firmware files the KUnit suites request (firmware.rs's tests).
+KUNIT_CHIPS = ("tu102", "ga102", "gh100")
 
 
 def corrupt(data, op, arg):
@@ -407,14 +409,18 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
          qemu_extra=(), during=None, interactive=False, module=None):
     """Boots the test kernel with one emulator per entry.
 
-    The module's KUnit suites run at insmod only when `kunit` is set (they need
-    every chip's real firmware, which only some boots carry). `during(run_dir,
+    The module's KUnit suites run at insmod only when `kunit` is set; the boot then
+    carries the real firmware of KUNIT_CHIPS besides the rows' own. `during(run_dir,
     proc, emus)`, when given, runs while QEMU runs; QEMU then offers QMP on
     run_dir/qmp.sock and traces its ACPI PCI hotplug registers to
     run_dir/qemu-trace.log. `interactive` puts the guest's console on this process's terminal
     (still logged to console.log) and waits for the guest without a time limit.
     """
-    initramfs = build_initramfs(run_dir, firmware or {}, module)
+    firmware = dict(firmware or {})
+    if kunit:
+        # The real-file KUnit cases request these chips' files; a row's own column wins.
+        firmware = {**{chip: "-" for chip in KUNIT_CHIPS}, **firmware}
+    initramfs = build_initramfs(run_dir, firmware, module)
     emus = []
     try:
         for i, args in enumerate(emu_args_list):
@@ -878,6 +884,12 @@ def check_code_size(results):
         print(f"     {proc.stdout.strip().splitlines()[-1]}")
 
 
+# The emulated GSP's lines for a command it dropped for its framing, or a registry it refused
+# (the same in every version).
+DROPPED_COMMAND = re.compile(r"GSP: (command .*at element \d+ rejected|continuation record "
+                             r".*with nothing to continue|SET_REGISTRY rejected)")
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -912,6 +924,12 @@ def check_scenarios(console, scenarios, emus, results):
                           told in emu_log, f"no '{told}' in {emu.log}")
         if not fault:
             check_unloads(sc.name, lines, emu, results)
+            # Without a lie, every command the driver framed is one the GSP takes: a framing
+            # the emulated GSP drops (checksum, sequence, element count) gets no reply, and
+            # the driver does not wait for every reply.
+            dropped = [l for l in emu_log.splitlines() if DROPPED_COMMAND.search(l)]
+            results.check(f"{sc.name}: the emulated GSP took every command's framing",
+                          not dropped, f"{emu.log}: {dropped[:2]}")
         unstoppable = (fault or "").startswith("unstoppable")
         counts = emu.read_counts()
         if counts is None:
@@ -1044,7 +1062,7 @@ class Job:
 
 def table_jobs(scenarios, kunit=True):
     """The scenario table's rows packed into boots, each going through the lifecycle; the
-    first boot also runs the KUnit suites (when `kunit`: they need every chip's firmware)."""
+    first boot also runs the KUnit suites (when `kunit`)."""
     jobs = []
     for n, group in enumerate(plan_boots(scenarios)):
         jobs.append(Job(f"boot{n}", group, LIFECYCLE_STEPS + ",kmemleak", group[0].params,
@@ -1550,7 +1568,7 @@ def fuzz_sample(run_dir, results):
 def static_checks(run_dir, results):
     """Every check of `make test` that boots no guest: host crates, audit, style, lints,
     documentation, Kconfig, out-of-tree output, release build, rust-analyzer, modinfo, code
-    size."""
+    size, the KUnit boot's firmware."""
     cargo_tests(run_dir, results)
     audit_untrusted(results)
     check_style(run_dir, results)
@@ -1562,6 +1580,19 @@ def static_checks(run_dir, results):
     check_rust_analyzer(run_dir, results)
     check_modinfo(results)
     check_code_size(results)
+    check_kunit_chips(results)
+
+
+def check_kunit_chips(results):
+    """The KUnit boot carries the firmware of every chip whose real files a KUnit case
+    requests."""
+    requested = set()
+    for path in ROOT.glob("**/*.rs"):
+        text = path.read_text(errors="replace")
+        requested |= {m.lower() for m in re.findall(r"request\(\s*Chipset::(\w+)", text)}
+    missing = sorted(requested - set(KUNIT_CHIPS))
+    results.check("KUnit boot: the real firmware of every chip a KUnit case requests",
+                  requested and not missing, f"requested {sorted(requested)}, missing {missing}")
 
 
 def cmd_check(_args):
@@ -1801,8 +1832,8 @@ def main():
     rw = sub.add_parser("rows")
     rw.add_argument("regex", help="rows of tests/scenarios.table whose names match")
     rw.add_argument("--kunit", action="store_true",
-                    help="also run the KUnit suites in the first boot (the real-firmware cases "
-                         "need the firmware of every chip, so they fail unless the rows have it)")
+                    help="also run the KUnit suites in the first boot (it then carries the "
+                         "real firmware of the chips the KUnit cases request)")
     st = sub.add_parser("stress")
     st.add_argument("--cycles", type=int, default=200, help="sysfs unbind/bind cycles")
     st.add_argument("--modcycles", type=int, default=50, help="rmmod/insmod cycles")
