@@ -41,7 +41,8 @@ use crate::{
 /// Where a command's payload goes, in order: the command queue's elements when it is sent, a
 /// vector for the boot arguments and the tests.
 pub(crate) trait Sink {
-    /// Appends `bytes`; fails (and the command is not sent) if they do not fit.
+    /// Appends `bytes`; fails if they do not fit. Once a `put` failed the command is not sent,
+    /// whatever the writer does next: a writer passes the error on.
     fn put(&mut self, bytes: &[u8]) -> Result;
 }
 

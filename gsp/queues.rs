@@ -220,6 +220,7 @@ impl<M: QueueMemory> Queues<M> {
             size,
             written: 0,
             sum: 0,
+            failed: false,
         };
         write(&mut out)?;
         let messages = out.finish()?;
@@ -340,6 +341,8 @@ struct InPlace<'q, M: QueueMemory> {
     written: usize,
     /// Word sum of the current message's payload so far.
     sum: u64,
+    /// A `put` failed: whatever the writer does next, the RPC is not sent.
+    failed: bool,
 }
 
 impl<M: QueueMemory> InPlace<'_, M> {
@@ -383,7 +386,7 @@ impl<M: QueueMemory> InPlace<'_, M> {
     /// Seals the last message after zero padding to its elements' end; returns how many
     /// messages the RPC took. Fails if fewer bytes came than announced.
     fn finish(mut self) -> Result<u32> {
-        if self.written != self.size {
+        if self.failed || self.written != self.size {
             return Err(EINVAL);
         }
         let full = self.size / MAX_PAYLOAD;
@@ -400,10 +403,10 @@ impl<M: QueueMemory> InPlace<'_, M> {
     }
 }
 
-impl<M: QueueMemory> Sink for InPlace<'_, M> {
-    fn put(&mut self, mut bytes: &[u8]) -> Result {
+impl<M: QueueMemory> InPlace<'_, M> {
+    fn put_bytes(&mut self, mut bytes: &[u8]) -> Result {
         if bytes.len() > self.size - self.written {
-            // More than announced: the RPC is not sent.
+            // More than announced.
             return Err(EINVAL);
         }
         while !bytes.is_empty() {
@@ -411,8 +414,8 @@ impl<M: QueueMemory> Sink for InPlace<'_, M> {
             let within = self.written % MAX_PAYLOAD;
             let n = bytes.len().min(MAX_PAYLOAD - within);
             let at = HEADERS + within;
-            self.sum ^= xor_words_at(at, &bytes[..n]);
             self.write_at(message, at, &bytes[..n])?;
+            self.sum ^= xor_words_at(at, &bytes[..n]);
             self.written += n;
             bytes = &bytes[n..];
             if within + n == MAX_PAYLOAD {
@@ -420,6 +423,16 @@ impl<M: QueueMemory> Sink for InPlace<'_, M> {
             }
         }
         Ok(())
+    }
+}
+
+impl<M: QueueMemory> Sink for InPlace<'_, M> {
+    /// A failed `put` fails the RPC, even if the writer goes on: it is not sent.
+    fn put(&mut self, bytes: &[u8]) -> Result {
+        if self.failed {
+            return Err(EINVAL);
+        }
+        self.put_bytes(bytes).inspect_err(|_| self.failed = true)
     }
 }
 
@@ -607,13 +620,17 @@ mod tests {
     /// The bytes a payload written in place must leave in the command queue from element 0:
     /// each part framed in a buffer of its own (first the RPC, then continuations), one after
     /// the other.
-    fn framed_parts(function: u32, payload: &[u8]) -> Result<KVVec<u8>> {
+    fn framed_parts(function: u32, first_seq: u32, payload: &[u8]) -> Result<KVVec<u8>> {
         let mut framed = KVVec::new();
         let mut rest = payload;
-        let mut seq = 0;
+        let mut seq = first_seq;
         loop {
             let n = rest.len().min(MAX_PAYLOAD);
-            let f = if seq == 0 { function } else { CONTINUATION };
+            let f = if seq == first_seq {
+                function
+            } else {
+                CONTINUATION
+            };
             encode_message(f, seq, &rest[..n], &mut framed)?;
             rest = &rest[n..];
             seq += 1;
@@ -661,7 +678,7 @@ mod tests {
             for piece in [1, 7, 4093, 100_000] {
                 let mut q = queues()?;
                 q.send(v, &Pieces(&payload, piece))?;
-                let framed = framed_parts(v.function(Pieces::FUNCTION), &payload)?;
+                let framed = framed_parts(v.function(Pieces::FUNCTION), 0, &payload)?;
                 let cmdq = q.offsets().0;
                 assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
                 let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
@@ -685,7 +702,7 @@ mod tests {
             assert_eq!(bytes.len(), command.size(v));
             let mut q = queues()?;
             q.send(v, &command)?;
-            let framed = framed_parts(v.function(SetRegistry::FUNCTION), &bytes)?;
+            let framed = framed_parts(v.function(SetRegistry::FUNCTION), 0, &bytes)?;
             let cmdq = q.offsets().0;
             let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
             assert!(written == &framed[..]);
@@ -739,6 +756,169 @@ mod tests {
         let m = decode(Untrusted::new_untrusted_ref(second), v.expect(9, 1))
             .map_err(MsgError::errno)?;
         assert_eq!(m.function, CONTINUATION);
+        Ok(())
+    }
+
+    /// A payload of `size` bytes that differ from one another.
+    fn payload_of(size: usize) -> Result<KVVec<u8>> {
+        let mut payload = KVVec::with_capacity(size, GFP_KERNEL)?;
+        for i in 0..size {
+            payload.push(u8::try_from(i % 251)?, GFP_KERNEL)?;
+        }
+        Ok(payload)
+    }
+
+    /// Decodes the RPC the ring holds from element `at` on, message by message (each checked as
+    /// the GSP checks it: sizes, sequence, checksum); returns the elements each took.
+    fn decode_rpc(
+        q: &mut Queues<RamMemory>,
+        v: FwVersion,
+        mut at: u32,
+        mut seq: u32,
+        size: usize,
+    ) -> Result<KVec<u32>> {
+        let cmdq = q.offsets().0;
+        let mut left = size;
+        let mut taken = KVec::new();
+        loop {
+            // Copied out element by element: the message may wrap around the ring's end.
+            let mut bytes = KVVec::new();
+            for k in 0..MAX_ELEMENTS {
+                let i = (at as usize + k) % ENTRIES as usize;
+                let off = cmdq + PAGE + i * ELEMENT_SIZE;
+                bytes.extend_from_slice(&q.memory().0[off..off + ELEMENT_SIZE], GFP_KERNEL)?;
+            }
+            let m = decode(Untrusted::new_untrusted_ref(&bytes[..]), v.expect(16, seq))
+                .map_err(MsgError::errno)?;
+            let want = left.min(MAX_PAYLOAD);
+            assert_eq!(m.payload.1, want);
+            let continuation = m.function == CONTINUATION;
+            assert_eq!(continuation, !taken.is_empty());
+            taken.push(m.elements, GFP_KERNEL)?;
+            left -= want;
+            at = (at + m.elements) % ENTRIES;
+            seq += 1;
+            if left == 0 {
+                return Ok(taken);
+            }
+        }
+    }
+
+    #[test]
+    fn payload_sizes_at_the_framing_edges_are_framed_and_decode() -> Result {
+        let v = FwVersion::R570_144;
+        let function = v.function(crate::gsp::Function::SetRegistry);
+        // (payload size, elements of each message).
+        let cases: [(usize, &[u32]); 8] = [
+            // An empty payload (GET_GSP_STATIC_INFO): one element of headers and padding.
+            (0, &[1]),
+            // Headers and payload fill one element exactly, then one byte more.
+            (ELEMENT_SIZE - HEADERS, &[1]),
+            (ELEMENT_SIZE - HEADERS + 1, &[2]),
+            // Exactly one full message: no continuation, no padding.
+            (MAX_PAYLOAD, &[16]),
+            // One byte over: a continuation of one byte.
+            (MAX_PAYLOAD + 1, &[16, 1]),
+            (2 * MAX_PAYLOAD, &[16, 16]),
+            (2 * MAX_PAYLOAD + 4016, &[16, 16, 1]),
+            // The largest RPC the ring can take: 62 elements.
+            (
+                3 * MAX_PAYLOAD + 14 * ELEMENT_SIZE - HEADERS,
+                &[16, 16, 16, 14],
+            ),
+        ];
+        for (size, elements) in cases {
+            let payload = payload_of(size)?;
+            let mut q = queues()?;
+            q.send_bytes(function, &payload)?;
+            let cmdq = q.offsets().0;
+            let total: u32 = elements.iter().sum();
+            assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), total % ENTRIES);
+            let framed = framed_parts(function, 0, &payload)?;
+            assert_eq!(framed.len(), total as usize * ELEMENT_SIZE);
+            let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
+            assert!(written == &framed[..]);
+            assert!(&decode_rpc(&mut q, v, 0, 0, size)?[..] == elements);
+        }
+        // One byte more than the largest RPC: 63 elements never fit.
+        let mut q = queues()?;
+        let payload = payload_of(3 * MAX_PAYLOAD + 14 * ELEMENT_SIZE - HEADERS + 1)?;
+        assert_eq!(
+            q.send_bytes(function, &payload),
+            Err(SendError::Kernel(EINVAL))
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn an_rpc_wraps_around_the_ring_end() -> Result {
+        let v = FwVersion::R535_113_01;
+        let mut q = queues()?;
+        for _ in 0..60 {
+            q.send_bytes(SET_REGISTRY, &[0u8; 8])?;
+        }
+        q.consume_all();
+        // 25 elements from element 60: 60, 61, 62, then 0 to 21.
+        let payload = payload_of(100_000)?;
+        q.send_bytes(SET_REGISTRY, &payload)?;
+        let cmdq = q.offsets().0;
+        assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 22);
+        let framed = framed_parts(SET_REGISTRY, 60, &payload)?;
+        for (k, element) in framed.chunks(ELEMENT_SIZE).enumerate() {
+            let off = cmdq + PAGE + (60 + k) % ENTRIES as usize * ELEMENT_SIZE;
+            assert!(&q.memory().0[off..off + ELEMENT_SIZE] == element);
+        }
+        assert!(&decode_rpc(&mut q, v, 60, 60, payload.len())?[..] == &[16, 9]);
+        Ok(())
+    }
+
+    #[test]
+    fn an_rpc_that_does_not_fit_leaves_the_ring_untouched() -> Result {
+        let mut q = queues()?;
+        // The GSP read nothing: after 60 elements, 2 are free; the RPC needs 25.
+        for _ in 0..60 {
+            q.send_bytes(SET_REGISTRY, &[0u8; 8])?;
+        }
+        let mut before = KVVec::new();
+        before.extend_from_slice(&q.memory().0[..], GFP_KERNEL)?;
+        let payload = payload_of(100_000)?;
+        assert_eq!(q.send_bytes(SET_REGISTRY, &payload), Err(SendError::Full));
+        assert!(&q.memory().0[..] == &before[..]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_writer_failing_after_a_full_message_sends_nothing() -> Result {
+        let mut q = queues()?;
+        let cmdq = q.offsets().0;
+        let payload = payload_of(MAX_PAYLOAD)?;
+        // The first message is complete (and its headers written) when the writer fails.
+        let failed = q.send_with(SET_REGISTRY, 2 * MAX_PAYLOAD, &mut |out| {
+            out.put(&payload)?;
+            Err(ENOMEM)
+        });
+        assert_eq!(failed, Err(SendError::Kernel(ENOMEM)));
+        assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 0);
+        // The next RPC overwrites what was left and is message 0.
+        q.send_bytes(SET_REGISTRY, &[2; 10])?;
+        let framed = framed_parts(SET_REGISTRY, 0, &[2; 10])?;
+        let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
+        assert!(written == &framed[..]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_writer_that_ignores_a_failed_put_sends_nothing() -> Result {
+        // Regression test: a writer that went on after a refused put, and then wrote the size
+        // announced, had its RPC sent.
+        let mut q = queues()?;
+        let cmdq = q.offsets().0;
+        let sent = q.send_with(SET_REGISTRY, 10, &mut |out| {
+            let _ = out.put(&[1; 11]);
+            out.put(&[1; 10])
+        });
+        assert_eq!(sent, Err(SendError::Kernel(EINVAL)));
+        assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 0);
         Ok(())
     }
 
