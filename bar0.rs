@@ -4,8 +4,13 @@
 //! (`gsp/`) make of it: the identification registers.
 
 use kernel::{
+    device::Device,
     io::Io,
-    pci, //
+    pci::{
+        self,
+        DevresBar, //
+    },
+    prelude::*,
 };
 
 use crate::{
@@ -17,6 +22,32 @@ use crate::{
 
 /// BAR0 of a bound device: every register the driver uses lies within [`BAR0_SIZE`].
 pub(crate) type Bar0<'bound> = pci::Bar<'bound, BAR0_SIZE>;
+
+/// BAR0 for as long as the binding lasts, reachable from paths that do not run in probe or
+/// unbind (the debugfs benchmark trigger, `debugfs.rs`), where the device may be unbound at any
+/// moment.
+///
+/// Every access is one short revocable section: taken around the register accesses alone and
+/// never held across a sleep (it is an RCU read section), and refused with `ENODEV` once the
+/// binding is gone.
+pub(crate) struct SharedBar0(DevresBar<BAR0_SIZE>);
+
+impl SharedBar0 {
+    /// Hands the mapping over to the binding's managed resources.
+    pub(crate) fn new(bar: Bar0<'_>) -> Result<Self> {
+        Ok(Self(bar.into_devres()?))
+    }
+
+    /// Runs `f` on BAR0 while the device is still bound, or fails with `ENODEV`.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&Bar0<'_>) -> R) -> Result<R> {
+        self.0.try_access_with(|bar| f(bar)).ok_or(ENODEV)
+    }
+
+    /// The device the mapping belongs to, for its log lines.
+    pub(crate) fn device(&self) -> &Device {
+        self.0.device()
+    }
+}
 
 /// Reads the identification registers, as the device answers them.
 pub(crate) fn read_id(bar: &Bar0<'_>) -> Untrusted<IdRegs> {

@@ -5,9 +5,12 @@
 //!
 //! The BAR0 mapping is part of the per-device data, whose lifetime is the binding: when the
 //! device is unbound or the module removed, the data and with it the mapping are dropped, so no
-//! access to the device can happen afterwards.
+//! access to the device can happen afterwards. The mapping and the running GSP are shared with
+//! the device's debugfs files ([`Binding`]); unbind takes the GSP back and stops it before the
+//! files and the mapping go.
 
 use kernel::{
+    debugfs::Scope,
     device::Core,
     dma::{
         Device as _,
@@ -23,13 +26,14 @@ use kernel::{
     },
     prelude::*,
     sizes::SZ_16M,
+    str::CString,
     sync::Mutex, //
 };
 
 use crate::{
     bar0::{
         read_id,
-        Bar0, //
+        SharedBar0, //
     },
     firmware,
     firmware::FwVersion,
@@ -57,13 +61,29 @@ pub(crate) struct NovaCore;
 
 /// Per-device data: lives exactly as long as the binding, and so does the BAR0 mapping.
 #[pin_data]
-pub(crate) struct NovaCoreData<'bound> {
-    bar: Bar0<'bound>,
+pub(crate) struct NovaCoreData {
     _spec: Spec,
     _firmware: firmware::GspFirmware,
-    /// The running GSP (reduced boot of the emulated GPU only).
+    /// Shared with the device's debugfs directory, which goes before it.
     #[pin]
-    gsp: Mutex<Option<Gsp>>,
+    binding: Scope<Binding>,
+}
+
+/// What the binding shares with the device's debugfs files (whose data must not borrow): BAR0
+/// and the running GSP.
+#[pin_data]
+pub(crate) struct Binding {
+    pub(crate) bar: SharedBar0,
+    /// The running GSP (reduced boot of the emulated GPU only), until unbind takes it.
+    #[pin]
+    pub(crate) gsp: Mutex<Option<Gsp>>,
+}
+
+impl Binding {
+    /// Whether the device's GSP runs (and has not been taken by unbind).
+    pub(crate) fn has_gsp(&self) -> bool {
+        self.gsp.lock().is_some()
+    }
 }
 
 kernel::pci_device_table!(
@@ -102,8 +122,8 @@ fn check_bar0(pdev: &pci::Device<Core<'_>>) -> Result {
 }
 
 /// Reads the identification registers and validates them into a [`Spec`].
-fn identify(pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result<Spec> {
-    let id = read_id(bar).validate::<Identified>().map_err(|e| {
+fn identify(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Spec> {
+    let id = bar.with(read_id)?.validate::<Identified>().map_err(|e| {
         dev_err!(pdev, "unsupported GPU: {}\n", e);
         ENODEV
     })?;
@@ -148,7 +168,7 @@ fn forced_version(pdev: &pci::Device<Core<'_>>) -> Result<Option<FwVersion>> {
 
 impl pci::Driver for NovaCore {
     type IdInfo = ();
-    type Data<'bound> = NovaCoreData<'bound>;
+    type Data<'bound> = NovaCoreData;
     const ID_TABLE: pci::IdTable<Self::IdInfo> = &PCI_TABLE;
 
     fn probe<'bound>(
@@ -159,7 +179,7 @@ impl pci::Driver for NovaCore {
             pdev.enable_device_mem()?;
 
             check_bar0(pdev)?;
-            let bar = pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?;
+            let bar = SharedBar0::new(pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?)?;
             let spec = identify(pdev, &bar)?;
             dev_info!(pdev, "NVIDIA ({})\n", spec);
 
@@ -167,37 +187,11 @@ impl pci::Driver for NovaCore {
             let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
 
+            // Before the GSP starts: nothing that can fail comes after it.
+            let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;
             let emulated = is_emulated(pdev);
             let gsp = if emulated && REDUCED_BOOT_BUILT {
-                let facts = system_facts(pdev, &spec)?;
-                let bits = spec.architecture().dma_address_bits();
-                // SAFETY: Nothing allocates or maps DMA memory for this device concurrently:
-                // probe runs under the device lock, and the driver allocates for the device only
-                // from its probe (below) and frees only from its unbind, which cannot overlap.
-                unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
-                // The GSP reads and writes system memory: bus mastering from its start on,
-                // and off again on every failure.
-                pdev.set_master();
-                let mut gsp = Gsp::boot(pdev, &bar, spec, fw.version, &fw.image_head, &facts)
-                    .inspect_err(|_| clear_master(pdev))?;
-                match gsp.static_info(pdev, &bar) {
-                    Ok(info) => dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name()),
-                    Err(e) => {
-                        gsp.shutdown(pdev, &bar);
-                        clear_master(pdev);
-                        return Err(e);
-                    }
-                }
-                // A benchmark that fails says so and leaves the device bound.
-                let iterations = crate::module_parameters::bench.value();
-                if iterations > 0 {
-                    if let Err(e) =
-                        crate::gsp::bench::run(pdev, &bar, &mut gsp, fw.version, iterations)
-                    {
-                        dev_err!(pdev, "bench: failed (error {})\n", e.to_errno());
-                    }
-                }
-                Some(gsp)
+                Some(start_gsp(pdev, &bar, spec, &fw)?)
             } else {
                 if emulated {
                     dev_info!(
@@ -214,22 +208,59 @@ impl pci::Driver for NovaCore {
             };
 
             Ok(try_pin_init!(NovaCoreData {
-                bar,
                 _spec: spec,
                 _firmware: fw,
-                gsp <- new_mutex!(gsp),
+                binding <- crate::debugfs::device_dir(
+                    &dir,
+                    try_pin_init!(Binding {
+                        bar,
+                        gsp <- new_mutex!(gsp),
+                    }),
+                ),
             }))
         })
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
-        // Stopped (or, if it cannot be, its memory leaked) before anything is freed.
-        let gsp = this.gsp.lock().take();
+        // Stopped (or, if it cannot be, its memory leaked) before anything is freed; a
+        // benchmark running from debugfs ends first.
+        let gsp = this.binding.gsp.lock().take();
         if let Some(gsp) = gsp {
-            gsp.shutdown(pdev, &this.bar);
+            gsp.shutdown(pdev.as_ref(), &this.binding.bar);
             clear_master(pdev);
         }
     }
+}
+
+/// Starts the GSP of the emulated GPU (its reduced boot) and asks for its static information;
+/// a GSP that does not come up is stopped before the error returns.
+fn start_gsp(
+    pdev: &pci::Device<Core<'_>>,
+    bar: &SharedBar0,
+    spec: Spec,
+    fw: &firmware::GspFirmware,
+) -> Result<Gsp> {
+    let facts = system_facts(pdev, &spec)?;
+    let bits = spec.architecture().dma_address_bits();
+    // SAFETY: Nothing allocates or maps DMA memory for this device concurrently: probe runs
+    // under the device lock, and the driver allocates for the device only from its probe
+    // (below) and frees only from its unbind, which cannot overlap.
+    unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
+    // The GSP reads and writes system memory: bus mastering from its start on, and off again on
+    // every failure.
+    pdev.set_master();
+    let dev = pdev.as_ref();
+    let mut gsp = Gsp::boot(dev, bar, spec, fw.version, &fw.image_head, &facts)
+        .inspect_err(|_| clear_master(pdev))?;
+    match gsp.static_info(dev, bar) {
+        Ok(info) => dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name()),
+        Err(e) => {
+            gsp.shutdown(dev, bar);
+            clear_master(pdev);
+            return Err(e);
+        }
+    }
+    Ok(gsp)
 }
 
 /// Turns bus mastering off: the device may no longer reach system memory.

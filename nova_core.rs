@@ -9,6 +9,7 @@
 //! ([`gsp`]).
 
 mod bar0;
+mod debugfs;
 mod driver;
 mod firmware;
 mod gpu;
@@ -24,10 +25,6 @@ kernel::module_pci_driver! {
     description: "Core driver for NVIDIA GSP-based GPUs (Turing and later)",
     license: "GPL v2",
     params: {
-        bench: u32 {
-            default: 0,
-            description: "Run the GSP message-path benchmarks with this many iterations after the GSP is up (emulated GPU; used by make bench)",
-        },
         gsp_version: u32 {
             default: 0,
             description: "Force a GSP firmware version by major number (570 for 570.144, 535 for 535.113.01); 0 picks the newest the chip supports",
@@ -61,6 +58,7 @@ kernel_display!(
     firmware::FwVersion,
     firmware::FwError,
     firmware::Validated<'_>,
+    gsp::bench::request::BadRequest,
     gsp::msgq::MsgError,
     gsp::replies::NotHalted,
     gsp::replies::StartRefused,

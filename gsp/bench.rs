@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Benchmarks of the GSP message path, run once the GSP is up when the `bench` module parameter
-//! is set (`make bench`); a failing benchmark is logged and leaves the device bound.
+//! Benchmarks of the GSP message path, run on a device whose GSP is up when an iteration count
+//! is written to its debugfs file `bench` (`debugfs.rs`; `make bench`). The figures go to the
+//! kernel log; a failing benchmark fails the write and leaves the device bound.
 //!
 //! - The cost of writing one `GSP_SET_SYSTEM_INFO` payload (the versioned code) in place into
 //!   the command queue, framed and checksummed, for each firmware version: through [`FwVersion`]'s
@@ -11,8 +12,7 @@
 //! - Round trips per second of `GET_GSP_STATIC_INFO` with the GSP that came up.
 
 use kernel::{
-    device::Core,
-    pci,
+    device::Device,
     prelude::*,
     time::{
         Delta,
@@ -22,7 +22,7 @@ use kernel::{
 };
 
 use crate::{
-    bar0::Bar0,
+    bar0::SharedBar0,
     firmware::FwVersion,
     gsp::{
         boot::Gsp,
@@ -36,6 +36,25 @@ use crate::{
     },
     pci::SystemFacts,
 };
+
+pub(crate) mod request;
+
+/// How long one request may run, whatever its count and however slowly the GSP answers: the
+/// write that asked, and an unbind meanwhile, wait for it.
+pub(crate) const DEADLINE: Delta = Delta::from_secs(10);
+
+/// When a request started; past [`DEADLINE`] it stops with `ETIMEDOUT`.
+struct Deadline(Instant<Monotonic>);
+
+impl Deadline {
+    fn check(&self) -> Result {
+        if self.0.elapsed() > DEADLINE {
+            Err(ETIMEDOUT)
+        } else {
+            Ok(())
+        }
+    }
+}
 
 /// Rounds of alternating measurements, after one warm-up round of each kind; the fastest
 /// round of each kind is reported (TCG guests are noisy; the minimum is the stable figure).
@@ -121,13 +140,19 @@ macro_rules! bench_time {
 gsp_version_table!(bench_time {});
 
 /// Best of `ROUNDS` alternating rounds: (dispatched, direct).
-fn cost(version: FwVersion, iterations: u32, enqueue: bool) -> Result<(u64, u64)> {
+fn cost(
+    version: FwVersion,
+    iterations: u32,
+    enqueue: bool,
+    deadline: &Deadline,
+) -> Result<(u64, u64)> {
     let mut queues = Queues::new(RamMemory::new()?, 0x1000_0000)?;
     let (mut best_dispatched, mut best_direct) = (u64::MAX, u64::MAX);
     // Warm-up: first allocations and page faults.
     time_version(version, true, &mut queues, iterations.min(50), enqueue)?;
     time_version(version, false, &mut queues, iterations.min(50), enqueue)?;
     for round in 0..ROUNDS {
+        deadline.check()?;
         // Alternate which kind goes first.
         let first = round % 2 == 1;
         let t = time_version(version, !first, &mut queues, iterations, enqueue)?;
@@ -148,19 +173,29 @@ fn difference(dispatched: u64, direct: u64) -> i64 {
     (a - b) * 10000 / b
 }
 
-/// Runs the benchmarks and logs one line per figure.
-pub(crate) fn run(
-    pdev: &pci::Device<Core<'_>>,
-    bar: &Bar0<'_>,
-    gsp: &mut Gsp,
-    version: FwVersion,
-    iterations: u32,
-) -> Result {
+/// Runs the benchmarks on `gsp` and logs one line per figure.
+pub(crate) fn run(dev: &Device, bar: &SharedBar0, gsp: &mut Gsp, iterations: u32) -> Result {
+    let deadline = Deadline(Instant::<Monotonic>::now());
+    let late = |what: &str| {
+        dev_err!(
+            dev,
+            "bench: stopped, {} s deadline passed ({})\n",
+            DEADLINE.as_millis() / 1000,
+            what
+        );
+        ETIMEDOUT
+    };
     for &v in FwVersion::ALL {
-        let (dispatched, direct) = cost(v, iterations, true)?;
+        let (dispatched, direct) = cost(v, iterations, true, &deadline).map_err(|e| {
+            if e == ETIMEDOUT {
+                late("writing commands")
+            } else {
+                e
+            }
+        })?;
         let diff = difference(dispatched, direct);
         dev_info!(
-            pdev,
+            dev,
             "bench: {} build+frame+checksum+enqueue GSP_SET_SYSTEM_INFO: {} ns/message dispatched, {} ns direct ({}{}.{:02}%)\n",
             v,
             dispatched,
@@ -172,9 +207,15 @@ pub(crate) fn run(
     }
 
     for &v in FwVersion::ALL {
-        let (dispatched, direct) = cost(v, iterations, false)?;
+        let (dispatched, direct) = cost(v, iterations, false, &deadline).map_err(|e| {
+            if e == ETIMEDOUT {
+                late("building payloads")
+            } else {
+                e
+            }
+        })?;
         dev_info!(
-            pdev,
+            dev,
             "bench: {} the versioned call alone (the payload built): {} ns/message dispatched, {} ns direct\n",
             v,
             dispatched,
@@ -183,17 +224,26 @@ pub(crate) fn run(
     }
 
     let start = Instant::<Monotonic>::now();
-    for _ in 0..iterations {
-        gsp.static_info(pdev, bar)?;
+    for done in 0..iterations {
+        deadline.check().map_err(|_| {
+            dev_err!(
+                dev,
+                "bench: round trips stopped after {} of {}\n",
+                done,
+                iterations
+            );
+            late("round trips")
+        })?;
+        gsp.static_info(dev, bar)?;
     }
     let elapsed: Delta = start.elapsed();
     let us = u64::try_from(elapsed.as_micros_ceil())
         .unwrap_or(u64::MAX)
         .max(1);
     dev_info!(
-        pdev,
+        dev,
         "bench: {} GET_GSP_STATIC_INFO round trips: {} in {} us, {} per second\n",
-        version,
+        gsp.version(),
         iterations,
         us,
         u64::from(iterations) * 1_000_000 / us

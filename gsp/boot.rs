@@ -8,13 +8,15 @@
 //! (`pci::EmulatedGpu`).
 
 use kernel::{
-    device::Core,
+    device::{
+        Bound,
+        Device, //
+    },
     dma::Coherent,
     io::{
         poll::read_poll_timeout,
         Io, //
     },
-    pci,
     prelude::*,
     time::{
         delay::fsleep,
@@ -27,7 +29,7 @@ use kernel::{
 use crate::{
     bar0::{
         read_id,
-        Bar0, //
+        SharedBar0, //
     },
     firmware::{
         FwVersion,
@@ -168,21 +170,19 @@ impl Gsp {
     /// `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`, starts the GSP and waits for `GSP_INIT_DONE`.
     /// A GSP that does not come up is stopped ([`Gsp::shutdown`]) before the error returns.
     pub(crate) fn boot(
-        pdev: &pci::Device<Core<'_>>,
-        bar: &Bar0<'_>,
+        dev: &Device<Bound>,
+        bar: &SharedBar0,
         spec: Spec,
         version: FwVersion,
         fwimage_head: &ImageHead,
         facts: &SystemFacts,
     ) -> Result<Gsp> {
-        let dev = pdev.as_ref();
-
         let region = CoherentMemory::new(dev)?;
         let base = region.dma_address();
         let mut queues = Queues::new(region, base)?;
         let (cmdq, statq) = queues.offsets();
         dev_dbg!(
-            pdev,
+            dev,
             "GSP queues: {} pages at DMA {:#x}, command queue at +{:#x}, status queue at +{:#x}\n",
             queues.pages(),
             base,
@@ -232,11 +232,12 @@ impl Gsp {
 
         let args = libos.dma_address();
         let args_low = u32::try_from(args & 0xffff_ffff)?;
-        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(args_low));
-        bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(u32::try_from(
-            args >> 32,
-        )?));
-        bar.write_reg(regs::NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>());
+        let args_high = u32::try_from(args >> 32)?;
+        bar.with(|bar| {
+            bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(args_low));
+            bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(args_high));
+            bar.write_reg(regs::NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>());
+        })?;
         let started = Instant::<Monotonic>::now();
 
         let mut gsp = Gsp {
@@ -253,21 +254,26 @@ impl Gsp {
             unreachable: false,
         };
         if let Err(e) = gsp.wait_for(
-            pdev,
+            dev,
             bar,
             version.function(Function::InitDone),
             INIT_TIMEOUT,
             Some(args_low),
         ) {
-            gsp.shutdown(pdev, bar);
+            gsp.shutdown(dev, bar);
             return Err(e);
         }
         dev_dbg!(
-            pdev,
+            dev,
             "GSP_INIT_DONE {} ms after STARTCPU\n",
             started.elapsed().as_millis()
         );
         Ok(gsp)
+    }
+
+    /// The firmware version the GSP runs.
+    pub(crate) fn version(&self) -> FwVersion {
+        self.version
     }
 
     /// The queues, while the memory is the driver's.
@@ -285,8 +291,8 @@ impl Gsp {
     /// checks the device every [`CHECK_INTERVAL`], however many messages keep coming.
     fn wait_for(
         &mut self,
-        pdev: &pci::Device<Core<'_>>,
-        bar: &Bar0<'_>,
+        dev: &Device,
+        bar: &SharedBar0,
         function: u32,
         timeout: Delta,
         starting: Option<u32>,
@@ -297,7 +303,7 @@ impl Gsp {
         let result = loop {
             let waited = start.elapsed();
             if waited >= next_check {
-                if let Err(e) = self.check_device(pdev, bar, function, starting) {
+                if let Err(e) = self.check_device(dev, bar, function, starting) {
                     break Err(e);
                 }
                 next_check = waited + CHECK_INTERVAL;
@@ -306,7 +312,7 @@ impl Gsp {
             }
             if waited > timeout {
                 dev_err!(
-                    pdev,
+                    dev,
                     "GSP: no reply to {:#x} within {} ms\n",
                     function,
                     timeout.as_millis()
@@ -318,7 +324,7 @@ impl Gsp {
                 // A failed reply to any command (e.g. the boot's queued ones) ends the wait.
                 Ok(Some((m, _))) if m.result != 0 => {
                     dev_err!(
-                        pdev,
+                        dev,
                         "GSP RPC {:#x} failed with status {:#x} (waiting for {:#x})\n",
                         m.function,
                         m.result,
@@ -331,7 +337,7 @@ impl Gsp {
                 Ok(Some((m, _))) if version.is_event(m.function) => skipped += 1,
                 Ok(Some((m, _))) => {
                     dev_err!(
-                        pdev,
+                        dev,
                         "GSP replied to {:#x}, which was not asked, while waiting for {:#x}\n",
                         m.function,
                         function
@@ -341,7 +347,7 @@ impl Gsp {
                 Ok(None) => fsleep(Delta::from_millis(1)),
                 Err(e) => {
                     dev_err!(
-                        pdev,
+                        dev,
                         "GSP status queue: {} (waiting for {:#x})\n",
                         e,
                         function
@@ -352,7 +358,7 @@ impl Gsp {
         };
         if skipped > 0 {
             dev_dbg!(
-                pdev,
+                dev,
                 "GSP: {} events skipped while waiting for {:#x}\n",
                 skipped,
                 function
@@ -366,23 +372,28 @@ impl Gsp {
     /// Either failure makes the GSP unreachable.
     fn check_device(
         &mut self,
-        pdev: &pci::Device<Core<'_>>,
-        bar: &Bar0<'_>,
+        dev: &Device,
+        bar: &SharedBar0,
         function: u32,
         starting: Option<u32>,
     ) -> Result {
-        if let Err(gone) = read_id(bar).validate_ref_against::<SameGpu, _>(self.spec) {
-            dev_err!(pdev, "GPU gone: {} (waiting for {:#x})\n", gone, function);
+        if let Err(gone) = bar
+            .with(read_id)?
+            .validate_ref_against::<SameGpu, _>(self.spec)
+        {
+            dev_err!(dev, "GPU gone: {} (waiting for {:#x})\n", gone, function);
             self.unreachable = true;
             return Err(ENODEV);
         }
         if let Some(written) = starting {
             // The GSP answers STARTCPU in MAILBOX0.
-            if let Err(refused) =
-                Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_MAILBOX0).into_raw())
-                    .validate_ref_against::<StartAnswer, _>(written)
+            if let Err(refused) = Untrusted::new_untrusted(
+                bar.with(|bar| bar.read(regs::NV_PGSP_FALCON_MAILBOX0))?
+                    .into_raw(),
+            )
+            .validate_ref_against::<StartAnswer, _>(written)
             {
-                dev_err!(pdev, "GSP refused to start: {}\n", refused);
+                dev_err!(dev, "GSP refused to start: {}\n", refused);
                 self.unreachable = true;
                 return Err(EIO);
             }
@@ -393,40 +404,36 @@ impl Gsp {
     /// Sends `command`, waits for its reply at most `timeout` and validates it.
     fn rpc<C: Command>(
         &mut self,
-        pdev: &pci::Device<Core<'_>>,
-        bar: &Bar0<'_>,
+        dev: &Device,
+        bar: &SharedBar0,
         command: &C,
         timeout: Delta,
     ) -> Result<C::Reply> {
         let version = self.version;
         let f = version.function(C::FUNCTION);
         self.queues()?.send(version, command).map_err(|e| {
-            dev_err!(pdev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
+            dev_err!(dev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
             Error::from(e)
         })?;
-        bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed());
-        let reply = self.wait_for(pdev, bar, f, timeout, None)?;
+        bar.with(|bar| bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed()))?;
+        let reply = self.wait_for(dev, bar, f, timeout, None)?;
         let validated = C::reply(version, &reply).map_err(|e| {
-            dev_err!(pdev, "{} reply rejected: {}\n", C::NAME, e);
+            dev_err!(dev, "{} reply rejected: {}\n", C::NAME, e);
             EIO
         })?;
-        dev_dbg!(pdev, "{}: {} bytes validated\n", C::NAME, reply.len());
+        dev_dbg!(dev, "{}: {} bytes validated\n", C::NAME, reply.len());
         Ok(validated)
     }
 
     /// Asks the GSP for its static information (GPU name, framebuffer size).
-    pub(crate) fn static_info(
-        &mut self,
-        pdev: &pci::Device<Core<'_>>,
-        bar: &Bar0<'_>,
-    ) -> Result<StaticInfo> {
-        self.rpc(pdev, bar, &GetGspStaticInfo, RPC_TIMEOUT)
+    pub(crate) fn static_info(&mut self, dev: &Device, bar: &SharedBar0) -> Result<StaticInfo> {
+        self.rpc(dev, bar, &GetGspStaticInfo, RPC_TIMEOUT)
     }
 
     /// Tells the GSP the driver is going away; the GSP stops touching memory afterwards.
-    fn unload(&mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) -> Result {
-        self.rpc(pdev, bar, &UnloadingGuestDriver, UNLOAD_TIMEOUT)?;
-        dev_dbg!(pdev, "GSP acknowledged UNLOADING_GUEST_DRIVER\n");
+    fn unload(&mut self, dev: &Device, bar: &SharedBar0) -> Result {
+        self.rpc(dev, bar, &UnloadingGuestDriver, UNLOAD_TIMEOUT)?;
+        dev_dbg!(dev, "GSP acknowledged UNLOADING_GUEST_DRIVER\n");
         Ok(())
     }
 
@@ -434,39 +441,49 @@ impl Gsp {
     /// unreachable), then resets its falcon, acknowledged or not, and waits for the falcon to
     /// halt. Seen halted, the GSP's memory is freed as `self` goes; otherwise it is leaked, and
     /// the log says so.
-    pub(crate) fn shutdown(mut self, pdev: &pci::Device<Core<'_>>, bar: &Bar0<'_>) {
+    pub(crate) fn shutdown(mut self, dev: &Device, bar: &SharedBar0) {
         if !self.unreachable {
-            if let Err(e) = self.unload(pdev, bar) {
+            if let Err(e) = self.unload(dev, bar) {
                 dev_warn!(
-                    pdev,
+                    dev,
                     "GSP did not acknowledge the unload (error {})\n",
                     e.to_errno()
                 );
             }
         }
-        bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed().with_reset(true));
-        fsleep(Delta::from_micros(10));
-        bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed());
-        let cpuctl = || {
-            Untrusted::new_untrusted(bar.read(regs::NV_PGSP_FALCON_CPUCTL).into_raw())
-                .validate_ref::<Halted>()
+        let reset = |on| {
+            bar.with(|bar| bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed().with_reset(on)))
         };
-        let last = read_poll_timeout(
-            || Ok(cpuctl()),
-            |c| c.is_ok(),
-            Delta::from_micros(100),
-            HALT_TIMEOUT,
-        )
-        .unwrap_or_else(|_| cpuctl());
-        match last {
-            Ok(Halted) => {
+        let cpuctl = || bar.with(|bar| bar.read(regs::NV_PGSP_FALCON_CPUCTL).into_raw());
+        let halted = |raw: u32| Untrusted::new_untrusted(raw).validate_ref::<Halted>();
+        let last = reset(true)
+            .and_then(|()| {
+                fsleep(Delta::from_micros(10));
+                reset(false)
+            })
+            .and_then(|()| {
+                read_poll_timeout(
+                    cpuctl,
+                    |&raw| halted(raw).is_ok(),
+                    Delta::from_micros(100),
+                    HALT_TIMEOUT,
+                )
+                .or_else(|_| cpuctl())
+            });
+        match last.map(halted) {
+            Ok(Ok(Halted)) => {
                 self.halted = true;
-                dev_dbg!(pdev, "GSP stopped: falcon halted after its reset\n");
+                dev_dbg!(dev, "GSP stopped: falcon halted after its reset\n");
             }
-            Err(still) => dev_err!(
-                pdev,
+            Ok(Err(still)) => dev_err!(
+                dev,
                 "GSP not seen halted after a falcon reset ({}): its memory is leaked, not freed\n",
                 still
+            ),
+            Err(e) => dev_err!(
+                dev,
+                "GSP not reset: BAR0 unreachable (error {}): its memory is leaked, not freed\n",
+                e.to_errno()
             ),
         }
     }

@@ -868,7 +868,7 @@ mod tests {
             let off = cmdq + PAGE + (60 + k) % ENTRIES as usize * ELEMENT_SIZE;
             assert!(&q.memory().0[off..off + ELEMENT_SIZE] == element);
         }
-        assert!(&decode_rpc(&mut q, v, 60, 60, payload.len())?[..] == &[16, 9]);
+        assert!(decode_rpc(&mut q, v, 60, 60, payload.len())?[..] == [16, 9]);
         Ok(())
     }
 
@@ -883,7 +883,7 @@ mod tests {
         before.extend_from_slice(&q.memory().0[..], GFP_KERNEL)?;
         let payload = payload_of(100_000)?;
         assert_eq!(q.send_bytes(SET_REGISTRY, &payload), Err(SendError::Full));
-        assert!(&q.memory().0[..] == &before[..]);
+        assert!(q.memory().0[..] == before[..]);
         Ok(())
     }
 

@@ -22,6 +22,14 @@
 #   shell     start an interactive shell on the console
 #   klog      copy nova_core's kernel log lines, with their levels (dmesg -r), to
 #             the console as `KLOG <level>[time] nova_core <pci>: ...`
+#   benchfiles   log the devices that have a debugfs bench file
+#             (`nova-test: bench files: <pci> ...`)
+#   bench=REQ write REQ to every device's debugfs bench file (all at once), and
+#             log each outcome (`nova-test: bench <pci> REQ: ok` or
+#             `...: failed: <error>`)
+#   benchrace=N  start a benchmark of N iterations on every device, unbind every
+#             device while they run (`nova-test: benchrace: unbinding`), then log
+#             each outcome as bench= does
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -76,6 +84,24 @@ bind_all() {
 		echo "$dev" >"$drv/bind" 2>/dev/null || say "bind $dev refused"
 	done
 }
+dbg=/sys/kernel/debug
+
+bench_files() {
+	for f in "$dbg"/nova_core-*/bench; do
+		[ -e "$f" ] || continue
+		d=${f%/bench}
+		echo "${d##*/nova_core-}"
+	done
+}
+
+bench_write() {
+	if err=$( (echo "$2" >"$dbg/nova_core-$1/bench") 2>&1); then
+		say "bench $1 $2: ok"
+	else
+		say "bench $1 $2: failed: $err"
+	fi
+}
+
 steps=$(arg nova.steps | tr ',' ' ')
 params=$(arg nova.params | tr ',' ' ')
 
@@ -145,6 +171,24 @@ for step in $steps; do
 		;;
 	phase=*)
 		set_phase "${step#phase=}"
+		;;
+	benchfiles)
+		say "bench files: $(bench_files | tr '\n' ' ')"
+		;;
+	bench=*)
+		for dev in $(bench_files); do
+			bench_write "$dev" "${step#bench=}" &
+		done
+		wait
+		;;
+	benchrace=*)
+		for dev in $(bench_files); do
+			bench_write "$dev" "${step#benchrace=}" &
+		done
+		sleep 1
+		say "benchrace: unbinding"
+		unbind_all
+		wait
 		;;
 	shell)
 		setsid cttyhack sh

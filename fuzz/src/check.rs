@@ -23,6 +23,10 @@ use crate::{
         SameGpu, //
     },
     gsp::{
+        bench_request::{
+            Iterations,
+            MAX_ITERATIONS, //
+        },
         msgq::{
             self,
             Reassembly,
@@ -403,4 +407,22 @@ pub fn pci_function(data: &[u8]) -> bool {
         arch.pci_config_mirror()
     );
     true
+}
+
+/// A request written to the debugfs file `bench`: accepted exactly when the text, blanks around
+/// it trimmed, is a decimal count the standard library parses to a value in
+/// `1..=MAX_ITERATIONS` (without a sign), and then to that value.
+pub fn bench_request(data: &[u8]) -> Option<u32> {
+    let accepted = Untrusted::new_untrusted_ref(data)
+        .validate_ref::<Iterations>()
+        .ok()
+        .map(|Iterations(n)| n);
+    let oracle = core::str::from_utf8(data.trim_ascii())
+        .ok()
+        .filter(|t| t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse::<u128>().ok())
+        .filter(|n| (1..=u128::from(MAX_ITERATIONS)).contains(n))
+        .and_then(|n| u32::try_from(n).ok());
+    assert_eq!(accepted, oracle, "request {:?}", data);
+    accepted
 }

@@ -6,6 +6,8 @@
 #[path = "../../../gsp/versions.rs"]
 pub(crate) mod versions;
 
+#[path = "../../../gsp/bench/request.rs"]
+pub(crate) mod bench_request;
 #[path = "../../../gsp/fw.rs"]
 pub(crate) mod fw;
 #[path = "../../../gsp/msgq.rs"]

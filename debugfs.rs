@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The per-device debugfs directory, `nova_core-<pci device>/` at the debugfs root, and what it
+//! holds:
+//!
+//! - `bench` (write-only, on a device whose GSP is up): write an iteration count, e.g.
+//!   `echo 200 > /sys/kernel/debug/nova_core-0000:00:04.0/bench`, and the GSP message-path
+//!   benchmarks (`gsp/bench.rs`) run; their figures go to the kernel log. The write returns once
+//!   they are done, with the benchmark's error if it failed; a count that does not validate is
+//!   refused with `EINVAL` and one log line saying why.
+//!
+//! The directory lives at the root because the kernel crate offers a probe no safe way to reach
+//! a directory the module would own; it goes with the binding.
+
+use kernel::{
+    debugfs::Scope,
+    prelude::*,
+    str::CStr,
+    uaccess::UserSliceReader, //
+};
+
+use crate::{
+    driver::Binding,
+    gsp::bench::{
+        self,
+        request::{
+            Iterations,
+            MAX_REQUEST, //
+        },
+    },
+    untrusted::Untrusted,
+};
+
+/// The directory `name` holding the files of the device whose binding `binding` initialises.
+pub(crate) fn device_dir<'a>(
+    name: &'a CStr,
+    binding: impl PinInit<Binding, Error> + 'a,
+) -> impl PinInit<Scope<Binding>, Error> + 'a {
+    Scope::dir(binding, name, |binding, dir| {
+        if binding.has_gsp() {
+            dir.write_only_callback_file(c"bench", binding, &bench_write);
+        }
+    })
+}
+
+/// A write to `bench`: validates the iteration count, then runs the benchmarks with the GSP
+/// held, so that an unbind meanwhile waits for them to end.
+fn bench_write(binding: &Binding, request: &mut UserSliceReader) -> Result {
+    let dev = binding.bar.device();
+    let len = request.len();
+    let mut buf = [0u8; MAX_REQUEST];
+    let text = buf.get_mut(..len).ok_or_else(|| {
+        dev_err!(
+            dev,
+            "bench: a {}-byte request refused: an iteration count takes at most {} bytes\n",
+            len,
+            MAX_REQUEST
+        );
+        EINVAL
+    })?;
+    request.read_slice(text)?;
+    let Iterations(n) = Untrusted::new_untrusted_ref(&*text)
+        .validate_ref::<Iterations>()
+        .map_err(|e| {
+            match core::str::from_utf8(text.trim_ascii()) {
+                Ok(text) => dev_err!(dev, "bench: {:?} refused: {}\n", text, e),
+                Err(_) => dev_err!(dev, "bench: a request that is not text refused: {}\n", e),
+            }
+            EINVAL
+        })?;
+    let mut gsp = binding.gsp.lock();
+    // Taken by unbind: the device is going.
+    let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
+    bench::run(dev, &binding.bar, gsp, n)
+        .inspect_err(|e| dev_err!(dev, "bench: failed (error {})\n", e.to_errno()))
+}
