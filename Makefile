@@ -12,7 +12,7 @@ CHIPSET ?= ga102
 FIRMWARE ?=
 export CHIPSET FIRMWARE
 
-.PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test check rows stress fuzz bench audit-untrusted
+.PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test check rows gates stress fuzz bench audit-untrusted
 
 all: modules
 
@@ -53,17 +53,23 @@ test: modules emu
 	scripts/kernel.sh release
 	scripts/harness.sh test
 
-# Only the checks of `make test` that boot no guest (host crates, audit, style,
-# lints, documentation, release build, modinfo, code size): before a commit.
+# The loop after an edit: the host crates' tests and the module build, and one
+# boot of the scenario rows whose names match ROWS (a regular expression; by
+# default a handful covering both firmware versions, a GSP lie and an identity
+# lie). `make rows` is the boot alone. KUNIT=1 also runs the KUnit suites.
+# `make test` remains the gate.
+ROWS ?=
 check: modules emu
-	scripts/kernel.sh release
-	scripts/harness.sh check
+	scripts/harness.sh check $(if $(ROWS),--rows '$(ROWS)') $(if $(KUNIT),--kunit)
 
-# Only the scenario rows whose names match ROWS (a regular expression), for
-# the loop after an edit; `make test` remains the gate.
-ROWS ?= ^probe-ga102$$
 rows: modules emu
-	scripts/harness.sh rows '$(ROWS)' $(if $(KUNIT),--kunit)
+	scripts/harness.sh check --no-host $(if $(ROWS),--rows '$(ROWS)') $(if $(KUNIT),--kunit)
+
+# The checks of `make test` that boot no guest (host crates, audit, style,
+# lints, documentation, release build, modinfo, code size): before a commit.
+gates: modules emu
+	scripts/kernel.sh release
+	scripts/harness.sh gates
 
 # Boots the guest with one emulated GPU and the module loaded, and opens a
 # shell on its console (`exit` powers it off).

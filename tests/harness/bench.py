@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The benchmark trigger (debugfs `bench`): its boot in `make test`, and `make bench`."""
+
+import re
+
+from .boots import Job
+from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND
+from .guest import boot, new_run_dir
+from .kernel_log import device_lines
+from .report import log
+from .row_checks import check_gsp_stopped, check_quiet_after, check_unloads
+from .table import Scenario
+
+
+# The figures one benchmark logs (gsp/bench.rs): two per firmware version, and the round trips.
+BENCH_FIGURES = 5
+
+# Requests the bench file must refuse, each with the line that says why.
+BENCH_REFUSED = [
+    ("abc", r'bench: "abc" refused: not a decimal iteration count$'),
+    ("0", r'bench: "0" refused: 0 iterations: nothing to measure$'),
+    ("10001", r'bench: "10001" refused: more than 10000 iterations$'),
+    ("123456789012345678", r"bench: a 19-byte request refused: an iteration count takes at most "
+                           r"16 bytes$"),
+]
+
+
+def bench_job(iterations=20, race_iterations=1000, late_iterations=10000):
+    """The benchmark trigger in debugfs (`nova_core-<pci>/bench`): only devices whose GSP is up
+    have it; what is not an iteration count is refused with a line naming it; a request runs
+    the benchmarks, whose failure (a GSP lying in the middle) fails the write and leaves the
+    device bound; a request that would run past the deadline (gsp/bench.rs, DEADLINE: 10 s;
+    `late_iterations` take longer under TCG) stops there with ETIMEDOUT; an unbind while a
+    benchmark runs waits for it, then stops the GSP; the files go with the binding."""
+    rows = [
+        Scenario("bench-ga102-570", ["--chipset", "ga102"], "-", "",
+                 [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),
+        Scenario("bench-tu117-535", ["--chipset", "tu117"], "drop=gsp-570.144.bin", "",
+                 [r"GSP 535\.113\.01 up: NVIDIA GeForce GTX 1650$"], 0),
+        # The GSP's reply to the fourth or so round trip of the benchmark lies.
+        Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@8"], "-", "",
+                 [r"GSP 570\.144 up: NVIDIA GeForce RTX 3070$"], 0),
+        Scenario("bench-no-gsp", ["--chipset", "ga106", "--no-gsp"], "-", "",
+                 [r"stopping after firmware validation$"], 0),
+    ]
+    requests = ",".join(f"bench={r}" for r, _ in BENCH_REFUSED)
+    steps = (f"load,settle,benchfiles,{requests},bench={iterations},bench={late_iterations},"
+             f"benchrace={race_iterations},"
+             f"phase={PHASE_AFTER_UNBIND},benchfiles,settle,rmmod,phase={PHASE_AFTER_RMMOD},"
+             f"settle,kmemleak")
+
+    def check(job, outcome, results):
+        _, console, emus, _, _ = outcome
+        files = re.findall(r"nova-test: bench files: ([^\r\n]*)", console)
+        bdfs = {sc.name: emu.bdf for sc, emu in zip(job.rows, emus)}
+        with_gsp = sorted(bdfs[sc.name] for sc in job.rows if "--no-gsp" not in sc.emu_args)
+        results.check("bench: a bench file for each device whose GSP is up, and only those",
+                      len(files) == 2 and sorted(files[0].split()) == with_gsp,
+                      f"{files[:1]}, want {with_gsp}")
+        results.check("bench: no bench file left after unbind",
+                      len(files) == 2 and not files[1].split(), f"{files[1:]}")
+        unbinding = console.find("nova-test: benchrace: unbinding")
+        for sc, emu in zip(job.rows, emus):
+            bdf, name = emu.bdf, sc.name
+            lines = device_lines(console, bdf)
+            if "--no-gsp" in sc.emu_args:
+                results.check(f"{name}: no benchmark ran",
+                              not any(l.startswith("bench") for l in lines) and
+                              f"nova-test: bench {bdf}" not in console)
+                check_quiet_after(name, emu.read_counts() or {}, results)
+                continue
+            results.check(f"{name}: the GSP came up",
+                          any(re.search(sc.expect[0], l) for l in lines), f"see {emu.log}")
+            for request, why in BENCH_REFUSED:
+                results.check(f"{name}: bench request {request!r} refused with EINVAL",
+                              re.search(rf"nova-test: bench {bdf} {request}: failed: .*"
+                                        r"Invalid argument", console) is not None)
+                results.check(f"{name}: bench request {request!r} refused with its reason",
+                              any(re.search(why, l) for l in lines))
+            figures = [l for l in lines if re.match(r"bench: .* (ns|per second)", l)]
+            results.check(f"{name}: bench {late_iterations} stopped at the deadline with "
+                          "ETIMEDOUT",
+                          re.search(rf"nova-test: bench {bdf} {late_iterations}: failed: .*"
+                                    r"timed out", console) is not None
+                          and any(re.match(r"bench: stopped, 10 s deadline passed \(", l)
+                                  for l in lines))
+            if sc.gsp_fault:
+                results.check(f"{name}: the lying GSP fails the benchmark's write",
+                              re.search(rf"nova-test: bench {bdf} {iterations}: failed: ",
+                                        console) is not None)
+                results.check(f"{name}: the failed benchmark says so",
+                              any(re.match(r"bench: failed \(error -\d+\)$", l) for l in lines)
+                              and any(l.startswith("GSP status queue: ") for l in lines),
+                              "; ".join(lines[-6:]))
+            else:
+                results.check(f"{name}: bench {iterations} ran and logged its figures",
+                              f"nova-test: bench {bdf} {iterations}: ok" in console
+                              and len(figures) >= BENCH_FIGURES, f"{len(figures)} figures")
+                # The round-trip figure of the raced benchmark comes after the unbind began:
+                # the unbind waited for it.
+                trips = [m.start() for m in re.finditer(
+                    rf"nova_core {re.escape(bdf)}: bench: .* GET_GSP_STATIC_INFO round trips: "
+                    rf"{race_iterations} in", console)]
+                results.check(f"{name}: an unbind during a benchmark let it end, then stopped the GSP",
+                              f"nova-test: bench {bdf} {race_iterations}: ok" in console
+                              and unbinding >= 0 and trips and trips[-1] > unbinding,
+                              f"unbinding at {unbinding}, round trips at {trips}")
+            check_unloads(name, lines, emu, results)
+            counts = emu.read_counts() or {}
+            check_gsp_stopped(name, counts, results, expect_runs=True)
+            check_quiet_after(name, counts, results)
+
+    return Job("bench", rows, steps, check=check)
+
+
+def cmd_bench(args):
+    """Runs the GSP benchmarks (the debugfs trigger, `nova_core-<pci>/bench`) once per firmware
+    version."""
+    run_dir = new_run_dir("bench")
+    log(f"artefacts: {run_dir}")
+    setups = [("570.144", ""), ("535.113.01", "gsp_version=535")]
+
+    def one(n, params):
+        d = run_dir / f"boot{n}"
+        d.mkdir()
+        # Deterministic instruction counting: the guest clock advances one nanosecond per
+        # instruction, so CPU-bound figures are repeatable instruction counts.
+        extra = ["-icount", "shift=0,sleep=off"] if args.icount else []
+        return boot(d, [["--chipset", "ga102"]], f"load,settle,bench={args.iterations}", params,
+                    {"ga102": "-"}, qemu_extra=extra)
+
+    # One boot at a time: a second guest on the other core adds noise.
+    outcomes = [one(n, p) for n, (_, p) in enumerate(setups)]
+    ok = True
+    for (version, _), (console, _emus, elapsed, timed_out) in zip(setups, outcomes):
+        lines = [l.split("bench: ", 1)[1] for l in console.splitlines()
+                 if "nova_core" in l and "bench: " in l and not l.startswith("KLOG ")]
+        print(f"--- GSP {version} loaded ({elapsed:.0f}s) ---")
+        for l in lines:
+            print(l)
+        if (timed_out or len(lines) != BENCH_FIGURES
+                or not re.search(r"nova-test: bench \S+ \d+: ok", console)):
+            ok = False
+            print(f"benchmark incomplete, see {run_dir}")
+    return 0 if ok else 1

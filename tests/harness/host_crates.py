@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The host-side crates (emulated GPU, versioning macro, parsing core, opaque proof):
+`cargo test` and `cargo clippy` of each.
+"""
+
+import os
+import re
+import subprocess
+
+from .settings import CACHE, ROOT
+
+
+# Host-side crates and their cargo target folders (kept in the cache).
+HOST_CRATES = (
+    ("emu", ROOT / "emu", CACHE / "emu-target"),
+    ("macros", ROOT / "gsp" / "macros", CACHE / "macros-target"),
+    # The parsing core on the host: generated corruptions of every real firmware file, seeds.
+    ("parse", ROOT / "fuzz", CACHE / "parse-target"),
+    # untrusted.rs on the host: reading an Untrusted outside a validation impl must not compile.
+    ("opaque", ROOT / "tests" / "opaque", CACHE / "opaque-target"),
+)
+
+
+def cargo_tests(run_dir, results, clippy=True):
+    """The host-side crates' tests, and (`clippy`) their lints."""
+    for label, path, target in HOST_CRATES:
+        cargo_test(run_dir, results, label, path, target)
+        if not clippy:
+            continue
+        env = dict(os.environ, CARGO_TARGET_DIR=str(target))
+        proc = subprocess.run(["cargo", "clippy", "--all-targets", "--locked", "--quiet", "--",
+                               "-D", "warnings"], cwd=path, capture_output=True, text=True,
+                              env=env)
+        (run_dir / f"cargo-clippy-{label}.log").write_text(proc.stdout + proc.stderr)
+        results.check(f"{label}: cargo clippy --all-targets, no warning", proc.returncode == 0,
+                      f"see {run_dir}/cargo-clippy-{label}.log")
+
+
+def cargo_test(run_dir, results, label, path, target):
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
+    proc = subprocess.run(
+        ["cargo", "test", "--locked", "--quiet"], cwd=path,
+        capture_output=True, text=True, env=env,
+    )
+    log_file = run_dir / f"cargo-test-{label}.log"
+    log_file.write_text(proc.stdout + proc.stderr)
+    summaries = re.findall(r"test result: (\w+)\. (\d+) passed; (\d+) failed; (\d+) ignored",
+                           proc.stdout)
+    if not summaries:
+        results.check(f"{label}: cargo test", False,
+                      f"no test summary (exit {proc.returncode}), see {log_file}")
+        return
+    passed = sum(int(s[1]) for s in summaries)
+    failed = sum(int(s[2]) for s in summaries)
+    ignored = sum(int(s[3]) for s in summaries)
+    results.passed += passed
+    results.failed += failed
+    results.skipped += ignored
+    if failed or proc.returncode != 0:
+        results.failures.append(f"{label}: cargo test")
+        if not failed:
+            results.failed += 1
+        print(f"FAIL {label}: cargo test: {failed} failed (exit {proc.returncode}), see {log_file}")
+    else:
+        print(f"ok   {label}: cargo test ({passed} tests)")

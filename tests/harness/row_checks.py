@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The checks of one scenario row: its expected log lines, and what the emulated GPU
+counted (accesses per phase, GSP runs, bus mastering, unloads, dropped commands).
+"""
+
+import re
+
+from .emulator import (PCI_COMMAND_MASTER, PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND, PHASE_REBOUND,
+    accesses_in_phase)
+from .kernel_log import LEVEL, device_levels, device_lines
+
+
+# The emulated GSP's lines for a command it dropped for its framing, or a registry it refused
+# (the same in every version).
+DROPPED_COMMAND = re.compile(r"GSP: (command .*at element \d+ rejected|continuation record "
+                             r".*with nothing to continue|SET_REGISTRY rejected)")
+
+
+def check_scenarios(console, scenarios, emus, results):
+    for sc, emu in zip(scenarios, emus):
+        lines = device_lines(console, emu.bdf)
+        levels = device_levels(console, emu.bdf)
+        for exp in sc.expect:
+            lv = LEVEL.match(exp)
+            if lv:
+                negate, level, rx = lv.group(1), int(lv.group(2)), re.compile(lv.group(3))
+                found = [m for l, m in levels if l == level and rx.search(m)]
+                # Without the klog copy a level cannot be checked: that fails the row.
+                results.check(f"{sc.name}: log has {'no ' if negate else ''}line at level "
+                              f"{level} /{lv.group(3)}/",
+                              bool(levels) and bool(found) != bool(negate),
+                              f"{emu.bdf} at level {level}: {found[:3]}; "
+                              f"{len(levels)} lines with levels")
+                continue
+            if exp.startswith("!"):
+                rx = re.compile(exp[1:])
+                found = [l for l in lines if rx.search(l)]
+                results.check(f"{sc.name}: log has no /{exp[1:]}/", not found,
+                              f"{emu.bdf} logged: {found[:3]}")
+                continue
+            rx = re.compile(exp)
+            results.check(f"{sc.name}: log has /{exp}/", any(rx.search(l) for l in lines),
+                          f"{emu.bdf} logged: {lines[:6]}")
+        emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+        fault = sc.gsp_fault
+        if fault:
+            # The lie must have been told, or the row proves nothing.
+            told = f"GSP: fault {fault.split('@')[0]} at message"
+            results.check(f"{sc.name}: the emulated GSP told the lie {fault}",
+                          told in emu_log, f"no '{told}' in {emu.log}")
+        if not fault:
+            check_unloads(sc.name, lines, emu, results)
+            # Without a lie, every command the driver framed is one the GSP takes: a framing
+            # the emulated GSP drops (checksum, sequence, element count) gets no reply, and
+            # the driver does not wait for every reply.
+            dropped = [l for l in emu_log.splitlines() if DROPPED_COMMAND.search(l)]
+            results.check(f"{sc.name}: the emulated GSP took every command's framing",
+                          not dropped, f"{emu.log}: {dropped[:2]}")
+        unstoppable = (fault or "").startswith("unstoppable")
+        counts = emu.read_counts()
+        if counts is None:
+            results.check(f"{sc.name}: emulator wrote access counts", False, str(emu.counts))
+            continue
+        if any(l.startswith("BAR0 is ") for l in lines):
+            # A BAR0 the driver refused must never be touched.
+            results.check(f"{sc.name}: refused BAR0 never accessed",
+                          accesses_in_phase(counts, 0) == 0
+                          and accesses_in_phase(counts, PHASE_REBOUND) == 0,
+                          f"{accesses_in_phase(counts, 0)} + "
+                          f"{accesses_in_phase(counts, PHASE_REBOUND)} accesses")
+        else:
+            results.check(f"{sc.name}: driver read BAR0 while bound",
+                          accesses_in_phase(counts, 0) > 0, "no access in phase 0")
+            results.check(f"{sc.name}: rebind reaches the device again",
+                          accesses_in_phase(counts, PHASE_REBOUND) > 0, "no access after bind")
+        # A device whose log shows a GSP conversation must have started the GSP.
+        talked = any(re.search(GSP_OUTCOME, l) or l.startswith("GSP RPC ") for l in lines)
+        check_gsp_stopped(sc.name, counts, results, unstoppable, expect_runs=talked)
+        check_quiet_after(sc.name, counts, results)
+        check_no_bus_master_after(sc.name, counts, results)
+
+
+def check_unloads(name, lines, emu, results):
+    """Every GSP that came up on this device (its `GSP ... up:` lines) got an
+    UNLOADING_GUEST_DRIVER before its unbind ended."""
+    ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
+    if ups:
+        emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+        unloads = emu_log.count("GSP: UNLOADING_GUEST_DRIVER")
+        results.check(f"{name}: every GSP that came up got UNLOADING_GUEST_DRIVER",
+                      unloads == ups, f"{ups} boots, {unloads} unloads (see {emu.log})")
+
+
+def check_quiet_after(name, counts, results):
+    """No BAR or shared-memory access after the sysfs unbind and after the rmmod (the
+    PHASE_AFTER_UNBIND and PHASE_AFTER_RMMOD markers of the guest's steps)."""
+    for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
+        n = accesses_in_phase(counts, phase)
+        results.check(f"{name}: no MMIO or shared-memory access after {what}",
+                      n == 0 and any(p.get("phase") == phase for p in counts.get("phases", [])),
+                      f"{n} accesses")
+
+
+def check_no_bus_master_after(name, counts, results):
+    """Bus mastering is off once the driver let go of the device: after the sysfs unbind and
+    after the rmmod (the command register when those phases began), and so also after a probe
+    that failed."""
+    for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
+        command = next((int(p.get("command", "0xffff"), 16) for p in counts.get("phases", [])
+                        if p.get("phase") == phase), None)
+        results.check(f"{name}: bus mastering off after {what}",
+                      command is not None and not command & PCI_COMMAND_MASTER,
+                      f"command register {command:#06x}" if command is not None else "no phase")
+
+
+def check_gsp_stopped(name, counts, results, unstoppable=False, expect_runs=False):
+    """Every run of the emulated GSP (the counts file's `gsp_runs`) ended in the phase it
+    began in: whatever failed, the driver stopped the GSP before its probe, unbind or rmmod
+    returned, and with check_quiet_after it touched nothing afterwards. A GSP that lies that it
+    cannot be stopped must have been stopped by nothing but losing bus mastering (then it can
+    reach no memory), a restart, or not at all."""
+    runs = counts.get("gsp_runs", [])
+    if expect_runs and not unstoppable:
+        results.check(f"{name}: the driver started the emulated GSP", bool(runs),
+                      "no GSP run in the counts file")
+    if unstoppable:
+        # Only losing bus mastering (the driver's unbind turns it off), a restart or the end
+        # of the guest stop it.
+        allowed = (None, "no-bus-master", "restart")
+        results.check(f"{name}: the unstoppable GSP was stopped only by losing bus mastering",
+                      bool(runs) and all(r.get("stopped_by") in allowed for r in runs),
+                      f"runs: {runs}")
+        return
+    late = [r for r in runs
+            if r.get("stopped_by") is None or r.get("stopped_phase") != r.get("started_phase")]
+    results.check(f"{name}: every GSP started was stopped before the driver let go of it",
+                  not late, f"{len(runs)} runs; unstopped or stopped late: {late}")
+
+
+# What a device may end with when the GSP lies: up, or one of the driver's clear errors.
+GSP_OUTCOME = (r"^(GSP \S+ up: |GSP status queue: |GSP command queue: |GSP: no reply |"
+               r"GSP replied to |GET_GSP_STATIC_INFO reply rejected: )")
+
+
+# What a device may end with whatever its identification registers say.
+ID_OUTCOME = r"^(NVIDIA \(Chipset: |unsupported GPU: )"

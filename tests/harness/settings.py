@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where things are, and the limits every part of the harness shares.
+
+Paths of the project, its cache (the build root's kernels, Linux sources, the emulated
+GPU's binary, the firmware package) and the environment switches of scripts/harness.sh.
+"""
+
+import os
+from pathlib import Path
+
+
+ROOT = Path(os.environ.get("NOVA_ROOT", Path(__file__).resolve().parents[2]))
+
+CACHE = Path(os.environ.get("NOVA_CACHE", "/var/cache/nova-core"))
+
+KERNEL = CACHE / "kernel"
+
+# The kernel as distributions build it: no KUnit, no debugging (tests/kernel-release.config).
+RELEASE_KERNEL = CACHE / "kernel-release"
+
+# The make variables of a module build as a user's (DKMS, the release check), and of the
+# project's test builds, which add the emulated GPU's reduced GSP boot (Kconfig's
+# NOVA_CORE_OOT_EMULATED_GPU; scripts/module.sh sets the same).
+MODULE_VARS = ["CONFIG_NOVA_CORE_OOT=m"]
+
+TEST_MODULE_VARS = [*MODULE_VARS, "CONFIG_NOVA_CORE_OOT_EMULATED_GPU=y"]
+
+LINUX_SRC = CACHE / "linux-src"
+
+EMU = Path(os.environ.get("CARGO_TARGET_DIR", CACHE / "emu-target")) / "debug" / "nova-emu"
+
+TABLE = ROOT / "tests" / "scenarios.table"
+
+GUEST_INIT = ROOT / "tests" / "guest-init.sh"
+
+BOOT_TIMEOUT_S = int(os.environ.get("NOVA_BOOT_TIMEOUT", "600"))
+
+# TCG by default: on the project's machines /dev/kvm exists but a KVM guest
+# hangs. NOVA_KVM=1 opts in.
+ACCEL = "kvm" if os.environ.get("NOVA_KVM") == "1" else "tcg"
+
+KEEP_RUNS = 20
+
+FW_ROOT = Path("/usr/lib/firmware")
+
+# Where the lifecycle test's emulated GSPs record their status messages: the fuzzers' seeds.
+RECORDED = CACHE / "fuzz" / "recorded"
