@@ -107,7 +107,7 @@ def cmd_check(args):
     if not args.no_host:
         # The host crates' tests run beside the guest, which takes one core; their lines
         # are printed as they come, their counts added at the end.
-        host = Results()
+        host = Results(held=True)
         thread = threading.Thread(target=cargo_tests, args=(run_dir, host),
                                   kwargs={"clippy": False})
         thread.start()

@@ -20,7 +20,7 @@ def fuzz_sample(run_dir, results):
     (run_dir / "fuzz.log").write_text(proc.stdout + proc.stderr)
     for line in proc.stdout.splitlines():
         if line.startswith("[nova] fuzz ") or line.startswith("seeds:"):
-            print(f"     {line}")
+            results.say(f"     {line}")
     if not out.exists():
         results.check("fuzz: targets built and ran", False, f"see {run_dir}/fuzz.log")
         return

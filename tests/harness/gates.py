@@ -257,4 +257,4 @@ def check_code_size(results):
                   m is not None and float(m.group(2)) <= 25.0,
                   (proc.stdout + proc.stderr).strip().replace("\n", "; "))
     if m:
-        print(f"     {proc.stdout.strip().splitlines()[-1]}")
+        results.say(f"     {proc.stdout.strip().splitlines()[-1]}")

@@ -60,6 +60,6 @@ def cargo_test(run_dir, results, label, path, target):
         results.failures.append(f"{label}: cargo test")
         if not failed:
             results.failed += 1
-        print(f"FAIL {label}: cargo test: {failed} failed (exit {proc.returncode}), see {log_file}")
+        results.say(f"FAIL {label}: cargo test: {failed} failed (exit {proc.returncode}), see {log_file}")
     else:
-        print(f"ok   {label}: cargo test ({passed} tests)")
+        results.say(f"ok   {label}: cargo test ({passed} tests)")

@@ -5,10 +5,11 @@
 `N passed, N failed[, N skipped]`.
 """
 
+import threading
 from dataclasses import dataclass, field
 
 
-_LOG_LOCK = __import__("threading").Lock()
+_LOG_LOCK = threading.Lock()
 
 
 def log(msg):
@@ -18,30 +19,46 @@ def log(msg):
 
 @dataclass
 class Results:
+    """The checks counted so far. A `held` Results (one filled by a thread that runs beside
+    others) keeps its lines until another Results takes it in (`add`), so that every
+    part's lines stay together."""
     passed: int = 0
     failed: int = 0
     skipped: int = 0
     failures: list = field(default_factory=list)
+    held: bool = False
+    lines: list = field(default_factory=list)
+
+    def say(self, line):
+        """One line of output: printed now, or kept with the results when held."""
+        if self.held:
+            self.lines.append(line)
+        else:
+            with _LOG_LOCK:
+                print(line, flush=True)
 
     def check(self, name, ok, detail=""):
         if ok:
             self.passed += 1
-            print(f"ok   {name}")
+            self.say(f"ok   {name}")
         else:
             self.failed += 1
             self.failures.append(name)
-            print(f"FAIL {name}" + (f": {detail}" if detail else ""))
+            self.say(f"FAIL {name}" + (f": {detail}" if detail else ""))
 
     def skip(self, name, why):
         self.skipped += 1
-        print(f"SKIP {name}: {why}")
+        self.say(f"SKIP {name}: {why}")
 
     def add(self, other):
-        """Counts another Results' checks as this one's."""
+        """Counts another Results' checks as this one's, and prints its held lines."""
         self.passed += other.passed
         self.failed += other.failed
         self.skipped += other.skipped
         self.failures += other.failures
+        for line in other.lines:
+            self.say(line)
+        other.lines.clear()
 
     def summary(self):
         s = f"{self.passed} passed, {self.failed} failed"
