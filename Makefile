@@ -86,7 +86,7 @@ stress: modules emu
 # FUZZ_SECONDS per target (FUZZ_TARGETS: only these).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
-fuzz: modules setup
+fuzz: modules emu
 	scripts/fuzz.sh --seconds $(FUZZ_SECONDS) $(foreach t,$(FUZZ_TARGETS),--target $(t))
 
 # GSP message-path benchmarks, one boot per firmware version, with QEMU

@@ -9,12 +9,17 @@
 - bin_file, firmware_file: the real booter and bootloader files, whole.
 - queue_message, static_info: status queue messages the emulated GSP posted and recorded
   (`nova-emu --record`, done by the lifecycle test of `make test`) under RECORDED, if any.
+- vbios: the emulated GPU's synthetic VBIOS of one chip per descriptor version and IFR case
+  (`$NOVA_EMU --write-vbios`, when NOVA_EMU names the binary), and the real flash dumps under
+  NOVA_VBIOS_DIR where present (into the cache only, never into the project).
 
 usage: seeds.py FIRMWARE_ROOT RECORDED OUT
 """
 
 import hashlib
+import os
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -134,6 +139,18 @@ def main():
         function = b"".join(struct.pack("<QQ", s, l) for s, l in (bars[0], bar1, bars[2]))
         function += struct.pack("<HHHHIBB", 0x10de, 0x2204, 0x1af4, 0x4e56, 0x20, 0xa1, 6)
         put(out, "pci_function", function)
+
+    emu = os.environ.get("NOVA_EMU")
+    if emu and Path(emu).exists():
+        for chip in ("tu106", "ga100", "ga102", "ad102"):
+            rom = out / f"vbios-{chip}.tmp"
+            subprocess.run([emu, "--chipset", chip, "--write-vbios", str(rom)], check=True)
+            put(out, "vbios", rom.read_bytes())
+            rom.unlink()
+    dumps = os.environ.get("NOVA_VBIOS_DIR")
+    if dumps and Path(dumps).is_dir():
+        for rom in sorted(Path(dumps).glob("*.rom")):
+            put(out, "vbios", rom.read_bytes())
 
     for target in sorted(p.name for p in out.iterdir()):
         counts[target] = len(list((out / target).iterdir()))

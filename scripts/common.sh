@@ -12,6 +12,24 @@ set -euo pipefail
 NOVA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NOVA_CACHE=${NOVA_CACHE:-/var/cache/nova-core}
 
+# Two flash dumps of real boards (TU106, GA104) that the host tests and the fuzz seeds read
+# where present, never copied into the project: NOVA_VBIOS_DIR, else `shared/vbios` beside
+# the checkout, else the project machines' shared folder. Unset when none is there (the tests
+# that need it are then counted as skipped). in_root shows it read-only at its host path.
+if [ -z "${NOVA_VBIOS_DIR:-}" ]; then
+	for dir in "$NOVA_ROOT/../shared/vbios" /work/shared/vbios; do
+		if [ -d "$dir" ]; then
+			NOVA_VBIOS_DIR=$(cd "$dir" && pwd)
+			break
+		fi
+	done
+fi
+if [ -n "${NOVA_VBIOS_DIR:-}" ] && [ -d "$NOVA_VBIOS_DIR" ]; then
+	export NOVA_VBIOS_DIR
+else
+	unset NOVA_VBIOS_DIR
+fi
+
 # Pinned versions. The set-up fails with a clear message when the archive no
 # longer offers them.
 DEBIAN_SUITE=trixie
@@ -86,6 +104,9 @@ in_root() {
 	local binds=(--bind "$NOVA_ROOT" "$NOVA_ROOT" --bind "$NOVA_CACHE" "$NOVA_CACHE")
 	if [ "${NOVA_KVM:-}" = 1 ] && [ -e /dev/kvm ]; then
 		binds+=(--dev-bind /dev/kvm /dev/kvm)
+	fi
+	if [ -n "${NOVA_VBIOS_DIR:-}" ]; then
+		binds+=(--ro-bind "$NOVA_VBIOS_DIR" "$NOVA_VBIOS_DIR" --setenv NOVA_VBIOS_DIR "$NOVA_VBIOS_DIR")
 	fi
 	if [ -n "${NOVA_EXTRA_BIND:-}" ]; then
 		binds+=(--bind "$NOVA_EXTRA_BIND" "$NOVA_EXTRA_BIND")

@@ -18,7 +18,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 CARGO_FUZZ_VERSION=0.12.0   # the newest whose locked dependencies build with trixie's rustc
-TARGETS=(identify pci_function elf_sections bin_file firmware_file queue_message queue_ring static_info bench_request)
+TARGETS=(identify pci_function elf_sections bin_file firmware_file queue_message queue_ring static_info bench_request vbios)
 
 limit=(-max_total_time=60)
 what="60 s"
@@ -47,7 +47,8 @@ fuzz="$NOVA_CACHE/fuzz"
 
 rm -rf "$fuzz/seeds"
 mkdir -p "$fuzz/corpus" "$fuzz/recorded"
-in_root python3 "$NOVA_ROOT/fuzz/seeds.py" /usr/lib/firmware "$fuzz/recorded" "$fuzz/seeds"
+in_root env NOVA_EMU="$NOVA_CACHE/emu-target/debug/nova-emu" \
+	python3 "$NOVA_ROOT/fuzz/seeds.py" /usr/lib/firmware "$fuzz/recorded" "$fuzz/seeds"
 
 run_env=(env CARGO_TARGET_DIR="$NOVA_CACHE/fuzz-target" CXX=clang++
 	RUSTFLAGS="--cfg zerocopy_derive_union_into_bytes")
@@ -64,6 +65,7 @@ for t in "${TARGETS[@]}"; do
 	case "$t" in
 	bin_file | firmware_file) max_len=262144 ;;
 	queue_message) max_len=65541 ;;
+	vbios) max_len=1048576 ;; # the PROM window
 	*) max_len=16384 ;;
 	esac
 	log="$findings_dir/$t.log"

@@ -8,10 +8,12 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use crate::chipset::{self, Revision};
+use crate::chipset::{self, Chipset, Revision};
 use crate::device::DeviceConfig;
 use crate::gsp::GspConfig;
+use crate::prom::Dump;
 
 pub const USAGE: &str = "\
 usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
@@ -19,7 +21,8 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--bar0-size BYTES] [--bar1-size BYTES]
                 [--device-id ID] [--gsp-version VERSION] [--fb-size BYTES]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
-                [--no-gsp]
+                [--no-gsp] [--vbios FILE]
+       nova-emu [--chipset NAME] --write-vbios FILE
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
        nova-emu --help
@@ -53,6 +56,11 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
                          DIR/status-<n>.bin (seeds for the fuzzers)
   --no-gsp               stand in for a real GPU: NVIDIA subsystem ids
                          (10de:0001) and no GSP registers
+  --vbios FILE           serve this flash dump (whole, IFR header included,
+                         1 byte to 1 MiB) in the PROM window instead of the
+                         chip's synthetic VBIOS
+  --write-vbios FILE     write the chip's synthetic VBIOS (the flash the PROM
+                         window shows, IFR header included) to FILE and exit
   --list-chipsets        print the chipset table and exit
   --list-gsp-faults      print the GSP's lies and exit
   --help                 print this text and exit
@@ -85,7 +93,10 @@ pub struct Options {
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Command {
-    Serve(Options),
+    /// Boxed: the options are far larger than the other variants.
+    Serve(Box<Options>),
+    /// Write the chip's synthetic VBIOS flash to the file and exit.
+    WriteVbios(&'static Chipset, PathBuf),
     ListChipsets,
     ListGspFaults,
     Help,
@@ -118,6 +129,8 @@ const VALUE_OPTIONS: &[&str] = &[
     "--device-id",
     "--gsp-fault",
     "--record",
+    "--vbios",
+    "--write-vbios",
 ];
 
 /// Parses the arguments (without the program name).
@@ -186,6 +199,12 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
     let chipset = chipset::find(chipset_name).map_err(|e| ArgError(e.to_string()))?;
     if list {
         return Ok(Command::ListChipsets);
+    }
+    if let Some(path) = values.remove("--write-vbios") {
+        if path.is_empty() {
+            return Err(ArgError("--write-vbios needs a non-empty path".to_string()));
+        }
+        return Ok(Command::WriteVbios(chipset, PathBuf::from(path)));
     }
     let revision = match values.get("--revision") {
         Some(text) => text
@@ -279,9 +298,15 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         }
         Some(g)
     };
+    let vbios = path_of(&mut values, "--vbios")?
+        .map(|path| match Dump::load(&path) {
+            Ok(dump) => Ok(Arc::new(dump)),
+            Err(e) => Err(ArgError(format!("--vbios: {e}"))),
+        })
+        .transpose()?;
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
-    Ok(Command::Serve(Options {
+    Ok(Command::Serve(Box::new(Options {
         socket: PathBuf::from(socket),
         device: DeviceConfig {
             chipset,
@@ -292,10 +317,11 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             device_id,
             bar1_size,
             gsp,
+            vbios,
         },
         counts,
         log,
-    }))
+    })))
 }
 
 /// Parses a number: `0x` hex or decimal, with an optional binary K, M or G
@@ -361,6 +387,7 @@ fn parse_bar_size(option: &str, text: &str, max: u64) -> Result<u64, ArgError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn parse_strs(args: &[&str]) -> Result<Command, ArgError> {
         parse(args.iter().map(OsString::from))
@@ -368,7 +395,7 @@ mod tests {
 
     fn serve(args: &[&str]) -> Options {
         match parse_strs(args) {
-            Ok(Command::Serve(o)) => o,
+            Ok(Command::Serve(o)) => *o,
             other => panic!("{args:?} gave {other:?}"),
         }
     }
@@ -569,6 +596,63 @@ mod tests {
         assert!(error(&["--socket", "/s", "--no-gsp", "--firmware-root=/x"]).contains("--no-gsp"));
         assert!(error(&["--socket", "/s", "--no-gsp", "--no-gsp"]).contains("more than once"));
         assert!(error(&["--socket", "/s", "--no-gsp=1"]).contains("takes no value"));
+    }
+
+    #[test]
+    fn vbios_file_is_read_whole() {
+        let dir = std::env::temp_dir().join(format!("nova-emu-args-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("scratch folder");
+        let file = dir.join("board.rom");
+        fs::write(&file, [0x55, 0xaa, 1, 2, 3]).expect("write");
+        let path = file.to_str().expect("UTF-8 path");
+        let o = serve(&["--socket", "/s", "--vbios", path]);
+        let dump = o.device.vbios.expect("dump");
+        assert_eq!(&dump.bytes[..], &[0x55, 0xaa, 1, 2, 3]);
+        assert_eq!(dump.path, file);
+        assert!(serve(&["--socket", "/s"]).device.vbios.is_none());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn bad_vbios_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("nova-emu-args-bad-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("scratch folder");
+        let empty = dir.join("empty.rom");
+        let big = dir.join("big.rom");
+        fs::write(&empty, b"").expect("write");
+        fs::write(&big, vec![0xffu8; (1 << 20) + 1]).expect("write");
+        let arg = |p: &PathBuf| p.to_str().expect("UTF-8 path").to_string();
+        let msg = error(&["--socket", "/s", "--vbios", &arg(&empty)]);
+        assert!(
+            msg.starts_with("--vbios:") && msg.contains("is empty"),
+            "{msg}"
+        );
+        let msg = error(&["--socket", "/s", "--vbios", &arg(&big)]);
+        assert!(
+            msg.starts_with("--vbios:") && msg.contains("larger than"),
+            "{msg}"
+        );
+        let msg = error(&["--socket", "/s", "--vbios", &arg(&dir.join("none.rom"))]);
+        assert!(
+            msg.starts_with("--vbios:") && msg.contains("cannot open"),
+            "{msg}"
+        );
+        let msg = error(&["--socket", "/s", "--vbios", &arg(&dir)]);
+        assert!(msg.starts_with("--vbios:"), "{msg}");
+        assert!(error(&["--socket", "/s", "--vbios="]).contains("non-empty"));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn write_vbios_needs_no_socket() {
+        match parse_strs(&["--chipset", "tu106", "--write-vbios", "/tmp/x.rom"]) {
+            Ok(Command::WriteVbios(chip, path)) => {
+                assert_eq!(chip.name, "tu106");
+                assert_eq!(path, PathBuf::from("/tmp/x.rom"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(error(&["--write-vbios="]).contains("non-empty"));
     }
 
     #[test]

@@ -17,6 +17,14 @@ pub const CLASS_VGA: u32 = 0x030000;
 /// PCI class code of a 3D controller (data-centre parts without display).
 pub const CLASS_3D: u32 = 0x030200;
 
+/// Architecture number of Turing (TU10x, TU11x).
+pub const ARCH_TURING: u32 = 0x16;
+
+/// Chip id of GA100, the Ampere data-centre chip that differs from the
+/// other Ampere chips in its VBIOS (FWSEC descriptor v2) and in how its PROM
+/// window presents the flash (the IFR header is not skipped).
+pub const CHIP_GA100: u16 = 0x170;
+
 /// One row of the chipset table.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Chipset {

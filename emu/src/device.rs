@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The emulated GPU as a whole: routes region accesses to config space, the
-//! BAR0 register model and the unbacked BARs, counts them, implements the
-//! NV_EMU_PHASE marker, keeps the interrupt eventfds the client set up for
-//! later use, and maintains the guest memory mappings ([`GuestMem`]) through
-//! which the emulator reads and writes guest RAM, counted as `sysmem`.
+//! BAR0 register model, the PROM window (the VBIOS) and the unbacked BARs,
+//! counts them, implements the NV_EMU_PHASE marker, keeps the interrupt
+//! eventfds the client set up for later use, and maintains the guest memory
+//! mappings ([`GuestMem`]) through which the emulator reads and writes guest
+//! RAM, counted as `sysmem`.
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use vfio_bindings::bindings::vfio::{
     VFIO_IRQ_INFO_AUTOMASKED, VFIO_IRQ_INFO_EVENTFD, VFIO_IRQ_INFO_MASKABLE,
@@ -34,6 +36,8 @@ use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::logger::{LogOnce, Logger};
+use crate::prom::{Dump, Prom};
+use crate::vbios::Vbios;
 
 /// The PCI command register's bus master enable.
 const PCI_COMMAND_MASTER: u16 = 1 << 2;
@@ -62,6 +66,9 @@ pub struct DeviceConfig {
     /// The emulated GSP, or None (`--no-gsp`) for a stand-in of a real GPU:
     /// NVIDIA subsystem ids and no GSP registers.
     pub gsp: Option<GspConfig>,
+    /// The flash the PROM window serves (`--vbios`), or None for the
+    /// chip's synthetic VBIOS.
+    pub vbios: Option<Arc<Dump>>,
 }
 
 impl DeviceConfig {
@@ -129,6 +136,7 @@ pub struct Device {
     identity: Identity,
     config: ConfigSpace,
     bar0: Bar0,
+    prom: Prom,
     counts: Counts,
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
@@ -164,9 +172,24 @@ impl Device {
         if let Some(id) = choice.device_id {
             config.set_device_id(id);
         }
+        let prom = match &choice.vbios {
+            Some(dump) => Prom::new(
+                dump.bytes.clone(),
+                choice.chipset,
+                &format!("VBIOS from {}", dump.path.display()),
+                log.clone(),
+            ),
+            None => Prom::new(
+                Vbios::build(choice.chipset).into_flash().into(),
+                choice.chipset,
+                &format!("synthetic VBIOS of {}", choice.chipset.name),
+                log.clone(),
+            ),
+        };
         Device {
             config,
             bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
+            prom,
             gsp: choice
                 .gsp
                 .clone()
@@ -264,6 +287,7 @@ impl Device {
                     event: None,
                     powered_off: false,
                     bar0: &mut self.bar0,
+                    prom: &mut self.prom,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
@@ -311,6 +335,7 @@ impl Device {
                     event: None,
                     powered_off: false,
                     bar0: &mut self.bar0,
+                    prom: &mut self.prom,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
@@ -706,8 +731,9 @@ enum GspEvent {
     FalconReset,
 }
 
-/// BAR0 with NV_EMU_PHASE at `phase_offset`; notes the GSP event a write
-/// causes (when `gsp`).
+/// BAR0 with NV_EMU_PHASE at `phase_offset` (which wins over the PROM
+/// window when a small BAR0 puts it there) and the PROM window; notes the
+/// GSP event a write causes (when `gsp`).
 struct Bar0View<'a> {
     phase_offset: u64,
     gsp: bool,
@@ -715,6 +741,7 @@ struct Bar0View<'a> {
     /// An NV_EMU_PHASE write cut the slot's power.
     powered_off: bool,
     bar0: &'a mut Bar0,
+    prom: &'a mut Prom,
     counts: &'a mut Counts,
     log: &'a Logger,
 }
@@ -723,6 +750,8 @@ impl DwordSpace for Bar0View<'_> {
     fn peek(&self, offset: u64) -> u32 {
         if offset == self.phase_offset {
             self.counts.phase()
+        } else if let Some(value) = self.prom.read(offset) {
+            value
         } else {
             self.bar0.peek(offset)
         }
@@ -731,6 +760,8 @@ impl DwordSpace for Bar0View<'_> {
     fn read(&mut self, offset: u64) -> u32 {
         if offset == self.phase_offset {
             self.counts.phase()
+        } else if let Some(value) = self.prom.read(offset) {
+            value
         } else {
             self.bar0.read(offset)
         }
@@ -739,6 +770,8 @@ impl DwordSpace for Bar0View<'_> {
     fn write(&mut self, offset: u64, value: u32, mask: u32) {
         if offset == self.phase_offset {
             self.powered_off |= set_phase(self.counts, self.log, value, "BAR0");
+        } else if Prom::contains(offset) {
+            self.prom.write(offset, value);
         } else {
             self.bar0.write(offset, value, mask);
             if self.gsp {
@@ -789,6 +822,7 @@ pub mod tests {
             device_id: None,
             bar1_size: 256 * MIB,
             gsp: Some(GspConfig::default()),
+            vbios: None,
         }
     }
 
@@ -943,6 +977,139 @@ pub mod tests {
         assert_eq!(dev.region_size(3), 32 * MIB);
         assert_eq!(dev.region_size(5), 128);
         assert_eq!(dev.region_size(7), 256);
+    }
+
+    const PROM: u64 = crate::prom::NV_PROM_DATA;
+
+    /// What the window must show for `flash` on `chip`, computed here: from
+    /// the PCI ROM offset of the IFR header, except on GA100; 0xff beyond.
+    fn expected_window(flash: &[u8], chip: &str) -> Vec<u8> {
+        let start = if chip == "ga100" {
+            0
+        } else {
+            crate::vbios::pci_rom_offset(flash)
+                .expect("usable IFR header")
+                .unwrap_or(0)
+        };
+        let mut window = flash[start..].to_vec();
+        window.resize(0x10_0000, 0xff);
+        window
+    }
+
+    fn device_of(chip: &str, vbios: Option<Arc<crate::prom::Dump>>) -> (Device, MemoryLog) {
+        let mut choice = ga102_config();
+        choice.chipset = find(chip).expect("chip in table");
+        choice.vbios = vbios;
+        let (log, text) = Logger::memory();
+        (Device::new(choice, log), text)
+    }
+
+    #[test]
+    fn prom_window_serves_the_synthetic_vbios_byte_for_byte() {
+        for chip in ["ga102", "ga100", "tu106", "ad104", "gh100"] {
+            let (mut dev, text) = device_of(chip, None);
+            let flash = crate::vbios::Vbios::build(find(chip).expect("chip")).into_flash();
+            let want = expected_window(&flash, chip);
+            // Dword reads, as the drivers make them, over the flash and a
+            // little beyond it.
+            let span = flash.len() + 0x100;
+            for i in (0..span).step_by(4) {
+                let got = read32(&mut dev, BAR0, PROM + i as u64).to_le_bytes();
+                assert_eq!(got, want[i..i + 4], "{chip}: NV_PROM_DATA({i:#x})");
+            }
+            // Byte and 8-byte reads at odd places, and the window's end.
+            for i in [0usize, 1, 0x18, 0x1ff, 0x2001, 0xffff, 0xf_fffc] {
+                assert_eq!(
+                    read(&mut dev, BAR0, PROM + i as u64, 1),
+                    [want[i]],
+                    "{chip} {i:#x}"
+                );
+            }
+            assert_eq!(read(&mut dev, BAR0, PROM + 6, 8), want[6..14], "{chip}");
+            assert_eq!(
+                read(&mut dev, BAR0, PROM + 0xf_fffc, 8),
+                [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0],
+                "{chip}: the last dword, then an unmodelled register"
+            );
+            let text = text.contents();
+            assert!(
+                !text.contains("unmodelled read of BAR0+0x3"),
+                "{chip}: {text}"
+            );
+            assert!(text.contains("PROM: synthetic VBIOS of"), "{text}");
+        }
+    }
+
+    #[test]
+    fn ga100_shows_the_ifr_header_and_other_chips_the_pci_rom() {
+        let (mut ga100, _) = device_of("ga100", None);
+        let (mut ga102, _) = device_of("ga102", None);
+        assert_eq!(read(&mut ga100, BAR0, PROM, 4), b"NVGI");
+        assert_eq!(read(&mut ga102, BAR0, PROM, 2), [0x55, 0xaa]);
+    }
+
+    #[test]
+    fn prom_reads_are_counted_like_any_bar0_read() {
+        let (mut dev, _) = device();
+        read32(&mut dev, BAR0, PROM);
+        read32(&mut dev, BAR0, PROM);
+        read(&mut dev, BAR0, PROM + 0x10, 1);
+        let phase = dev.phase_offset();
+        write32(&mut dev, BAR0, phase, 1);
+        read32(&mut dev, BAR0, PROM + 0x4);
+        let c = dev.counts();
+        assert_eq!(c.tally(0, Region::Bar0, PROM).reads, 2);
+        assert_eq!(c.tally(0, Region::Bar0, PROM + 0x10).reads, 1);
+        assert_eq!(c.tally(1, Region::Bar0, PROM + 0x4).reads, 1);
+        assert_eq!(c.total_in_phase(1), 1);
+    }
+
+    #[test]
+    fn prom_window_ignores_writes() {
+        let (mut dev, text) = device();
+        let before = read32(&mut dev, BAR0, PROM);
+        write32(&mut dev, BAR0, PROM, 0);
+        dev.region_write(BAR0, PROM + 1, &[0]).expect("byte write");
+        assert_eq!(read32(&mut dev, BAR0, PROM), before);
+        assert_eq!(dev.counts().tally(0, Region::Bar0, PROM).writes, 1);
+        assert!(text
+            .contents()
+            .contains("to NV_PROM_DATA at BAR0+0x300000 (read-only; ignored)"));
+    }
+
+    #[test]
+    fn real_dump_served_through_the_vbios_option() {
+        let Some(dir) = crate::vbios::tests::real_dump_dir() else {
+            return;
+        };
+        for (file, _) in crate::vbios::tests::REAL_DUMPS {
+            let path = dir.join(file);
+            if !path.is_file() {
+                println!("skipped: {} is absent", path.display());
+                continue;
+            }
+            let path_arg = path.to_str().expect("UTF-8 path");
+            let parsed = crate::args::parse(
+                ["--socket", "/s", "--vbios", path_arg].map(std::ffi::OsString::from),
+            );
+            let Ok(crate::args::Command::Serve(options)) = parsed else {
+                panic!("--vbios {path_arg}: {parsed:?}");
+            };
+            let dump = std::fs::read(&path).expect("readable dump");
+            for chip in ["ga104", "ga100"] {
+                let (mut dev, text) = device_of(chip, options.device.vbios.clone());
+                let want = expected_window(&dump, chip);
+                for i in (0..0x10_0000).step_by(4) {
+                    let got = read32(&mut dev, BAR0, PROM + i as u64).to_le_bytes();
+                    assert_eq!(got, want[i..i + 4], "{file} on {chip}: {i:#x}");
+                }
+                assert!(
+                    text.contents().contains("PROM: VBIOS from"),
+                    "{}",
+                    text.contents()
+                );
+            }
+        }
     }
 
     #[test]

@@ -22,6 +22,8 @@ mod device;
 mod gsp;
 mod guest_mem;
 mod logger;
+mod prom;
+mod vbios;
 
 use std::ffi::OsString;
 use std::fs;
@@ -47,11 +49,23 @@ fn main() -> ExitCode {
             let _ = io::stdout().write_all(chipset::listing().as_bytes());
             ExitCode::SUCCESS
         }
+        Ok(Command::WriteVbios(chip, path)) => {
+            match fs::write(&path, vbios::Vbios::build(chip).flash()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    say(&format!(
+                        "--write-vbios: cannot write '{}': {e}",
+                        path.display()
+                    ));
+                    ExitCode::from(1)
+                }
+            }
+        }
         Ok(Command::ListGspFaults) => {
             let _ = io::stdout().write_all(gsp::fault::list().as_bytes());
             ExitCode::SUCCESS
         }
-        Ok(Command::Serve(options)) => match serve(options) {
+        Ok(Command::Serve(options)) => match serve(*options) {
             Ok(()) => ExitCode::SUCCESS,
             Err(msg) => {
                 say(&msg);

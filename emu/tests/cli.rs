@@ -194,3 +194,59 @@ fn stale_socket_is_replaced_but_other_files_are_not() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bad_vbios_files_exit_2_before_listening() {
+    let dir = scratch("bad-vbios");
+    let empty = dir.join("empty.rom");
+    let big = dir.join("big.rom");
+    fs::write(&empty, b"").expect("write");
+    fs::write(&big, vec![0xffu8; (1 << 20) + 1]).expect("write");
+    for (file, why) in [(&empty, "is empty"), (&big, "larger than")] {
+        let out = Command::new(EMU)
+            .arg("--socket")
+            .arg(dir.join("gpu.sock"))
+            .arg("--vbios")
+            .arg(file)
+            .output()
+            .expect("run nova-emu");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--vbios:") && err.contains(why), "{err}");
+        assert!(!dir.join("gpu.sock").exists());
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn prom_window_serves_a_vbios_file_over_the_socket() {
+    let dir = scratch("vbios");
+    // A flash without an IFR header: the window shows it from its start.
+    let rom: Vec<u8> = (0..600u32)
+        .map(|i| u8::try_from(i * 7 % 251).expect("below 251"))
+        .collect();
+    let file = dir.join("board.rom");
+    fs::write(&file, &rom).expect("write");
+    let file_arg = file.to_str().expect("UTF-8 path");
+    let (mut child, _, counts) = start(&dir, &["--vbios", file_arg]);
+    let mut client = Client::new(&dir.join("gpu.sock")).expect("connect");
+    for at in [0usize, 4, 0x100, 596] {
+        let mut word = [0u8; 4];
+        client
+            .region_read(VFIO_PCI_BAR0_REGION_INDEX, 0x300000 + at as u64, &mut word)
+            .expect("PROM read");
+        assert_eq!(word[..], rom[at..at + 4], "NV_PROM_DATA({at:#x})");
+    }
+    let mut beyond = [0u8; 4];
+    client
+        .region_read(VFIO_PCI_BAR0_REGION_INDEX, 0x300000 + 600, &mut beyond)
+        .expect("PROM read past the flash");
+    assert_eq!(beyond, [0xff; 4], "erased flash");
+    client.shutdown().expect("shutdown");
+    drop(client);
+    assert!(child.wait().expect("wait").success());
+    assert_eq!(accesses_in_phase(&counts_of(&counts), 0), Some(5));
+    let log = fs::read_to_string(dir.join("emu.log")).expect("log written");
+    assert!(log.contains("PROM: VBIOS from"), "{log}");
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -4,9 +4,10 @@
 //!
 //! Every Validator of the driver keeps its logic in files that use nothing of the kernel (see
 //! `untrusted.rs`): the identification registers (`gpu.rs`), the PCI function (`pci.rs`), the
-//! firmware files (`firmware/{image,elf,bin_hdr}.rs`), the GSP message queues (`gsp/msgq.rs`)
-//! and the GSP's replies (`gsp/replies.rs`), with the per-version bindings bindgen generated for the module
-//! (`gsp/fw/*/bindings_generated.rs`, made by `make modules`) and the same versioning macro.
+//! firmware files (`firmware/{image,elf,bin_hdr}.rs`), the GSP message queues (`gsp/msgq.rs`),
+//! the GSP's replies (`gsp/replies.rs`) and the VBIOS (`vbios.rs`, `vbios/*.rs`), with the
+//! per-version bindings bindgen generated for the module (`gsp/fw/*/bindings_generated.rs`,
+//! made by `make modules`) and the same versioning macro.
 //! This crate includes those very files, in the driver's module tree, so that the code fuzzed
 //! and tested here is the code the module runs; [`check`] has one entry point per Validator,
 //! which the fuzz targets (`targets/`) and the tests (`tests/`) call.
@@ -28,5 +29,8 @@ pub(crate) mod pci;
 pub(crate) mod firmware;
 #[macro_use]
 pub(crate) mod gsp;
+
+#[path = "../../vbios.rs"]
+pub(crate) mod vbios;
 
 pub mod check;

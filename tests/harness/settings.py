@@ -45,3 +45,7 @@ FW_ROOT = Path("/usr/lib/firmware")
 
 # Where the lifecycle test's emulated GSPs record their status messages: the fuzzers' seeds.
 RECORDED = CACHE / "fuzz" / "recorded"
+
+# Two flash dumps of real boards (TU106, GA104) that host tests read where present, never copied
+# into the project; scripts/common.sh finds them and shows them in the build root.
+VBIOS_DIR = Path(os.environ["NOVA_VBIOS_DIR"]) if os.environ.get("NOVA_VBIOS_DIR") else None

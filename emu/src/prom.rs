@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! NV_PROM: the BAR0 window onto the board's flash, through which the
+//! drivers read the VBIOS.
+//!
+//! NV_PROM_DATA(i) is BAR0 offset 0x300000 + i, a 1 MiB window
+//! (`NV_PROM_DATA__SIZE_1`, and the limit nouveau's PROM reader and
+//! upstream's BIOS_MAX_SCAN_LEN keep to). The flash behind it is the
+//! synthetic VBIOS of the chip ([`crate::vbios`]) or a user's dump
+//! (`--vbios`), IFR header included.
+//!
+//! How the window presents the flash follows silicon: the IFR microcode has
+//! applied the PCI ROM offset, so the window starts at the PCI expansion ROM
+//! and its first bytes are 0x55 0xAA; GA100 is the exception, its window
+//! shows the flash from its start, `NVGI` header included, and the driver
+//! must parse the IFR header itself (Documentation/gpu/nova/core/vbios.rst).
+//! A flash without an `NVGI` header is shown from its start on every chip.
+//!
+//! Bytes past the end of the flash read 0xff: the window maps the flash
+//! part, and erased flash cells read as ones (both real dumps end in 0xff
+//! padding). nouveau's PROM code only stops at the end of the window and
+//! gives no other value.
+//!
+//! The window is read-only; writes are logged once per offset and ignored.
+
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::{
+    Path,
+    PathBuf, //
+};
+use std::sync::Arc;
+
+use crate::chipset::{
+    Chipset,
+    CHIP_GA100, //
+};
+use crate::logger::{
+    LogOnce,
+    Logger, //
+};
+use crate::vbios;
+
+/// NV_PROM_DATA(0): the window's first byte in BAR0.
+pub const NV_PROM_DATA: u64 = 0x300000;
+
+/// The window's size (NV_PROM_DATA__SIZE_1).
+pub const NV_PROM_DATA_SIZE: u64 = 0x100000;
+
+/// What a read past the end of the flash returns, byte by byte.
+pub const ERASED: u8 = 0xff;
+
+/// How many distinct offsets of ignored writes are logged.
+const WRITE_LOG_LIMIT: usize = 64;
+
+/// A user's flash dump (`--vbios FILE`), whole, IFR header included.
+#[derive(Clone)]
+pub struct Dump {
+    pub path: PathBuf,
+    pub bytes: Arc<[u8]>,
+}
+
+impl fmt::Debug for Dump {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Dump({}, {} bytes)",
+            self.path.display(),
+            self.bytes.len()
+        )
+    }
+}
+
+impl Dump {
+    /// Reads a dump, refusing an empty one and one larger than the window.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let shown = path.display();
+        let limit = NV_PROM_DATA_SIZE;
+        let file = File::open(path).map_err(|e| format!("cannot open '{shown}': {e}"))?;
+        let mut bytes = Vec::new();
+        // One byte more than allowed tells a too large file apart, without
+        // reading all of it.
+        file.take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read '{shown}': {e}"))?;
+        if bytes.is_empty() {
+            return Err(format!("'{shown}' is empty"));
+        }
+        if bytes.len() > usize::try_from(limit).unwrap_or(usize::MAX) {
+            return Err(format!(
+                "'{shown}' is larger than the PROM window's {limit:#x} bytes (1 MiB)"
+            ));
+        }
+        Ok(Dump {
+            path: path.to_path_buf(),
+            bytes: bytes.into(),
+        })
+    }
+}
+
+/// Whether the chip's PROM window starts at the PCI expansion ROM (the IFR
+/// microcode applied the ROM offset): every chip but GA100.
+fn skips_ifr(chip: &Chipset) -> bool {
+    chip.chip_id != CHIP_GA100
+}
+
+/// The PROM window.
+pub struct Prom {
+    flash: Arc<[u8]>,
+    /// The flash offset shown at NV_PROM_DATA(0).
+    start: usize,
+    writes: LogOnce,
+    log: Logger,
+}
+
+impl Prom {
+    /// The window onto `flash` of a `chip` board; `what` names the flash in
+    /// the log.
+    pub fn new(flash: Arc<[u8]>, chip: &Chipset, what: &str, log: Logger) -> Self {
+        let (start, how) = if skips_ifr(chip) {
+            match vbios::pci_rom_offset(&flash) {
+                Ok(Some(offset)) => (offset, "the IFR header skipped, as on silicon"),
+                Ok(None) => (0, "no IFR header"),
+                Err(e) => {
+                    log.line(&format!(
+                        "PROM: the IFR header of {what} is not usable ({e}); the window shows \
+                         the flash from its start"
+                    ));
+                    (0, "IFR header not usable")
+                }
+            }
+        } else {
+            (0, "IFR header shown, as on GA100")
+        };
+        log.line(&format!(
+            "PROM: {what}, {:#x} bytes; NV_PROM_DATA(0) is flash offset {start:#x} ({how})",
+            flash.len()
+        ));
+        Prom {
+            flash,
+            start,
+            writes: LogOnce::new("PROM write", WRITE_LOG_LIMIT),
+            log,
+        }
+    }
+
+    /// Whether the 4-aligned BAR0 `offset` is in the window.
+    pub fn contains(offset: u64) -> bool {
+        (NV_PROM_DATA..NV_PROM_DATA + NV_PROM_DATA_SIZE).contains(&offset)
+    }
+
+    /// The flash offset shown at NV_PROM_DATA(0).
+    #[cfg(test)]
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Byte `index` of the window.
+    pub fn byte(&self, index: usize) -> u8 {
+        self.start
+            .checked_add(index)
+            .and_then(|at| self.flash.get(at))
+            .copied()
+            .unwrap_or(ERASED)
+    }
+
+    /// The dword at the 4-aligned BAR0 `offset`, or None outside the
+    /// window. Reading has no side effect.
+    pub fn read(&self, offset: u64) -> Option<u32> {
+        if !Self::contains(offset) {
+            return None;
+        }
+        let index = usize::try_from(offset - NV_PROM_DATA).ok()?;
+        let bytes = [0, 1, 2, 3].map(|i| self.byte(index + i));
+        Some(u32::from_le_bytes(bytes))
+    }
+
+    /// A write into the window: ignored, logged once per offset.
+    pub fn write(&mut self, offset: u64, value: u32) {
+        self.writes.log(&self.log, offset, || {
+            format!(
+                "write of {value:#010x} to NV_PROM_DATA at BAR0+{offset:#08x} (read-only; ignored)"
+            )
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chipset::find;
+
+    fn prom(flash: Vec<u8>, chip: &str) -> (Prom, crate::logger::MemoryLog) {
+        let (log, text) = Logger::memory();
+        let chip = find(chip).expect("chip in table");
+        (Prom::new(flash.into(), chip, "test flash", log), text)
+    }
+
+    fn ifr_flash() -> Vec<u8> {
+        vbios::Vbios::build(find("ga102").expect("ga102")).into_flash()
+    }
+
+    #[test]
+    fn window_is_1_mib_at_0x300000() {
+        assert!(!Prom::contains(0x2ffffc));
+        assert!(Prom::contains(0x300000));
+        assert!(Prom::contains(0x3ffffc));
+        assert!(!Prom::contains(0x400000));
+    }
+
+    #[test]
+    fn window_skips_the_ifr_header_except_on_ga100() {
+        let flash = ifr_flash();
+        let rom = vbios::pci_rom_offset(&flash)
+            .expect("valid")
+            .expect("has an IFR header");
+        let (ga102, text) = prom(flash.clone(), "ga102");
+        assert_eq!(ga102.start(), rom);
+        assert_eq!(ga102.read(NV_PROM_DATA).map(|v| v & 0xffff), Some(0xaa55));
+        assert!(
+            text.contents().contains("IFR header skipped"),
+            "{}",
+            text.contents()
+        );
+        let (ga100, _) = prom(flash.clone(), "ga100");
+        assert_eq!(ga100.start(), 0);
+        assert_eq!(ga100.read(NV_PROM_DATA), Some(u32::from_le_bytes(*b"NVGI")));
+    }
+
+    #[test]
+    fn reads_past_the_flash_return_erased_bytes() {
+        let (p, _) = prom(vec![1, 2, 3, 4, 5, 6], "tu102");
+        assert_eq!(p.read(NV_PROM_DATA), Some(0x0403_0201));
+        assert_eq!(p.read(NV_PROM_DATA + 4), Some(0xffff_0605));
+        assert_eq!(p.read(NV_PROM_DATA + 8), Some(0xffff_ffff));
+        assert_eq!(
+            p.read(NV_PROM_DATA + NV_PROM_DATA_SIZE - 4),
+            Some(0xffff_ffff)
+        );
+        assert_eq!(p.read(NV_PROM_DATA + NV_PROM_DATA_SIZE), None);
+        assert_eq!(p.read(0), None);
+    }
+
+    #[test]
+    fn an_unusable_ifr_header_is_logged_and_shown_from_the_start() {
+        let mut flash = ifr_flash();
+        flash[0x2000] = b'X'; // Breaks the ROM directory's signature.
+        let (p, text) = prom(flash, "ga104");
+        assert_eq!(p.start(), 0);
+        assert!(
+            text.contents().contains("not usable"),
+            "{}",
+            text.contents()
+        );
+    }
+
+    #[test]
+    fn writes_are_ignored_and_logged_once() {
+        let (mut p, text) = prom(ifr_flash(), "ga102");
+        let before = p.read(NV_PROM_DATA);
+        p.write(NV_PROM_DATA, 0);
+        p.write(NV_PROM_DATA, 1);
+        assert_eq!(p.read(NV_PROM_DATA), before);
+        assert_eq!(
+            text.contents()
+                .matches("NV_PROM_DATA at BAR0+0x300000")
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn dumps_must_be_between_1_byte_and_1_mib() {
+        let dir = std::env::temp_dir().join(format!("nova-emu-prom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let empty = dir.join("empty.rom");
+        let big = dir.join("big.rom");
+        let full = dir.join("full.rom");
+        std::fs::write(&empty, b"").expect("write");
+        std::fs::write(&big, vec![0u8; 0x100001]).expect("write");
+        std::fs::write(&full, vec![0x55u8; 0x100000]).expect("write");
+        assert!(Dump::load(&empty).unwrap_err().contains("is empty"));
+        assert!(Dump::load(&big).unwrap_err().contains("larger than"));
+        assert!(Dump::load(&dir.join("missing.rom"))
+            .unwrap_err()
+            .contains("cannot open"));
+        assert!(Dump::load(&dir).unwrap_err().contains("cannot read"));
+        let dump = Dump::load(&full).expect("1 MiB is allowed");
+        assert_eq!(dump.bytes.len(), 0x100000);
+        assert!(format!("{dump:?}").contains("1048576 bytes"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

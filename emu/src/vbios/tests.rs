@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Tests of the synthetic VBIOS, read back with a small reader written here
+//! from the documentation (vbios.rst, fwsec.rst, the BIT document) rather
+//! than from the builder: it shares no constant with it. The same reader
+//! also walks the real flash dumps when they are present, which shows that
+//! it reads silicon's layout, not only the emulator's.
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::chipset::{
+    Chipset,
+    CHIPSETS, //
+};
+
+/// A read failure of the test reader.
+type Res<T> = Result<T, String>;
+
+fn u16_at(b: &[u8], at: usize) -> Res<u16> {
+    b.get(at..at + 2)
+        .map(|s| u16::from_le_bytes([s[0], s[1]]))
+        .ok_or_else(|| format!("u16 at {at:#x} out of bounds ({:#x})", b.len()))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Res<u32> {
+    b.get(at..at + 4)
+        .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+        .ok_or_else(|| format!("u32 at {at:#x} out of bounds ({:#x})", b.len()))
+}
+
+fn usize_at(b: &[u8], at: usize) -> Res<usize> {
+    u32_at(b, at).map(|v| usize::try_from(v).expect("32-bit offsets fit"))
+}
+
+/// One image of the chain as the reader sees it.
+#[derive(Debug)]
+struct Img {
+    base: usize,
+    len: usize,
+    code_type: u8,
+    vendor: u16,
+    device: u16,
+    class: [u8; 3],
+    pcir_last: bool,
+    npde_last: Option<bool>,
+}
+
+impl Img {
+    fn last(&self) -> bool {
+        self.npde_last.unwrap_or(self.pcir_last)
+    }
+}
+
+/// Where the PCI expansion ROM starts in `rom` (flash or PROM window):
+/// at 0 when it starts with 0x55AA, else through the IFR header.
+fn rom_start(rom: &[u8]) -> Res<usize> {
+    if u16_at(rom, 0)? == 0xaa55 {
+        return Ok(0);
+    }
+    if rom.get(..4) != Some(b"NVGI") {
+        return Err("neither 0x55AA nor NVGI at 0".into());
+    }
+    let fixed1 = u32_at(rom, 4)?;
+    match (fixed1 >> 8) & 0xff {
+        1 | 2 => usize_at(rom, usize::try_from((fixed1 >> 16) & 0x7fff).unwrap() + 4),
+        3 => {
+            let total = usize::try_from(u32_at(rom, 8)? & 0xfffff).unwrap();
+            let dir = usize_at(rom, total)? + 4096;
+            if rom.get(dir..dir + 4) != Some(b"RFRD") {
+                return Err(format!("no RFRD at {dir:#x}"));
+            }
+            usize_at(rom, dir + 8)
+        }
+        v => Err(format!("IFR version {v}")),
+    }
+}
+
+/// The image chain from `start`, following the NPDE's length and last flag
+/// where there is one, the PCIR's otherwise.
+fn images(rom: &[u8], start: usize) -> Res<Vec<Img>> {
+    let mut out: Vec<Img> = Vec::new();
+    let mut base = start;
+    while out.last().is_none_or(|i| !i.last()) {
+        if out.len() > 16 {
+            return Err("more than 16 images".into());
+        }
+        let sig = u16_at(rom, base)?;
+        if sig != 0xaa55 && sig != 0x4e56 {
+            return Err(format!("ROM signature {sig:#x} at {base:#x}"));
+        }
+        let pcir = base + usize::from(u16_at(rom, base + 0x18)?);
+        let pcir_sig = rom.get(pcir..pcir + 4).ok_or("PCIR out of bounds")?;
+        if pcir_sig != b"PCIR" && pcir_sig != b"NPDS" {
+            return Err(format!("PCIR signature {pcir_sig:?} at {pcir:#x}"));
+        }
+        let pcir_len = usize::from(u16_at(rom, pcir + 0xa)?);
+        let blocks = usize::from(u16_at(rom, pcir + 0x10)?);
+        let code_type = rom[pcir + 0x14];
+        let pcir_last = rom[pcir + 0x15] & 0x80 != 0;
+        let npde = (pcir + pcir_len).next_multiple_of(16);
+        let (len, npde_last) = if code_type != 0x70 && rom.get(npde..npde + 4) == Some(b"NPDE") {
+            let sub = usize::from(u16_at(rom, npde + 8)?);
+            (sub * 512, Some(rom[npde + 0xa] & 0x80 != 0))
+        } else {
+            (blocks * 512, None)
+        };
+        if len == 0 {
+            return Err(format!("empty image at {base:#x}"));
+        }
+        out.push(Img {
+            base,
+            len,
+            code_type,
+            vendor: u16_at(rom, pcir + 4)?,
+            device: u16_at(rom, pcir + 6)?,
+            class: [rom[pcir + 0xd], rom[pcir + 0xe], rom[pcir + 0xf]],
+            pcir_last,
+            npde_last,
+        });
+        base += len;
+    }
+    Ok(out)
+}
+
+/// The falcon data found through the BIT: the FWSEC section (every image
+/// from the first FWSEC one on), the ucode table's offset in it and the
+/// PCI-AT image's length the logical pointers are relative to.
+struct FalconData {
+    section: Vec<u8>,
+    section_base: usize,
+    table: usize,
+    pci_at_len: usize,
+    bit: usize,
+}
+
+fn falcon_data(rom: &[u8], imgs: &[Img]) -> Res<FalconData> {
+    let pci_at = imgs
+        .iter()
+        .find(|i| i.code_type == 0)
+        .ok_or("no PCI-AT image")?;
+    let image = &rom[pci_at.base..pci_at.base + pci_at.len];
+    let bit = image
+        .windows(6)
+        .position(|w| w == [0xff, 0xb8, b'B', b'I', b'T', 0])
+        .ok_or("no BIT")?;
+    let header_size = usize::from(image[bit + 8]);
+    let token_size = usize::from(image[bit + 9]);
+    let tokens = usize::from(image[bit + 10]);
+    let checksum = image[bit..bit + header_size]
+        .iter()
+        .fold(0u8, |s, &b| s.wrapping_add(b));
+    if checksum != 0 {
+        return Err(format!("BIT header checksum {checksum:#x}"));
+    }
+    let mut pointer = None;
+    for t in 0..tokens {
+        let entry = bit + header_size + t * token_size;
+        if image[entry] == 0x70 {
+            if image[entry + 1] != 2 || u16_at(image, entry + 2)? < 4 {
+                return Err("falcon data token not version 2 with 4 bytes".into());
+            }
+            let data = usize::from(u16_at(image, entry + 4)?);
+            pointer = Some(usize_at(image, data)?);
+        }
+    }
+    let pointer = pointer.ok_or("no falcon data token")?;
+    let first = imgs
+        .iter()
+        .position(|i| i.code_type == 0xe0)
+        .ok_or("no FWSEC image")?;
+    let section_base = imgs[first].base;
+    let section: Vec<u8> = imgs[first..]
+        .iter()
+        .flat_map(|i| rom[i.base..i.base + i.len].iter().copied())
+        .collect();
+    let table = pointer
+        .checked_sub(pci_at.len)
+        .ok_or("falcon data pointer inside the PCI-AT image")?;
+    Ok(FalconData {
+        section,
+        section_base,
+        table,
+        pci_at_len: pci_at.len,
+        bit: pci_at.base + bit,
+    })
+}
+
+/// A FWSEC ucode as the reader finds it.
+#[derive(Debug)]
+struct Found {
+    /// Offset of the descriptor in the FWSEC section.
+    desc: usize,
+    version: u8,
+    imem_load_size: usize,
+    dmem_load_size: usize,
+    interface_offset: usize,
+    pkc_data_offset: usize,
+    signature_count: usize,
+    signature_versions: u16,
+    signatures: Vec<Vec<u8>>,
+    imem: Vec<u8>,
+    dmem: Vec<u8>,
+}
+
+/// The ucode of application `app` in the ucode table.
+fn find_ucode(fd: &FalconData, app: u8) -> Res<Found> {
+    let s = &fd.section;
+    let t = fd.table;
+    if s.get(t) != Some(&1) {
+        return Err(format!("ucode table version {:?}", s.get(t)));
+    }
+    let (hdr, len, count) = (usize::from(s[t + 1]), usize::from(s[t + 2]), s[t + 3]);
+    let entry = (0..usize::from(count))
+        .map(|i| t + hdr + i * len)
+        .find(|&e| s[e] == app)
+        .ok_or(format!("no application {app:#x}"))?;
+    let desc = usize_at(s, entry + 2)?
+        .checked_sub(fd.pci_at_len)
+        .ok_or("descriptor pointer inside the PCI-AT image")?;
+    let h = u32_at(s, desc)?;
+    if h & 1 == 0 {
+        return Err("descriptor not valid".into());
+    }
+    let version = u8::try_from((h >> 8) & 0xff).unwrap();
+    let size = usize::try_from(h >> 16).unwrap();
+    let word = |i: usize| usize_at(s, desc + 4 * i);
+    let mut f = match version {
+        2 => {
+            let (imem, dmem_offset) = (word(6)?, word(10)?);
+            if dmem_offset != imem {
+                return Err("V2 DMEM does not follow IMEM".into());
+            }
+            Found {
+                desc,
+                version,
+                imem_load_size: imem,
+                dmem_load_size: word(12)?,
+                interface_offset: word(4)?,
+                pkc_data_offset: 0,
+                signature_count: 0,
+                signature_versions: 0,
+                signatures: Vec::new(),
+                imem: Vec::new(),
+                dmem: Vec::new(),
+            }
+        }
+        3 => {
+            let count = usize::from(s[desc + 39]);
+            let signatures = (0..count)
+                .map(|i| s[desc + 44 + 384 * i..desc + 44 + 384 * (i + 1)].to_vec())
+                .collect();
+            if size != 44 + 384 * count {
+                return Err(format!("V3 size {size:#x} with {count} signatures"));
+            }
+            Found {
+                desc,
+                version,
+                imem_load_size: word(5)?,
+                dmem_load_size: word(8)?,
+                interface_offset: word(3)?,
+                pkc_data_offset: word(2)?,
+                signature_count: count,
+                signature_versions: u16_at(s, desc + 40)?,
+                signatures,
+                imem: Vec::new(),
+                dmem: Vec::new(),
+            }
+        }
+        v => return Err(format!("descriptor version {v}")),
+    };
+    let ucode = desc + size;
+    let end = ucode + f.imem_load_size + f.dmem_load_size;
+    let bytes = s.get(ucode..end).ok_or("ucode beyond the FWSEC section")?;
+    f.imem = bytes[..f.imem_load_size].to_vec();
+    f.dmem = bytes[f.imem_load_size..].to_vec();
+    Ok(f)
+}
+
+/// The DMAP through the application interface table: its DMEM offset, its
+/// command input buffer offset and its command mask.
+fn find_dmap(f: &Found) -> Res<(usize, usize, u32)> {
+    let d = &f.dmem;
+    let i = f.interface_offset;
+    if d.get(i) != Some(&1) {
+        return Err("application interface table not version 1".into());
+    }
+    let (hdr, len, count) = (usize::from(d[i + 1]), usize::from(d[i + 2]), d[i + 3]);
+    for e in 0..usize::from(count) {
+        let entry = i + hdr + e * len;
+        if u32_at(d, entry)? != 4 {
+            continue;
+        }
+        let dmap = usize_at(d, entry + 4)?;
+        if d.get(dmap..dmap + 4) != Some(b"DMAP") {
+            return Err(format!("no DMAP signature at DMEM {dmap:#x}"));
+        }
+        if u16_at(d, dmap + 4)? != 3 || u16_at(d, dmap + 6)? != 64 {
+            return Err("DMAP not version 3 of 64 bytes".into());
+        }
+        if u32_at(d, dmap + 8 + 4 * 9)? != 0 {
+            return Err("init_cmd already set".into());
+        }
+        let cmd_in = usize_at(d, dmap + 8)?;
+        let cmd_in_size = usize_at(d, dmap + 12)?;
+        if cmd_in + cmd_in_size > d.len() || cmd_in_size < 44 {
+            return Err("command input buffer outside DMEM or too small".into());
+        }
+        return Ok((dmap, cmd_in, u32_at(d, dmap + 8 + 4 * 11)?));
+    }
+    Err("no DMEM mapper interface".into())
+}
+
+/// The descriptor version each chip must have, from the brief rather than
+/// from [`Family`]: 2 on Turing and GA100, 3 from GA102 on.
+fn expected_version(chip: &Chipset) -> u8 {
+    if chip.name.starts_with("tu") || chip.name == "ga100" {
+        2
+    } else {
+        3
+    }
+}
+
+#[test]
+fn every_chip_parses_back_with_the_independent_reader() {
+    for chip in CHIPSETS {
+        let vbios = Vbios::build(chip);
+        let rom = vbios.flash();
+        let name = chip.name;
+        let start = rom_start(rom).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(start, vbios.layout().pci_rom, "{name}");
+        let imgs = images(rom, start).unwrap_or_else(|e| panic!("{name}: {e}"));
+
+        let types: Vec<u8> = imgs.iter().map(|i| i.code_type).collect();
+        let display = chip.class == crate::chipset::CLASS_VGA;
+        let want: &[u8] = if display {
+            &[0x00, 0x03, 0xe0, 0xe0]
+        } else {
+            &[0x00, 0xe0, 0xe0]
+        };
+        assert_eq!(types, want, "{name}");
+        for img in &imgs {
+            assert_eq!((img.vendor, img.device), (0x10de, chip.device_id), "{name}");
+            assert_eq!(img.len % 512, 0, "{name}");
+        }
+        let pci_at = &imgs[0];
+        assert_eq!(pci_at.class, chip.class.to_le_bytes()[..3], "{name}");
+        let sum = rom[pci_at.base..pci_at.base + pci_at.len]
+            .iter()
+            .fold(0u8, |s, &b| s.wrapping_add(b));
+        assert_eq!(sum, 0, "{name}: PCI-AT checksum");
+        // The last image is flagged by both its PCIR and its NPDE; no other
+        // image's NPDE says last, and the PCIR of the last image the system
+        // firmware sees (EFI, or PCI-AT without EFI) does.
+        let last = imgs.last().expect("images");
+        assert!(last.pcir_last && last.npde_last == Some(true), "{name}");
+        for img in &imgs[..imgs.len() - 1] {
+            assert_eq!(img.npde_last, Some(false), "{name}");
+        }
+        assert!(imgs[if display { 1 } else { 0 }].pcir_last, "{name}");
+        let ends = last.base + last.len;
+        assert_eq!(
+            ends,
+            rom.len(),
+            "{name}: the flash ends with the last image"
+        );
+        let spans: Vec<(usize, usize)> = imgs.iter().map(|i| (i.base, i.len)).collect();
+        let layout: Vec<(usize, usize)> = vbios
+            .layout()
+            .images
+            .iter()
+            .map(|i| (i.offset, i.len))
+            .collect();
+        assert_eq!(spans, layout, "{name}");
+
+        let fd = falcon_data(rom, &imgs).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(fd.bit, vbios.layout().bit, "{name}");
+        assert_eq!(
+            fd.section_base + fd.table,
+            vbios.layout().ucode_table,
+            "{name}"
+        );
+        let f = find_ucode(&fd, 0x85).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(f.version, expected_version(chip), "{name}");
+        assert_eq!(fd.section_base + f.desc, vbios.layout().fwsec, "{name}");
+        let api = vbios.fwsec();
+        assert_eq!(api.app_id(), 0x85);
+        assert_eq!(api.version().number(), f.version, "{name}");
+        assert_eq!(f.imem, api.imem(), "{name}: IMEM");
+        assert_eq!(f.dmem, api.dmem(), "{name}: DMEM");
+        assert_eq!([f.imem.clone(), f.dmem.clone()].concat(), api.image());
+        assert_eq!(f.interface_offset, api.interface_offset(), "{name}");
+        let (dmap, cmd_in, mask) = find_dmap(&f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(dmap, api.dmap_offset(), "{name}");
+        assert_eq!(cmd_in, api.cmd_in_offset(), "{name}");
+        assert_ne!(mask & (1 << 0x15), 0, "{name}: FRTS command");
+        assert_ne!(mask & (1 << 0x19), 0, "{name}: SB command");
+        assert_eq!(CMD_FRTS, 0x15);
+        assert_eq!(CMD_SB, 0x19);
+        assert_eq!(APPIF_ID_DMEMMAPPER, 4);
+        assert_eq!(&f.dmem[dmap..dmap + 4], &DMAP_SIGNATURE);
+
+        if f.version == 3 {
+            assert_eq!(f.signature_count, api.signatures().len(), "{name}");
+            assert!(f.signature_count > 0, "{name}");
+            for (i, sig) in f.signatures.iter().enumerate() {
+                assert_eq!(
+                    sig.as_slice(),
+                    &api.signatures()[i],
+                    "{name}: signature {i}"
+                );
+                assert_eq!(sig.len(), SIGNATURE_SIZE);
+            }
+            assert_eq!(f.signature_versions, api.signature_versions(), "{name}");
+            assert_eq!(
+                f.signature_versions.count_ones(),
+                u32::try_from(f.signature_count).unwrap()
+            );
+            assert_eq!(Some(f.pkc_data_offset), api.pkc_data_offset(), "{name}");
+            // Upstream patches at IMEMLoadSize + PKCDataOffset of the image;
+            // the slot is inside DMEM and clear of the DMAP and the buffers.
+            let patch = f.imem_load_size + f.pkc_data_offset;
+            assert_eq!(Some(patch), api.signature_patch_offset(), "{name}");
+            let slot = f.pkc_data_offset..f.pkc_data_offset + SIGNATURE_SIZE;
+            assert!(slot.end <= f.dmem.len(), "{name}");
+            assert!(slot.start >= dmap + 64 && slot.end <= cmd_in, "{name}");
+            assert!(f.dmem[slot].iter().all(|&b| b == 0), "{name}");
+            assert_eq!(api.engine_id_mask(), 0x0400, "{name}: GSP");
+            assert!((1..=16).contains(&api.ucode_id()), "{name}");
+        } else {
+            assert!(api.signatures().is_empty());
+            assert_eq!(api.signature_patch_offset(), None);
+            assert_eq!(api.pkc_data_offset(), None);
+            assert_eq!((api.engine_id_mask(), api.ucode_id()), (0, 0));
+        }
+
+        // The debug FWSEC is there too, with other bytes.
+        let dbg = find_ucode(&fd, 0x45).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            fd.section_base + dbg.desc,
+            vbios.layout().fwsec_debug,
+            "{name}"
+        );
+        assert_eq!(dbg.imem, vbios.fwsec_debug().imem(), "{name}");
+        assert_eq!(vbios.fwsec_debug().app_id(), 0x45);
+        assert_ne!(dbg.imem, f.imem, "{name}");
+        assert_eq!(vbios.family(), Family::of(chip));
+    }
+}
+
+#[test]
+fn synthetic_vbios_fits_the_prom_window_and_the_upstream_scan_limit() {
+    for chip in CHIPSETS {
+        let vbios = Vbios::build(chip);
+        assert!(vbios.flash().len() <= 0x10_0000, "{}", chip.name);
+        assert_eq!(vbios.flash().len() % 512, 0, "{}", chip.name);
+    }
+}
+
+#[test]
+fn the_same_chip_always_gives_the_same_bytes_and_chips_differ() {
+    let ga102 = crate::chipset::find("ga102").expect("ga102");
+    let ga103 = crate::chipset::find("ga103").expect("ga103");
+    assert_eq!(Vbios::build(ga102).flash(), Vbios::build(ga102).flash());
+    let a = Vbios::build(ga102);
+    let b = Vbios::build(ga103);
+    assert_ne!(a.fwsec().imem(), b.fwsec().imem());
+    assert_ne!(a.fwsec().signatures(), b.fwsec().signatures());
+    assert_eq!(keyed_bytes("x", 13), keyed_bytes("x", 16)[..13]);
+    assert_ne!(keyed_bytes("x", 16), keyed_bytes("y", 16));
+    // The IMEM starts with a readable tag naming chip and application.
+    assert!(a
+        .fwsec()
+        .imem()
+        .starts_with(b"nova-emu ga102 fwsec-prod imem\0"));
+}
+
+#[test]
+fn signature_index_follows_upstreams_rule() {
+    let ga102 = Vbios::build(crate::chipset::find("ga102").expect("ga102"));
+    let fwsec = ga102.fwsec();
+    let versions = u32::from(fwsec.signature_versions());
+    for fuse in 0..40u32 {
+        let present = fuse < 16 && versions & (1 << fuse) != 0;
+        let below = |f: u32| usize::try_from((versions & ((1 << f) - 1)).count_ones()).unwrap();
+        let want = present.then(|| below(fuse));
+        assert_eq!(fwsec.signature_index(fuse), want, "fuse version {fuse}");
+    }
+    // Fuse register 0 (fuse version 0) selects the first signature.
+    assert_eq!(fwsec.signature_index(0), Some(0));
+    let tu102 = Vbios::build(crate::chipset::find("tu102").expect("tu102"));
+    assert_eq!(tu102.fwsec().signature_index(0), None);
+}
+
+#[test]
+fn load_targets_follow_the_descriptor() {
+    let v2 = Vbios::build(crate::chipset::find("tu106").expect("tu106"));
+    let v3 = Vbios::build(crate::chipset::find("ad102").expect("ad102"));
+    for u in [v2.fwsec(), v3.fwsec()] {
+        let imem = u32::try_from(u.imem().len()).unwrap();
+        let dmem = u32::try_from(u.dmem().len()).unwrap();
+        let sec = u.imem_secure_load();
+        let dm = u.dmem_load();
+        assert_eq!(
+            (dm.src_start, dm.dst_start, dm.len),
+            (imem, u.dmem_phys_base(), dmem)
+        );
+        match u.version() {
+            DescVersion::V2 => {
+                let ns = u.imem_non_secure_load().expect("V2 has a non-secure part");
+                assert_eq!((ns.src_start, ns.dst_start), (0, u.imem_phys_base()));
+                assert_eq!(ns.len + sec.len, imem);
+                assert_eq!(sec.src_start, ns.len);
+                assert_eq!(sec.dst_start, u.imem_phys_base() + sec.src_start);
+                assert_eq!(u.imem_virt_base(), 0);
+            }
+            DescVersion::V3 => {
+                assert_eq!(u.imem_non_secure_load(), None);
+                assert_eq!(
+                    sec,
+                    LoadTarget {
+                        src_start: 0,
+                        dst_start: u.imem_phys_base(),
+                        len: imem,
+                    }
+                );
+            }
+        }
+    }
+}
+
+/// Where the real dumps are: `$NOVA_VBIOS_DIR`, or `shared/vbios` beside the repository (the
+/// harness sets the variable, and skips the `real_dump` tests where it has no folder).
+pub fn real_dump_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("NOVA_VBIOS_DIR").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vbios")),
+        PathBuf::from,
+    );
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: no real VBIOS dumps at {}", dir.display());
+        None
+    }
+}
+
+/// The real dumps: file name, FWSEC descriptor version.
+pub const REAL_DUMPS: &[(&str, u8)] = &[
+    ("tu106-spaceinvader-rtx2070.rom", 2),
+    ("ga104-bl4dee-razer-rtx3080m.rom", 3),
+];
+
+#[test]
+fn real_dumps_are_read_by_the_test_reader() {
+    let Some(dir) = real_dump_dir() else {
+        return;
+    };
+    for (file, version) in REAL_DUMPS {
+        let path = dir.join(file);
+        let Ok(rom) = std::fs::read(&path) else {
+            println!("skipped: {} is not readable", path.display());
+            continue;
+        };
+        let start = rom_start(&rom).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(pci_rom_offset(&rom), Ok(Some(start)), "{file}");
+        let imgs = images(&rom, start).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(imgs[0].code_type, 0, "{file}");
+        let fd = falcon_data(&rom, &imgs).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let f = find_ucode(&fd, 0x85).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(f.version, *version, "{file}");
+        find_dmap(&f).unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
+}
