@@ -51,6 +51,10 @@ use crate::{
         SystemFacts,
         BAR0_SIZE, //
     },
+    prom::{
+        Rom,
+        RomError, //
+    },
     untrusted::Untrusted,
 };
 
@@ -131,6 +135,30 @@ fn identify(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Spec> {
     Ok(id.spec)
 }
 
+/// Reads the VBIOS through the PROM window and validates it: the FWSEC ucode the GSP boot of
+/// Turing to Ada runs (the boot itself is issue 14's next part). A ROM that lies fails probe
+/// with one line naming what was wrong.
+fn read_vbios(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Rom> {
+    let rom = Rom::read(bar).map_err(|e| match e {
+        RomError::Invalid(e) => {
+            dev_err!(pdev, "VBIOS: {}\n", e);
+            EINVAL
+        }
+        RomError::Read(e) => {
+            dev_err!(
+                pdev,
+                "VBIOS: cannot read the PROM window (error {})\n",
+                e.to_errno()
+            );
+            e
+        }
+    })?;
+    if let Ok(vbios) = rom.vbios() {
+        dev_dbg!(pdev, "VBIOS: {:#x} bytes read: {}\n", rom.len(), vbios);
+    }
+    Ok(rom)
+}
+
 /// Whether this build has the emulated GPU's reduced GSP boot: Kconfig's
 /// `NOVA_CORE_OOT_EMULATED_GPU`, which only the project's test builds turn on. Without it a
 /// device claiming the emulator's subsystem ids is treated as silicon.
@@ -186,6 +214,9 @@ impl pci::Driver for NovaCore {
             let forced = forced_version(pdev)?;
             let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
+            if spec.architecture().boots_through_fwsec() {
+                read_vbios(pdev, &bar)?;
+            }
 
             // Before the GSP starts: nothing that can fail comes after it.
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;

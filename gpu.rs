@@ -143,6 +143,15 @@ impl Architecture {
         }
     }
 
+    /// Whether the GSP boots through FWSEC (from the VBIOS) and the booter: Turing to Ada. From
+    /// Hopper on, the FSP starts it.
+    pub(crate) const fn boots_through_fwsec(self) -> bool {
+        matches!(
+            self,
+            Architecture::Turing | Architecture::Ampere | Architecture::Ada
+        )
+    }
+
     /// Whether `NV_PMC_BOOT_0` still names the chip (and so must agree with `NV_PMC_BOOT_42`).
     const fn boot0_names_chip(self) -> bool {
         matches!(

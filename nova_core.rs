@@ -15,8 +15,10 @@ mod firmware;
 mod gpu;
 mod gsp;
 mod pci;
+mod prom;
 mod regs;
 mod untrusted;
+mod vbios;
 
 kernel::module_pci_driver! {
     type: driver::NovaCore,
@@ -66,4 +68,6 @@ kernel_display!(
     pci::BarError,
     pci::FactsError,
     pci::NotEmulated,
+    vbios::Vbios<'_>,
+    vbios::VbiosError,
 );

@@ -53,6 +53,7 @@ use bit::Bit;
 use fwsec::{
     Fwsec,
     FwsecSection, //
+    SIGNATURE_SIZE,
 };
 use rom::{
     Ifr,
@@ -418,6 +419,48 @@ pub(crate) enum VbiosError {
     },
 }
 
+impl VbiosError {
+    /// How many bytes of ROM would get the walk past this error, if it is the end of the bytes
+    /// read so far rather than a lie of the ROM: the chain or a header reaches past them, and
+    /// reading more of the PROM window may cure it. A reader that reads the window in parts (it
+    /// is slow, and ROMs are far shorter than it) reads on to at least this length after these
+    /// errors, and only after these.
+    pub(crate) fn rom_needed(&self) -> Option<usize> {
+        match *self {
+            VbiosError::IfrTruncated { at, .. } => at.checked_add(rom::IFR_PART_MAX),
+            VbiosError::RomOffsetOutside { offset, .. } => {
+                to_usize(offset)?.checked_add(rom::ROM_HEADER_SIZE)
+            }
+            VbiosError::ImageTruncated { at, .. } | VbiosError::NoLastImage { at, .. } => {
+                at.checked_add(rom::ROM_HEADER_SIZE)
+            }
+            VbiosError::PcirOutside { at, pcir, .. } => at
+                .checked_add(usize::from(pcir))
+                .and_then(|end| end.checked_add(rom::PCIR_AND_NPDE_SIZE)),
+            VbiosError::ImagePastEnd { at, len, .. } => at.checked_add(len),
+            _ => None,
+        }
+    }
+}
+
+/// The PROM window's size (`NV_PROM_DATA__SIZE_1`): no ROM is read past it.
+pub(crate) const PROM_SIZE: usize = 0x100000;
+
+/// How far a reader that reads the window in parts of `part` bytes, holding `have` of them,
+/// reads next after `err`: whole parts, at least one more, as far as the walk needs, within the
+/// window. `None` when reading on cannot help: the ROM lies, or the window is read whole.
+pub(crate) fn read_on(have: usize, err: &VbiosError, part: usize) -> Option<usize> {
+    let need = err.rom_needed()?;
+    if have >= PROM_SIZE || part == 0 {
+        return None;
+    }
+    let want = need
+        .max(have.checked_add(1)?)
+        .div_ceil(part)
+        .checked_mul(part)?;
+    Some(want.min(PROM_SIZE))
+}
+
 impl fmt::Display for VbiosError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -775,4 +818,33 @@ fn range(bytes: &[u8], offset: usize, len: usize) -> Option<&[u8]> {
 /// targets, checked all the same).
 fn to_usize(value: u32) -> Option<usize> {
     usize::try_from(value).ok()
+}
+
+/// One line on what the ROM holds, for the driver's debug log.
+impl fmt::Display for Vbios<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fwsec = &self.fwsec;
+        write!(
+            f,
+            "{} images ending at {:#x}{}, PCI-AT image at {:#x} with the BIT at {:#x}, FWSEC \
+             images at {:#x}, FWSEC descriptor v{} at {:#x}: IMEM {:#x} and DMEM {:#x} bytes, {} \
+             signatures, DMEM mapper at DMEM {:#x}",
+            self.images.len(),
+            self.images.end(),
+            if self.ifr.is_some() {
+                " after an IFR header"
+            } else {
+                ""
+            },
+            self.pci_at.offset,
+            self.bit.offset,
+            self.fwsec_section.offset,
+            fwsec.desc.version(),
+            fwsec.desc_offset,
+            fwsec.imem.bytes.len(),
+            fwsec.dmem.bytes.len(),
+            fwsec.signatures.bytes.len() / SIGNATURE_SIZE,
+            fwsec.dmem_mapper.dmem_offset,
+        )
+    }
 }

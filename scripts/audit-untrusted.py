@@ -10,7 +10,7 @@ one: this audit holds the code and the input-point table of docs/untrusted.md
 to each other.
 
 - Every place the driver wraps data into `Untrusted` (`new_untrusted`,
-  `new_untrusted_ref`) and every read of a raw source (a BAR0 register, a BAR
+  `new_untrusted_ref`) and every read of a raw source (a BAR0 register or word, a BAR
   length or PCI id the device reports, a firmware file's bytes, a copy out of
   DMA memory) is in a function the table's "wrapped in" column lists (file and
   function): input that is never wrapped cannot hide in another function.
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WRAP = re.compile(r"\bnew_untrusted(?:_ref)?\(")
 # Reads of what the device or a file says (kernel crate calls the driver uses).
-SOURCE = re.compile(r"\.read\(regs::|\bresource_len\(|\b(?:subsystem_)?(?:vendor|device)_id\(\)"
+SOURCE = re.compile(r"\.read\(regs::|\b(?:try_)?read(?:8|16|32|64)\(|\bresource_len\(|\b(?:subsystem_)?(?:vendor|device)_id\(\)"
                     r"|\brevision_id\(\)|\.data\(\)|\bcopy_to_slice\(|\bread_volatile\b|\bio_read!")
 FN = re.compile(r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?fn\s+(\w+)")
 IMPL = re.compile(r"\bimpl\b.*?\bValidator<.*>\s+for\s+(\w+)")

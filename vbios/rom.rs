@@ -45,7 +45,7 @@ const ROM_SIGNATURE_NV: u16 = 0x4e56;
 /// Offset of the PCIR pointer in the ROM header.
 const ROM_HEADER_PCIR_POINTER: usize = 0x18;
 /// Size of the ROM header: the signature, 22 bytes for the processor, the PCIR pointer.
-const ROM_HEADER_SIZE: usize = 0x1a;
+pub(crate) const ROM_HEADER_SIZE: usize = 0x1a;
 /// Unit of image lengths.
 const IMAGE_LEN_UNIT: usize = 512;
 /// The last-image bit of the PCIR's and the NPDE's indicator byte.
@@ -107,6 +107,14 @@ struct Pcir {
     max_runtime_image_len: u16,
 }
 
+/// The PCI Data Structure and the NPDE that may follow it, as far as the driver reads them.
+pub(crate) const PCIR_AND_NPDE_SIZE: usize =
+    core::mem::size_of::<Pcir>() + 0x10 + core::mem::size_of::<Npde>();
+
+/// The most bytes of the IFR header the walk reads at once (its fixed part, the v1/v2 extended
+/// section's ROM offset, the v3 ROM directory's words).
+pub(crate) const IFR_PART_MAX: usize = core::mem::size_of::<IfrFixed>() + 4;
+
 /// NVIDIA's PCI Data Extension, the part the driver reads.
 #[repr(C, packed)]
 #[derive(Clone, Copy, zerocopy_derive::FromBytes)]
@@ -160,6 +168,13 @@ impl From<u8> for ImageType {
 
 impl ImageType {
     /// The PCIR code type.
+    #[cfg_attr(
+        CONFIG_RUST,
+        expect(
+            dead_code,
+            reason = "the host crate's checks compare it; the driver matches types"
+        )
+    )]
     pub(crate) fn code(self) -> u8 {
         match self {
             ImageType::PciAt => 0x00,

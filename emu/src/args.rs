@@ -21,7 +21,7 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--bar0-size BYTES] [--bar1-size BYTES]
                 [--device-id ID] [--gsp-version VERSION] [--fb-size BYTES]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
-                [--no-gsp] [--vbios FILE]
+                [--no-gsp] [--vbios FILE | --vbios-fault LIE]
        nova-emu [--chipset NAME] --write-vbios FILE
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
@@ -59,6 +59,8 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
   --vbios FILE           serve this flash dump (whole, IFR header included,
                          1 byte to 1 MiB) in the PROM window instead of the
                          chip's synthetic VBIOS
+  --vbios-fault LIE      the synthetic VBIOS lies: rom-signature, image-length,
+                         bit-pointer, desc-version or no-fwsec
   --write-vbios FILE     write the chip's synthetic VBIOS (the flash the PROM
                          window shows, IFR header included) to FILE and exit
   --list-chipsets        print the chipset table and exit
@@ -130,6 +132,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "--gsp-fault",
     "--record",
     "--vbios",
+    "--vbios-fault",
     "--write-vbios",
 ];
 
@@ -304,6 +307,18 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             Err(e) => Err(ArgError(format!("--vbios: {e}"))),
         })
         .transpose()?;
+    let vbios_fault = values
+        .get("--vbios-fault")
+        .map(|v| {
+            v.parse()
+                .map_err(|e| ArgError(format!("--vbios-fault: {e}")))
+        })
+        .transpose()?;
+    if vbios.is_some() && vbios_fault.is_some() {
+        return Err(ArgError(
+            "--vbios-fault makes no sense with --vbios: only the synthetic VBIOS lies".to_string(),
+        ));
+    }
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
     Ok(Command::Serve(Box::new(Options {
@@ -318,6 +333,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             bar1_size,
             gsp,
             vbios,
+            vbios_fault,
         },
         counts,
         log,
@@ -653,6 +669,23 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(error(&["--write-vbios="]).contains("non-empty"));
+    }
+
+    #[test]
+    fn vbios_fault_names_a_lie_of_the_synthetic_vbios() {
+        use crate::vbios::fault::VbiosLie;
+        let o = serve(&["--socket", "/s", "--vbios-fault", "desc-version"]);
+        assert_eq!(o.device.vbios_fault, Some(VbiosLie::DescVersion));
+        assert!(error(&["--socket", "/s", "--vbios-fault", "lie"]).contains("unknown VBIOS lie"));
+        assert!(error(&[
+            "--socket",
+            "/s",
+            "--vbios-fault",
+            "no-fwsec",
+            "--vbios",
+            "/x"
+        ])
+        .starts_with("--vbios"));
     }
 
     #[test]

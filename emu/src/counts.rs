@@ -25,6 +25,9 @@ pub enum Region {
     Bar1,
     Bar3,
     Bar5,
+    /// The PROM window of BAR0 (the VBIOS), all of it under one offset (its first byte's in
+    /// BAR0): a driver reads it byte by byte or word by word, up to 1 MiB.
+    Prom,
     /// Guest memory, accessed by the emulator (offsets are guest physical
     /// addresses).
     Sysmem,
@@ -37,6 +40,7 @@ impl Region {
             Region::Bar1 => "bar1",
             Region::Bar3 => "bar3",
             Region::Bar5 => "bar5",
+            Region::Prom => "prom",
             Region::Sysmem => "sysmem",
         }
     }

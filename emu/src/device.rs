@@ -36,7 +36,8 @@ use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::logger::{LogOnce, Logger};
-use crate::prom::{Dump, Prom};
+use crate::prom::{Dump, Prom, NV_PROM_DATA};
+use crate::vbios::fault::VbiosLie;
 use crate::vbios::Vbios;
 
 /// The PCI command register's bus master enable.
@@ -69,6 +70,8 @@ pub struct DeviceConfig {
     /// The flash the PROM window serves (`--vbios`), or None for the
     /// chip's synthetic VBIOS.
     pub vbios: Option<Arc<Dump>>,
+    /// The lie the synthetic VBIOS tells (`--vbios-fault`), if any.
+    pub vbios_fault: Option<VbiosLie>,
 }
 
 impl DeviceConfig {
@@ -179,12 +182,20 @@ impl Device {
                 &format!("VBIOS from {}", dump.path.display()),
                 log.clone(),
             ),
-            None => Prom::new(
-                Vbios::build(choice.chipset).into_flash().into(),
-                choice.chipset,
-                &format!("synthetic VBIOS of {}", choice.chipset.name),
-                log.clone(),
-            ),
+            None => {
+                let vbios = Vbios::build(choice.chipset);
+                let layout = vbios.layout().clone();
+                let mut flash = vbios.into_flash();
+                if let Some(lie) = choice.vbios_fault {
+                    log.line(&lie.apply(&mut flash, &layout));
+                }
+                Prom::new(
+                    flash.into(),
+                    choice.chipset,
+                    &format!("synthetic VBIOS of {}", choice.chipset.name),
+                    log.clone(),
+                )
+            }
         };
         Device {
             config,
@@ -278,7 +289,10 @@ impl Device {
                 read_bytes(&mut view, offset, data);
             }
             Target::Bar0 => {
-                if !self.is_phase_access(offset, data.len()) {
+                if Prom::contains(offset) {
+                    self.counts
+                        .record(Region::Prom, NV_PROM_DATA, Direction::Read);
+                } else if !self.is_phase_access(offset, data.len()) {
                     self.counts.record(Region::Bar0, offset, Direction::Read);
                 }
                 let mut view = Bar0View {
@@ -326,7 +340,10 @@ impl Device {
                 }
             }
             Target::Bar0 => {
-                if !self.is_phase_access(offset, data.len()) {
+                if Prom::contains(offset) {
+                    self.counts
+                        .record(Region::Prom, NV_PROM_DATA, Direction::Write);
+                } else if !self.is_phase_access(offset, data.len()) {
                     self.counts.record(Region::Bar0, offset, Direction::Write);
                 }
                 let mut view = Bar0View {
@@ -808,6 +825,7 @@ fn set_phase(counts: &mut Counts, log: &Logger, value: u32, via: &str) -> bool {
 pub mod tests {
     use super::*;
     use crate::chipset::find;
+    use crate::counts::Tally;
     use crate::logger::MemoryLog;
 
     const MIB: u64 = 1 << 20;
@@ -823,6 +841,7 @@ pub mod tests {
             bar1_size: 256 * MIB,
             gsp: Some(GspConfig::default()),
             vbios: None,
+            vbios_fault: None,
         }
     }
 
@@ -1049,19 +1068,26 @@ pub mod tests {
     }
 
     #[test]
-    fn prom_reads_are_counted_like_any_bar0_read() {
+    fn prom_reads_are_counted_in_one_entry_per_phase() {
         let (mut dev, _) = device();
         read32(&mut dev, BAR0, PROM);
-        read32(&mut dev, BAR0, PROM);
+        read32(&mut dev, BAR0, PROM + 0x4);
         read(&mut dev, BAR0, PROM + 0x10, 1);
         let phase = dev.phase_offset();
         write32(&mut dev, BAR0, phase, 1);
-        read32(&mut dev, BAR0, PROM + 0x4);
+        read32(&mut dev, BAR0, PROM + 0xf_fffc);
+        write32(&mut dev, BAR0, PROM + 0x8, 0);
         let c = dev.counts();
-        assert_eq!(c.tally(0, Region::Bar0, PROM).reads, 2);
-        assert_eq!(c.tally(0, Region::Bar0, PROM + 0x10).reads, 1);
-        assert_eq!(c.tally(1, Region::Bar0, PROM + 0x4).reads, 1);
-        assert_eq!(c.total_in_phase(1), 1);
+        assert_eq!(c.tally(0, Region::Prom, PROM).reads, 3);
+        assert_eq!(c.tally(0, Region::Bar0, PROM).reads, 0);
+        assert_eq!(
+            c.tally(1, Region::Prom, PROM),
+            Tally {
+                reads: 1,
+                writes: 1
+            }
+        );
+        assert_eq!(c.total_in_phase(1), 2);
     }
 
     #[test]
@@ -1071,7 +1097,7 @@ pub mod tests {
         write32(&mut dev, BAR0, PROM, 0);
         dev.region_write(BAR0, PROM + 1, &[0]).expect("byte write");
         assert_eq!(read32(&mut dev, BAR0, PROM), before);
-        assert_eq!(dev.counts().tally(0, Region::Bar0, PROM).writes, 1);
+        assert_eq!(dev.counts().tally(0, Region::Prom, PROM).writes, 2);
         assert!(text
             .contents()
             .contains("to NV_PROM_DATA at BAR0+0x300000 (read-only; ignored)"));

@@ -55,11 +55,12 @@
 //! | 0x1000 | 0x1000 | flash status section (erased) |
 //! | 0x2000 | 0xc | ROM directory (`RFRD`, PCI ROM offset 0x4000) |
 //! | 0x4000 | 0x1000 | PCI-AT image: PCIR at +0x80, NPDE at +0xa0, BIT at +0x100 |
-//! | 0x5000 | 0x2000 | EFI image, display chips only: PCIR says last, NPDE does not |
+//! | 0x5000 | 0x400 | EFI image, display chips only: PCIR says last, NPDE does not |
 //! | next | 0x400 | FWSEC image 1: falcon ucode table at +0x60 |
 //! | next | varies | FWSEC image 2, last: FWSEC 0x85 at +0x100, then FWSEC 0x45 |
 
 mod bit;
+pub mod fault;
 mod fwsec;
 mod ifr;
 mod image;
@@ -109,8 +110,9 @@ const PCI_ROM_OFFSET: usize = 0x4000;
 /// on it.
 const PCI_AT_LEN: usize = 0x1000;
 
-/// Length of the EFI image.
-const EFI_LEN: usize = 0x2000;
+/// Length of the EFI image (no code; kept short for the same reason as the ucode's IMEM, see
+/// `fwsec.rs`).
+const EFI_LEN: usize = 0x400;
 
 /// Length of the first FWSEC image (the one with the ucode table). Fixed,
 /// because the pointers in the table depend on it.

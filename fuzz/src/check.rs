@@ -48,6 +48,7 @@ use crate::{
     },
     untrusted::Untrusted,
     vbios::{
+        self,
         fwsec::{
             RomBytes,
             UcodeDesc,
@@ -623,4 +624,39 @@ pub fn vbios(data: &[u8]) -> Result<VbiosFacts, Rejected> {
         cmd_in: (m.cmd_in_offset, m.cmd_in_size),
         cmd_out: (m.cmd_out_offset, m.cmd_out_size),
     })
+}
+
+/// The driver's reader of the PROM window (`prom.rs`) on `flash` as the window shows it (0xff
+/// past its end, up to the window's size): reads `part`-byte parts, the first `first` bytes,
+/// then as [`vbios::read_on`] says after each rejection. Returns what the last validation said
+/// and how many bytes were read; asserts that the reader never reads past the window and that
+/// every step reads more.
+pub fn vbios_in_parts(
+    flash: &[u8],
+    first: usize,
+    part: usize,
+) -> (Result<VbiosFacts, Rejected>, usize) {
+    let window = |len: usize| -> Vec<u8> {
+        (0..len)
+            .map(|i| flash.get(i).copied().unwrap_or(0xff))
+            .collect()
+    };
+    let mut have = first.min(vbios::PROM_SIZE);
+    loop {
+        let rom = window(have);
+        let err = match Untrusted::new_untrusted_ref(&rom[..]).validate_ref::<Vbios<'_>>() {
+            Ok(_) => return (vbios(&rom), have),
+            Err(e) => e,
+        };
+        match vbios::read_on(have, &err, part) {
+            Some(next) => {
+                assert!(
+                    next > have && next <= vbios::PROM_SIZE,
+                    "{have:#x} -> {next:#x}"
+                );
+                have = next;
+            }
+            None => return (vbios(&rom), have),
+        }
+    }
 }

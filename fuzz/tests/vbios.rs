@@ -871,3 +871,64 @@ fn emulated_vbios_of_every_chip_parses() {
     }
     assert!(chips >= 20, "only {chips} chips in {}", dir.display());
 }
+
+/// The driver's reader of the PROM window reads a ROM in parts, only as far as the walk needs:
+/// on every ROM here (the synthetic one, the emulated GPU's of every chip, the real dumps, each
+/// whole and without its IFR header as other chips' windows show it) it ends with what a
+/// validation of the whole window says, having read the chain and at most one part more; and a
+/// ROM that lies is never read past the window.
+#[test]
+fn reading_in_parts_reads_the_chain_and_no_more() {
+    const PART: usize = 0x400;
+    let mut roms: Vec<(String, Vec<u8>)> = vec![("synthetic".into(), build(Ifr::Version(3), 3).0)];
+    if let Some(dir) = std::env::var_os("NOVA_EMU_VBIOS_DIR").map(PathBuf::from) {
+        for entry in std::fs::read_dir(&dir).expect("folder") {
+            let path = entry.expect("entry").path();
+            roms.push((
+                path.display().to_string(),
+                std::fs::read(&path).expect("rom"),
+            ));
+        }
+    }
+    for name in [TU106, GA104] {
+        if let Some(rom) = dump(name) {
+            roms.push((name.into(), rom));
+        }
+    }
+    for (name, flash) in roms {
+        let full = check::vbios(&flash).unwrap_or_else(|e| panic!("{name}: {}", e.message));
+        let start = full.rom_offset;
+        for (what, view) in [("whole", &flash[..]), ("window", &flash[start..])] {
+            let (parts, read) = check::vbios_in_parts(view, 0x1000, PART);
+            let got = parts.unwrap_or_else(|e| panic!("{name} {what}: {}", e.message));
+            let end = got.images.last().map(|i| i.0 + i.1).expect("images");
+            assert!(
+                read >= end && read <= end.div_ceil(PART) * PART + PART,
+                "{name} {what}: read {read:#x} for a chain ending at {end:#x}"
+            );
+        }
+    }
+    // A chain that never says "last" runs into the erased flash after it: refused as a lie
+    // (no ROM signature), without reading on.
+    let (res, read) = check::vbios_in_parts(&chain_of(2, None), 0x1000, PART);
+    assert_eq!(
+        res.map(|_| ()).map_err(|e| e.variant),
+        Err("RomSignature".to_string())
+    );
+    assert_eq!(read, 0x1000);
+    // An image whose length runs past the window: read to the window's end, then refused.
+    let mut long = vec![0u8; 512];
+    let spec = Spec {
+        units: 0x900,
+        pcir_last: true,
+        npde_last: None,
+        ..IMAGES[1]
+    };
+    image(&mut long, 0, &spec);
+    let (res, read) = check::vbios_in_parts(&long, 0x1000, PART);
+    assert_eq!(
+        res.map(|_| ()).map_err(|e| e.variant),
+        Err("ImagePastEnd".to_string())
+    );
+    assert_eq!(read, 0x100000);
+}

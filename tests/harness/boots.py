@@ -30,6 +30,7 @@ COSTS = CACHE / "boot-costs.json"
 BOOT_SECONDS = 25.0
 KUNIT_SECONDS = 15.0
 DEVICE_SECONDS = 1.5
+VBIOS_DUMP_SECONDS = 20.0
 
 
 def row_cost(sc):
@@ -37,6 +38,9 @@ def row_cost(sc):
     rmmod, and the timeouts the row expects (`within N ms`, waited at probe and again at
     rebind)."""
     cost = DEVICE_SECONDS
+    if "--vbios" in sc.emu_args:
+        # A real board's ROM: several hundred KiB read word by word, at probe and at rebind.
+        cost += VBIOS_DUMP_SECONDS
     for e in sc.expect:
         m = re.search(r"within (\d+) ms", e)
         if m:

@@ -31,7 +31,7 @@ from .settings import EMU
 from .shell import shell_smoke
 from .surprise import surprise_jobs
 from .sweeps import cmd_stress
-from .table import read_table
+from .table import read_table, runnable
 
 
 def static_checks(run_dir, results):
@@ -78,7 +78,8 @@ def cmd_test(_args):
     t = t0
     static_checks(run_dir, results)
     t = phase("gates", t)
-    jobs = (table_jobs(read_table()) + [lifecycle_job(cycles=10, modcycles=3), bench_job()]
+    jobs = (table_jobs(runnable(read_table(), results))
+            + [lifecycle_job(cycles=10, modcycles=3), bench_job()]
             + surprise_jobs())
     run_jobs(run_dir, jobs, results)
     t = phase("boots", t)
@@ -127,6 +128,7 @@ def cmd_check(args):
         thread = threading.Thread(target=cargo_tests, args=(run_dir, host),
                                   kwargs={"clippy": False})
         thread.start()
+    rows = runnable(rows, results)
     jobs = (table_jobs(rows, kunit=args.kunit) if rows else []) + own
     run_jobs(run_dir, jobs, results)
     if host:

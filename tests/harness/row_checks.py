@@ -48,6 +48,11 @@ def check_scenarios(console, scenarios, emus, results):
             told = f"GSP: fault {fault.split('@')[0]} at message"
             results.check(f"{sc.name}: the emulated GSP told the lie {fault}",
                           told in emu_log, f"no '{told}' in {emu.log}")
+        vbios_fault = sc.vbios_fault
+        if vbios_fault:
+            told = f"VBIOS: fault {vbios_fault}: "
+            results.check(f"{sc.name}: the emulated GPU's VBIOS told the lie {vbios_fault}",
+                          told in emu_log, f"no '{told}' in {emu.log}")
         if not fault:
             check_unloads(sc.name, lines, emu, results)
             # Without a lie, every command the driver framed is one the GSP takes: a framing
@@ -76,6 +81,10 @@ def check_scenarios(console, scenarios, emus, results):
         # A device whose log shows a GSP conversation must have started the GSP.
         talked = any(re.search(GSP_OUTCOME, l) or l.startswith("GSP RPC ") for l in lines)
         check_gsp_stopped(sc.name, counts, results, unstoppable, expect_runs=talked)
+        if vbios_fault:
+            # The boot ends at the VBIOS: the GSP is never started.
+            results.check(f"{sc.name}: a VBIOS that lies stops the boot before the GSP",
+                          not counts.get("gsp_runs"), f"runs: {counts.get('gsp_runs')}")
         check_quiet_after(sc.name, counts, results)
         check_no_bus_master_after(sc.name, counts, results)
 

@@ -4,7 +4,7 @@
 import re
 from dataclasses import dataclass
 
-from .settings import TABLE
+from .settings import TABLE, VBIOS_DIR
 
 
 @dataclass
@@ -15,6 +15,9 @@ class Scenario:
     params: str
     expect: list
     line: int
+    # Why the row cannot run here (its emulator options name the real VBIOS dumps, and this
+    # machine has none), or None.
+    missing: str = None
 
     def emu_option(self, name, default=None):
         """The value of a nova-emu option of this row."""
@@ -29,8 +32,20 @@ class Scenario:
         return self.emu_option("--gsp-fault")
 
     @property
+    def vbios_fault(self):
+        return self.emu_option("--vbios-fault")
+
+    @property
     def chipset(self):
         return self.emu_option("--chipset", "ga102")
+
+
+def runnable(rows, results):
+    """The rows that can run here; each of the others is counted as skipped, with its reason."""
+    for sc in rows:
+        if sc.missing:
+            results.skip(sc.name, sc.missing)
+    return [sc for sc in rows if not sc.missing]
 
 
 def read_table(path=TABLE):
@@ -57,7 +72,14 @@ def read_table(path=TABLE):
             except re.error as err:
                 raise SystemExit(f"{path}:{n}: bad regular expression {e!r}: {err}")
         params = "" if params == "-" else params
-        scenarios.append(Scenario(name, emu.split(), firmware, params, expects, n))
+        # `$NOVA_VBIOS_DIR` in the emulator's options: the folder of real VBIOS dumps.
+        missing = None
+        if "$NOVA_VBIOS_DIR" in emu:
+            if VBIOS_DIR:
+                emu = emu.replace("$NOVA_VBIOS_DIR", str(VBIOS_DIR))
+            else:
+                missing = "no folder of real VBIOS dumps (NOVA_VBIOS_DIR)"
+        scenarios.append(Scenario(name, emu.split(), firmware, params, expects, n, missing))
     return scenarios
 
 

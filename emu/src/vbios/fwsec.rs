@@ -72,8 +72,10 @@ const DESC_V3_SIZE: usize = 44;
 /// Descriptor header: valid flag.
 const HDR_VALID: u32 = 1;
 
-/// IMEM size.
-const IMEM_SIZE: usize = 0x3000;
+/// IMEM size: small (real FWSEC ucode takes 0x9600 to 0xe200 bytes), because the driver reads
+/// the ROM word by word through the PROM window, one trap into the emulator each, at every
+/// probe of every emulated GPU; the real dumps (`--vbios`) cover real sizes.
+const IMEM_SIZE: usize = 0x800;
 
 /// V2: size of the non-secure IMEM part at the start of IMEM; the secure
 /// part follows (IMEMSecBase, virtual, equals this offset).
