@@ -848,3 +848,88 @@ impl fmt::Display for Vbios<'_> {
         )
     }
 }
+
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_vbios)]
+mod tests {
+    use super::*;
+    use kernel::prelude::*;
+
+    /// One 512-byte PCI-AT image: the ROM header, a PCIR right after it (length 1, code type
+    /// 0x00, last as given), no NPDE; nothing else (no BIT).
+    fn image(last: bool) -> [u8; 512] {
+        let mut rom = [0u8; 512];
+        rom[0] = 0x55;
+        rom[1] = 0xaa;
+        rom[0x18] = 0x20;
+        rom[0x20..0x24].copy_from_slice(b"PCIR");
+        rom[0x20 + 0x0a] = 0x18;
+        rom[0x20 + 0x10] = 1;
+        rom[0x20 + 0x15] = if last { 0x80 } else { 0 };
+        rom
+    }
+
+    fn validate(rom: &[u8]) -> Result<Vbios<'_>, VbiosError> {
+        Untrusted::new_untrusted_ref(rom).validate_ref::<Vbios<'_>>()
+    }
+
+    #[test]
+    fn a_rom_without_its_signature_is_a_lie_more_bytes_cannot_cure() {
+        let mut rom = image(true);
+        rom[0] = 0;
+        let err = validate(&rom).err();
+        assert_eq!(
+            err,
+            Some(VbiosError::RomSignature {
+                index: 0,
+                at: 0,
+                found: 0xaa00
+            })
+        );
+        assert_eq!(err.and_then(|e| read_on(rom.len(), &e, 0x400)), None);
+    }
+
+    #[test]
+    fn a_zero_image_length_is_refused() {
+        let mut rom = image(true);
+        rom[0x20 + 0x10] = 0;
+        assert_eq!(
+            validate(&rom).err(),
+            Some(VbiosError::PcirLengthZero { index: 0, at: 0 })
+        );
+    }
+
+    #[test]
+    fn a_chain_cut_by_the_bytes_read_asks_for_one_part_more() {
+        let rom = image(false);
+        let err = validate(&rom).err();
+        assert_eq!(err, Some(VbiosError::NoLastImage { index: 1, at: 512 }));
+        assert_eq!(err.and_then(|e| read_on(512, &e, 0x400)), Some(0x400));
+    }
+
+    #[test]
+    fn an_image_past_the_bytes_read_asks_for_all_of_it_within_the_window() {
+        let mut rom = image(true);
+        rom[0x20 + 0x10] = 0x10; // 8 KiB
+        let err = validate(&rom).err();
+        assert!(matches!(
+            err,
+            Some(VbiosError::ImagePastEnd { len: 0x2000, .. })
+        ));
+        assert_eq!(err.and_then(|e| read_on(512, &e, 0x400)), Some(0x2000));
+        // Never past the window, and nothing more once it is read whole.
+        let huge = VbiosError::ImagePastEnd {
+            index: 0,
+            at: 0,
+            len: 2 * PROM_SIZE,
+            rom_len: PROM_SIZE / 2,
+        };
+        assert_eq!(read_on(PROM_SIZE / 2, &huge, 0x400), Some(PROM_SIZE));
+        assert_eq!(read_on(PROM_SIZE, &huge, 0x400), None);
+    }
+
+    #[test]
+    fn a_whole_chain_without_fwsec_is_refused_for_it() {
+        assert_eq!(validate(&image(true)).err(), Some(VbiosError::NoFwsecImage));
+    }
+}
