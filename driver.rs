@@ -144,7 +144,7 @@ fn read_vbios(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Rom> {
             dev_err!(pdev, "VBIOS: {}\n", e);
             EINVAL
         }
-        RomError::Read(e) => {
+        RomError::Window(e) => {
             dev_err!(
                 pdev,
                 "VBIOS: cannot read the PROM window (error {})\n",
@@ -210,6 +210,9 @@ impl pci::Driver for NovaCore {
             let bar = SharedBar0::new(pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?)?;
             let spec = identify(pdev, &bar)?;
             dev_info!(pdev, "NVIDIA ({})\n", spec);
+            if spec.architecture().boots_through_fwsec() {
+                crate::devinit::wait_gfw_boot(pdev.as_ref(), &bar)?;
+            }
 
             let forced = forced_version(pdev)?;
             let fw = firmware::load(pdev.as_ref(), &spec, forced)?;

@@ -10,6 +10,7 @@
 
 mod bar0;
 mod debugfs;
+mod devinit;
 mod driver;
 mod firmware;
 mod gpu;
@@ -57,6 +58,7 @@ kernel_display!(
     gpu::IdRegs,
     gpu::Revision,
     gpu::Spec,
+    devinit::gfw::GfwNotDone,
     firmware::FwVersion,
     firmware::FwError,
     firmware::Validated<'_>,

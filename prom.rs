@@ -4,10 +4,11 @@
 //! as far as its image chain reaches and validated by [`crate::vbios`].
 //!
 //! The window is 1 MiB, and every word of it is one MMIO read (slow on silicon, slower on the
-//! emulated GPU), while the ROMs are far shorter: 30 to 33 KiB for the emulated GPU's, 480 KiB
-//! and 640 KiB for the two real boards the tests read. So the reader reads a first part,
-//! validates it, and reads on only while the validator says the bytes end too early, and only
-//! as far as it says the walk needs ([`VbiosError::rom_needed`]), never past the window.
+//! emulated GPU), while the ROMs are far shorter: 17 to 30 KiB for the emulated GPU's, 321 KiB
+//! and 590 KiB for the two real boards the tests read. So the driver reads a first part,
+//! validates it, and reads on only while the validator says the bytes end too early, as far as
+//! it says the walk needs, never past the window: [`vbios::read_in_parts`], which the host
+//! tests run on files, drives this file's [`Window`] over BAR0.
 
 use kernel::{
     io::Io,
@@ -21,9 +22,11 @@ use crate::{
     },
     untrusted::Untrusted,
     vbios::{
-        read_on,
+        self,
+        ReadError,
         Vbios,
         VbiosError,
+        Window,
         PROM_SIZE, //
     },
 };
@@ -34,44 +37,29 @@ const NV_PROM_DATA: usize = 0x300000;
 /// What the reader reads first: the first image's header and more.
 const FIRST_READ: usize = 0x1000;
 
-/// Bytes read per step: one revocable BAR0 section each (see [`SharedBar0`]), into a buffer on
-/// the stack, then appended to the ROM outside it (appending allocates, which may sleep).
-const CHUNK: usize = 0x400;
+/// The parts the reader reads on in.
+const PART: usize = 0x400;
+
+/// Bytes read per revocable BAR0 section (see [`SharedBar0`]), into a buffer on the stack, then
+/// appended to the ROM outside the section (appending allocates, which may sleep).
+const CHUNK: usize = 0x100;
 
 /// Why no VBIOS came out of the window.
-pub(crate) enum RomError {
-    /// The ROM lies: the validator's reason.
-    Invalid(VbiosError),
-    /// The window could not be read (the BAR is too small for it, or memory ran out).
-    Read(Error),
-}
-
-impl From<Error> for RomError {
-    fn from(e: Error) -> Self {
-        RomError::Read(e)
-    }
-}
+pub(crate) type RomError = ReadError<Error>;
 
 /// The bytes of the window, as far as the VBIOS in it needed them: untrusted until validated.
 pub(crate) struct Rom(Untrusted<KVec<u8>>);
 
 impl Rom {
     /// Reads the window until the VBIOS in it validates, fails for a reason more bytes cannot
-    /// cure, or the window ends; returns the bytes read and how the VBIOS in them validated.
+    /// cure, or the window ends.
     pub(crate) fn read(bar: &SharedBar0) -> Result<Rom, RomError> {
-        let mut rom = Untrusted::new_untrusted(KVec::new());
-        let mut want = FIRST_READ;
-        loop {
-            read_window(bar, &mut rom, want)?;
-            let bytes: &Untrusted<[u8]> = &rom;
-            match bytes.validate_ref::<Vbios<'_>>() {
-                Ok(_) => return Ok(Rom(rom)),
-                Err(e) => match read_on(rom.len(), &e, CHUNK) {
-                    Some(next) => want = next,
-                    None => return Err(RomError::Invalid(e)),
-                },
-            }
-        }
+        let mut window = Bar0Window {
+            bar,
+            rom: Untrusted::new_untrusted(KVec::new()),
+        };
+        vbios::read_in_parts(&mut window, FIRST_READ, PART)?;
+        Ok(Rom(window.rom))
     }
 
     /// The validated VBIOS (validated again: it borrows the bytes).
@@ -86,24 +74,42 @@ impl Rom {
     }
 }
 
-/// Appends the window's bytes from what `rom` holds up to `want` (at most the window).
-fn read_window(bar: &SharedBar0, rom: &mut Untrusted<KVec<u8>>, want: usize) -> Result {
-    let mut chunk = [0u8; CHUNK];
-    let end = want.min(PROM_SIZE);
-    let mut at = rom.len();
-    while at < end {
-        let n = CHUNK.min(end - at);
-        let raw = chunk.get_mut(..n).ok_or(EINVAL)?;
-        bar.with(|bar| read_chunk(bar, at, raw))??;
-        rom.extend_from_untrusted(Untrusted::new_untrusted_ref(&*raw), GFP_KERNEL)?;
-        at += n;
-    }
-    Ok(())
+/// The window through BAR0, and what was read of it.
+struct Bar0Window<'a> {
+    bar: &'a SharedBar0,
+    rom: Untrusted<KVec<u8>>,
 }
 
-/// Reads the window's bytes from `at` into `raw`, word by word: the raw device data, wrapped
-/// by the caller as soon as it is read.
+impl Window for Bar0Window<'_> {
+    type Err = Error;
+
+    /// Appends the window's bytes from what is held up to `len` (at most the window).
+    fn read_to(&mut self, len: usize) -> Result {
+        let mut chunk = [0u8; CHUNK];
+        let end = len.min(PROM_SIZE);
+        let mut at = self.rom.len();
+        while at < end {
+            let n = CHUNK.min(end - at);
+            let raw = chunk.get_mut(..n).ok_or(EINVAL)?;
+            self.bar.with(|bar| read_chunk(bar, at, raw))??;
+            self.rom
+                .extend_from_untrusted(Untrusted::new_untrusted_ref(&*raw), GFP_KERNEL)?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    fn bytes(&self) -> &Untrusted<[u8]> {
+        &self.rom
+    }
+}
+
+/// Reads the window's bytes from `at` into `raw` (whole words), word by word: the raw device
+/// data, wrapped by the caller as soon as it is read.
 fn read_chunk(bar: &Bar0<'_>, at: usize, raw: &mut [u8]) -> Result {
+    if raw.len() % 4 != 0 {
+        return Err(EINVAL);
+    }
     for (i, word) in raw.chunks_exact_mut(4).enumerate() {
         let value = bar.try_read32(NV_PROM_DATA + at + i * 4)?;
         word.copy_from_slice(&value.to_le_bytes());

@@ -95,6 +95,19 @@ register! {
     }
 }
 
+register! {
+    /// Privilege level mask of the always-on scratch group 05: bit 0 is set once FWSEC has let
+    /// the CPU read the group (and so the GFW boot progress below).
+    pub(crate) NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK(u32) @ 0x00118128 {
+        31:0    value;
+    }
+
+    /// Scratch group 05, register 0: the GFW boot progress (bits 7:0, 0xff once complete).
+    pub(crate) NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT(u32) @ 0x00118234 {
+        31:0    value;
+    }
+}
+
 #[kunit_tests(nova_core_regs)]
 mod tests {
     use super::*;

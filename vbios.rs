@@ -447,11 +447,12 @@ impl VbiosError {
 pub(crate) const PROM_SIZE: usize = 0x100000;
 
 /// How far a reader that reads the window in parts of `part` bytes, holding `have` of them,
-/// reads next after `err`: whole parts, at least one more, as far as the walk needs, within the
-/// window. `None` when reading on cannot help: the ROM lies, or the window is read whole.
+/// reads next after `err`: whole parts, at least one more, as far as the walk needs. `None` when
+/// reading on cannot help: the ROM lies, the walk needs more than the window holds (a length or
+/// offset past 1 MiB is a lie too, refused before reading it), or the window is read whole.
 pub(crate) fn read_on(have: usize, err: &VbiosError, part: usize) -> Option<usize> {
     let need = err.rom_needed()?;
-    if have >= PROM_SIZE || part == 0 {
+    if need > PROM_SIZE || have >= PROM_SIZE || part == 0 {
         return None;
     }
     let want = need
@@ -459,6 +460,48 @@ pub(crate) fn read_on(have: usize, err: &VbiosError, part: usize) -> Option<usiz
         .div_ceil(part)
         .checked_mul(part)?;
     Some(want.min(PROM_SIZE))
+}
+
+/// The bytes of the PROM window as a reader gets them: the driver's through BAR0 (`prom.rs`),
+/// the host tests' from a file.
+pub(crate) trait Window {
+    /// Why the window could not be read.
+    type Err;
+
+    /// Reads the window up to `len` bytes (at most [`PROM_SIZE`]), after what was read.
+    fn read_to(&mut self, len: usize) -> Result<(), Self::Err>;
+
+    /// The bytes read so far.
+    fn bytes(&self) -> &Untrusted<[u8]>;
+}
+
+/// Why reading the VBIOS out of a [`Window`] failed.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ReadError<E> {
+    /// The window could not be read.
+    Window(E),
+    /// The ROM lies.
+    Invalid(VbiosError),
+}
+
+/// Reads the VBIOS out of `window`: the first `first` bytes, then, after each validation that
+/// failed because the bytes ended, as far as [`read_on`] says, in parts of `part` bytes. Ends
+/// when the bytes read validate (the caller validates them again to hold the result), when the
+/// ROM lies, or when the window is read whole.
+pub(crate) fn read_in_parts<W: Window>(
+    window: &mut W,
+    first: usize,
+    part: usize,
+) -> Result<(), ReadError<W::Err>> {
+    let mut want = first.min(PROM_SIZE);
+    loop {
+        window.read_to(want).map_err(ReadError::Window)?;
+        let err = match window.bytes().validate_ref::<Vbios<'_>>() {
+            Ok(_) => return Ok(()),
+            Err(e) => e,
+        };
+        want = read_on(window.bytes().len(), &err, part).ok_or(ReadError::Invalid(err))?;
+    }
 }
 
 impl fmt::Display for VbiosError {
@@ -917,15 +960,22 @@ mod tests {
             Some(VbiosError::ImagePastEnd { len: 0x2000, .. })
         ));
         assert_eq!(err.and_then(|e| read_on(512, &e, 0x400)), Some(0x2000));
-        // Never past the window, and nothing more once it is read whole.
+        // A length past the window is a lie; nothing more once the window is read whole.
         let huge = VbiosError::ImagePastEnd {
             index: 0,
             at: 0,
             len: 2 * PROM_SIZE,
             rom_len: PROM_SIZE / 2,
         };
-        assert_eq!(read_on(PROM_SIZE / 2, &huge, 0x400), Some(PROM_SIZE));
-        assert_eq!(read_on(PROM_SIZE, &huge, 0x400), None);
+        assert_eq!(read_on(PROM_SIZE / 2, &huge, 0x400), None);
+        let to_the_end = VbiosError::ImagePastEnd {
+            index: 0,
+            at: 0,
+            len: PROM_SIZE,
+            rom_len: PROM_SIZE / 2,
+        };
+        assert_eq!(read_on(PROM_SIZE / 2, &to_the_end, 0x400), Some(PROM_SIZE));
+        assert_eq!(read_on(PROM_SIZE, &to_the_end, 0x400), None);
     }
 
     #[test]

@@ -22,6 +22,7 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--device-id ID] [--gsp-version VERSION] [--fb-size BYTES]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
                 [--no-gsp] [--vbios FILE | --vbios-fault LIE]
+                [--gfw-delay MS] [--gfw-fault LIE]
        nova-emu [--chipset NAME] --write-vbios FILE
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
@@ -59,6 +60,10 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
   --vbios FILE           serve this flash dump (whole, IFR header included,
                          1 byte to 1 MiB) in the PROM window instead of the
                          chip's synthetic VBIOS
+  --gfw-delay MS          GFW boot (devinit, FWSEC) completes MS milliseconds
+                         after the start (default 0: before any probe)
+  --gfw-fault LIE        GFW boot never completes: locked (the CPU may not
+                         read its progress) or stuck (progress stops at 0x42)
   --vbios-fault LIE      the synthetic VBIOS lies: rom-signature, image-length,
                          bit-pointer, desc-version or no-fwsec
   --write-vbios FILE     write the chip's synthetic VBIOS (the flash the PROM
@@ -133,6 +138,8 @@ const VALUE_OPTIONS: &[&str] = &[
     "--record",
     "--vbios",
     "--vbios-fault",
+    "--gfw-delay",
+    "--gfw-fault",
     "--write-vbios",
 ];
 
@@ -319,6 +326,18 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             "--vbios-fault makes no sense with --vbios: only the synthetic VBIOS lies".to_string(),
         ));
     }
+    let gfw_delay = match values.get("--gfw-delay") {
+        Some(v) => std::time::Duration::from_millis(
+            parse_number(v, false)
+                .filter(|&ms| ms <= 60_000)
+                .ok_or_else(|| ArgError(format!("--gfw-delay: '{v}' is not 0 to 60000 ms")))?,
+        ),
+        None => std::time::Duration::ZERO,
+    };
+    let gfw_fault = values
+        .get("--gfw-fault")
+        .map(|v| v.parse().map_err(|e| ArgError(format!("--gfw-fault: {e}"))))
+        .transpose()?;
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
     Ok(Command::Serve(Box::new(Options {
@@ -334,6 +353,8 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             gsp,
             vbios,
             vbios_fault,
+            gfw_delay,
+            gfw_fault,
         },
         counts,
         log,
@@ -672,6 +693,23 @@ mod tests {
     }
 
     #[test]
+    fn gfw_options() {
+        use crate::gfw::GfwLie;
+        let o = serve(&[
+            "--socket",
+            "/s",
+            "--gfw-delay",
+            "250",
+            "--gfw-fault",
+            "stuck",
+        ]);
+        assert_eq!(o.device.gfw_delay, std::time::Duration::from_millis(250));
+        assert_eq!(o.device.gfw_fault, Some(GfwLie::Stuck));
+        assert!(error(&["--socket", "/s", "--gfw-delay", "99999"]).contains("0 to 60000"));
+        assert!(error(&["--socket", "/s", "--gfw-fault", "slow"]).contains("unknown GFW lie"));
+    }
+
+    #[test]
     fn vbios_fault_names_a_lie_of_the_synthetic_vbios() {
         use crate::vbios::fault::VbiosLie;
         let o = serve(&["--socket", "/s", "--vbios-fault", "desc-version"]);
@@ -681,6 +719,8 @@ mod tests {
             "--socket",
             "/s",
             "--vbios-fault",
+            "--gfw-delay",
+            "--gfw-fault",
             "no-fwsec",
             "--vbios",
             "/x"

@@ -19,6 +19,7 @@ mod chipset;
 mod config;
 mod counts;
 mod device;
+mod gfw;
 mod gsp;
 mod guest_mem;
 mod logger;

@@ -15,6 +15,11 @@ use crate::{
         FwVersion,
         Validated, //
     },
+    gfw::{
+        GfwDone,
+        GfwNotDone,
+        GfwRegs, //
+    },
     gpu::{
         Chipset,
         IdFields,
@@ -58,7 +63,8 @@ use crate::{
             ImageType,
             MAX_IMAGES, //
         },
-        Vbios, //
+        Vbios,
+        Window, //
     },
 };
 
@@ -626,37 +632,64 @@ pub fn vbios(data: &[u8]) -> Result<VbiosFacts, Rejected> {
     })
 }
 
-/// The driver's reader of the PROM window (`prom.rs`) on `flash` as the window shows it (0xff
-/// past its end, up to the window's size): reads `part`-byte parts, the first `first` bytes,
-/// then as [`vbios::read_on`] says after each rejection. Returns what the last validation said
-/// and how many bytes were read; asserts that the reader never reads past the window and that
-/// every step reads more.
+/// The driver's reader of the PROM window ([`vbios::read_in_parts`], which `prom.rs` drives over
+/// BAR0) on `flash` as the window shows it (0xff past its end, up to the window's size): the
+/// first `first` bytes, then parts of `part`. Returns what the last validation said and how
+/// many bytes were read; asserts that the reader never asks past the window and that every step
+/// reads more.
 pub fn vbios_in_parts(
     flash: &[u8],
     first: usize,
     part: usize,
 ) -> (Result<VbiosFacts, Rejected>, usize) {
-    let window = |len: usize| -> Vec<u8> {
-        (0..len)
-            .map(|i| flash.get(i).copied().unwrap_or(0xff))
-            .collect()
-    };
-    let mut have = first.min(vbios::PROM_SIZE);
-    loop {
-        let rom = window(have);
-        let err = match Untrusted::new_untrusted_ref(&rom[..]).validate_ref::<Vbios<'_>>() {
-            Ok(_) => return (vbios(&rom), have),
-            Err(e) => e,
-        };
-        match vbios::read_on(have, &err, part) {
-            Some(next) => {
-                assert!(
-                    next > have && next <= vbios::PROM_SIZE,
-                    "{have:#x} -> {next:#x}"
-                );
-                have = next;
-            }
-            None => return (vbios(&rom), have),
+    struct FileWindow<'a> {
+        flash: &'a [u8],
+        read: Vec<u8>,
+    }
+
+    impl Window for FileWindow<'_> {
+        type Err = core::convert::Infallible;
+
+        fn read_to(&mut self, len: usize) -> Result<(), Self::Err> {
+            assert!(len > self.read.len() && len <= vbios::PROM_SIZE, "{len:#x}");
+            let from = self.read.len();
+            self.read
+                .extend((from..len).map(|i| self.flash.get(i).copied().unwrap_or(0xff)));
+            Ok(())
+        }
+
+        fn bytes(&self) -> &Untrusted<[u8]> {
+            Untrusted::new_untrusted_ref(&self.read[..])
         }
     }
+
+    let mut window = FileWindow {
+        flash,
+        read: Vec::new(),
+    };
+    let outcome = vbios::read_in_parts(&mut window, first, part);
+    let facts = vbios(&window.read);
+    assert_eq!(outcome.is_ok(), facts.is_ok());
+    (facts, window.read.len())
+}
+
+/// GFW boot's registers as the driver reads them (the progress only where the mask allows),
+/// validated: complete only when the mask is lowered, the progress is 0xff and the device does
+/// not read all ones; only a device gone is final.
+pub fn gfw(priv_level_mask: u32, gfw_boot: u32) -> Result<(), String> {
+    let readable = GfwRegs::readable(priv_level_mask);
+    let regs = GfwRegs {
+        priv_level_mask,
+        gfw_boot: readable.then_some(gfw_boot),
+    };
+    let state = Untrusted::new_untrusted(regs).validate_ref::<GfwDone>();
+    let gone = priv_level_mask == u32::MAX && (!readable || gfw_boot == u32::MAX);
+    match &state {
+        Ok(GfwDone) => assert!(readable && gfw_boot & 0xff == 0xff && !gone),
+        Err(e) => {
+            assert_eq!(e.is_final(), gone);
+            assert_eq!(*e == GfwNotDone::Gone, gone);
+        }
+    }
+    state.map(|_| ()).map_err(|e| e.to_string())
 }

@@ -26,6 +26,9 @@ pub(crate) mod gpu;
 #[path = "../../pci.rs"]
 pub(crate) mod pci;
 
+#[path = "../../devinit/gfw.rs"]
+pub(crate) mod gfw;
+
 pub(crate) mod firmware;
 #[macro_use]
 pub(crate) mod gsp;

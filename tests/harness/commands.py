@@ -11,7 +11,6 @@
 """
 
 import argparse
-import threading
 import re
 import time
 
@@ -26,7 +25,7 @@ from .kernel_log import device_lines
 from .kunit import check_kunit_chips
 from .lifecycle import lifecycle_job
 from .packaging import check_dkms, check_release_build, check_separate_output
-from .report import Results, log
+from .report import Results, log, run_beside
 from .settings import EMU
 from .shell import shell_smoke
 from .surprise import surprise_jobs
@@ -56,14 +55,9 @@ def static_checks(run_dir, results):
         check_release_build(run_dir, r)
         check_kunit_chips(r)
 
-    lanes = [Results(held=True), Results(held=True)]
-    threads = [threading.Thread(target=f, args=(r,)) for f, r in zip((in_place, elsewhere), lanes)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    for r in lanes:
-        results.add(r)
+    for lane in run_beside([("gates building in the module's folder", in_place),
+                            ("other gates", elsewhere)]):
+        results.add(lane)
 
 
 def cmd_gates(_args):
@@ -99,13 +93,10 @@ def cmd_test(_args):
     t = phase("boots", t)
     # The two boots of their own (shell, DKMS) take one core; the fuzz sample, which needs
     # the lifecycle boot's recordings, the other.
-    tail = Results(held=True)
-    thread = threading.Thread(target=lambda: (shell_smoke(run_dir, tail),
-                                              check_dkms(run_dir, tail)))
-    thread.start()
-    fuzz_sample(run_dir, results)
-    thread.join()
-    results.add(tail)
+    for lane in run_beside([("shell and DKMS", lambda r: (shell_smoke(run_dir, r),
+                                                          check_dkms(run_dir, r))),
+                            ("fuzz sample", lambda r: fuzz_sample(run_dir, r))]):
+        results.add(lane)
     phase("shell, DKMS and fuzz sample", t)
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s: {', '.join(phases)})")
     print(results.summary())
@@ -134,20 +125,15 @@ def cmd_check(args):
     results = Results()
     log(f"artefacts: {run_dir}; {len(rows)} table rows, {len(own)} own boots")
     t0 = time.monotonic()
-    host = None
+    parts = [("boots", lambda r: run_jobs(run_dir, jobs, r))]
     if not args.no_host:
-        # The host crates' tests run beside the guest, which takes one core; their lines
-        # are printed as they come, their counts added at the end.
-        host = Results(held=True)
-        thread = threading.Thread(target=cargo_tests, args=(run_dir, host),
-                                  kwargs={"clippy": False})
-        thread.start()
+        # The host crates' tests run beside the guest, which takes one core; their lines are
+        # held and printed after the boot's.
+        parts.append(("host crates", lambda r: cargo_tests(run_dir, r, clippy=False)))
     rows = runnable(rows, results)
     jobs = (table_jobs(rows, kunit=args.kunit) if rows else []) + own
-    run_jobs(run_dir, jobs, results)
-    if host:
-        thread.join()
-        results.add(host)
+    for lane in run_beside(parts):
+        results.add(lane)
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s)")
     print(results.summary())
     return 1 if results.failed else 0

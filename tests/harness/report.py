@@ -6,6 +6,7 @@
 """
 
 import threading
+import traceback
 from dataclasses import dataclass, field
 
 
@@ -65,3 +66,25 @@ class Results:
         if self.skipped:
             s += f", {self.skipped} skipped"
         return s
+
+
+def run_beside(parts):
+    """Runs each `(name, function)` of `parts` in a thread of its own, each with a held
+    Results, and returns those Results in order once all have ended. A part that raises
+    counts as one failed check carrying the traceback (the checks it did not reach are
+    missing, and the failure says so), never as silence."""
+    lanes = [Results(held=True) for _ in parts]
+
+    def run(name, function, results):
+        try:
+            function(results)
+        except BaseException:  # noqa: BLE001 - a lane's crash must reach the summary
+            results.check(f"{name}: ran to its end", False, traceback.format_exc())
+
+    threads = [threading.Thread(target=run, args=(name, function, results))
+               for (name, function), results in zip(parts, lanes)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return lanes

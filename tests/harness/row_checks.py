@@ -16,6 +16,11 @@ DROPPED_COMMAND = re.compile(r"GSP: (command .*at element \d+ rejected|continuat
                              r".*with nothing to continue|SET_REGISTRY rejected)")
 
 
+# The emulated GPU's lies that end the boot before the GSP: the option, what lies, and the
+# line its log opens the lie with.
+EARLY_LIES = (("--vbios-fault", "VBIOS", "VBIOS: fault"), ("--gfw-fault", "GFW boot", "GFW: fault"))
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -48,10 +53,12 @@ def check_scenarios(console, scenarios, emus, results):
             told = f"GSP: fault {fault.split('@')[0]} at message"
             results.check(f"{sc.name}: the emulated GSP told the lie {fault}",
                           told in emu_log, f"no '{told}' in {emu.log}")
-        vbios_fault = sc.vbios_fault
-        if vbios_fault:
-            told = f"VBIOS: fault {vbios_fault}: "
-            results.check(f"{sc.name}: the emulated GPU's VBIOS told the lie {vbios_fault}",
+        # The boot's lies before the GSP (the VBIOS, GFW boot): told, and the GSP never started.
+        early = [(o, s, l) for o, s, l in EARLY_LIES if sc.emu_option(o)]
+        for option, what, line in early:
+            lie = sc.emu_option(option)
+            told = f"{line} {lie}: "
+            results.check(f"{sc.name}: the emulated GPU's {what} told the lie {lie}",
                           told in emu_log, f"no '{told}' in {emu.log}")
         if not fault:
             check_unloads(sc.name, lines, emu, results)
@@ -81,9 +88,9 @@ def check_scenarios(console, scenarios, emus, results):
         # A device whose log shows a GSP conversation must have started the GSP.
         talked = any(re.search(GSP_OUTCOME, l) or l.startswith("GSP RPC ") for l in lines)
         check_gsp_stopped(sc.name, counts, results, unstoppable, expect_runs=talked)
-        if vbios_fault:
-            # The boot ends at the VBIOS: the GSP is never started.
-            results.check(f"{sc.name}: a VBIOS that lies stops the boot before the GSP",
+        if early:
+            # The boot ends where the lie is: the GSP is never started.
+            results.check(f"{sc.name}: the lie stops the boot before the GSP",
                           not counts.get("gsp_runs"), f"runs: {counts.get('gsp_runs')}")
         check_quiet_after(sc.name, counts, results)
         check_no_bus_master_after(sc.name, counts, results)

@@ -32,10 +32,6 @@ class Scenario:
         return self.emu_option("--gsp-fault")
 
     @property
-    def vbios_fault(self):
-        return self.emu_option("--vbios-fault")
-
-    @property
     def chipset(self):
         return self.emu_option("--chipset", "ga102")
 
