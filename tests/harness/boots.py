@@ -23,8 +23,10 @@ from .settings import BOOT_TIMEOUT_S, CACHE
 
 # QEMU's pc machine has 32 slots; the emulated GPUs of a boot start at emulator.FIRST_SLOT.
 MAX_DEVICES_PER_BOOT = 24
-# What each boot took last time, in guest seconds, by what the boot runs (Job.key).
+# What each boot took last time, in guest seconds, by what the boot runs (Job.key): the newest
+# KEEP_COSTS, oldest first.
 COSTS = CACHE / "boot-costs.json"
+KEEP_COSTS = 200
 # A boot's fixed cost (the kernel's start, the KUnit suites, kmemleak's scan, the power-off)
 # and a device's, when no boot of the kind was measured yet: the estimates of Job.cost.
 BOOT_SECONDS = 25.0
@@ -99,9 +101,12 @@ def record_costs(jobs, outcomes):
     costs = measured_costs()
     for job, outcome in zip(jobs, outcomes):
         if not outcome[4]:  # a boot that timed out measured the timeout, not itself
+            costs.pop(job.key, None)  # the newest measurements last
             costs[job.key] = round(outcome[3], 1)
+    # Every row selection and table edit makes new keys: keep the newest.
+    costs = dict(list(costs.items())[-KEEP_COSTS:])
     try:
-        COSTS.write_text(json.dumps(costs, indent=1, sort_keys=True) + "\n")
+        COSTS.write_text(json.dumps(costs, indent=1) + "\n")
     except OSError as err:
         log(f"boot costs not kept: {err}")
 
