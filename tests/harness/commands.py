@@ -125,13 +125,13 @@ def cmd_check(args):
     results = Results()
     log(f"artefacts: {run_dir}; {len(rows)} table rows, {len(own)} own boots")
     t0 = time.monotonic()
+    rows = runnable(rows, results)
+    jobs = (table_jobs(rows, kunit=args.kunit) if rows else []) + own
     parts = [("boots", lambda r: run_jobs(run_dir, jobs, r))]
     if not args.no_host:
         # The host crates' tests run beside the guest, which takes one core; their lines are
         # held and printed after the boot's.
         parts.append(("host crates", lambda r: cargo_tests(run_dir, r, clippy=False)))
-    rows = runnable(rows, results)
-    jobs = (table_jobs(rows, kunit=args.kunit) if rows else []) + own
     for lane in run_beside(parts):
         results.add(lane)
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s)")
