@@ -35,6 +35,7 @@ use crate::{
         read_id,
         SharedBar0, //
     },
+    fb::SysmemFlush,
     firmware,
     firmware::FwVersion,
     gpu::{
@@ -81,6 +82,9 @@ pub(crate) struct Binding {
     /// The running GSP (reduced boot of the emulated GPU only), until unbind takes it.
     #[pin]
     pub(crate) gsp: Mutex<Option<Gsp>>,
+    /// The sysmem flush page (Turing to Ada, when the GSP runs): unregistered by unbind, freed
+    /// with the binding.
+    flush: Option<SysmemFlush>,
 }
 
 impl Binding {
@@ -219,13 +223,15 @@ impl pci::Driver for NovaCore {
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
             if spec.architecture().boots_through_fwsec() {
                 read_vbios(pdev, &bar)?;
+                crate::fb::read_layout(pdev.as_ref(), &bar, &spec, &fw)?;
             }
 
             // Before the GSP starts: nothing that can fail comes after it.
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;
             let emulated = is_emulated(pdev);
-            let gsp = if emulated && REDUCED_BOOT_BUILT {
-                Some(start_gsp(pdev, &bar, spec, &fw)?)
+            let (gsp, flush) = if emulated && REDUCED_BOOT_BUILT {
+                let (gsp, flush) = start_gsp(pdev, &bar, spec, &fw)?;
+                (Some(gsp), flush)
             } else {
                 if emulated {
                     dev_info!(
@@ -238,7 +244,7 @@ impl pci::Driver for NovaCore {
                         "GSP boot through FWSEC/booter or FSP not implemented: stopping after firmware validation\n"
                     );
                 }
-                None
+                (None, None)
             };
 
             Ok(try_pin_init!(NovaCoreData {
@@ -249,6 +255,7 @@ impl pci::Driver for NovaCore {
                     try_pin_init!(Binding {
                         bar,
                         gsp <- new_mutex!(gsp),
+                        flush,
                     }),
                 ),
             }))
@@ -261,40 +268,64 @@ impl pci::Driver for NovaCore {
         let gsp = this.binding.gsp.lock().take();
         if let Some(gsp) = gsp {
             gsp.shutdown(pdev.as_ref(), &this.binding.bar);
+            if let Some(flush) = &this.binding.flush {
+                flush.unregister(&this.binding.bar);
+            }
             clear_master(pdev);
         }
     }
 }
 
 /// Starts the GSP of the emulated GPU (its reduced boot) and asks for its static information;
-/// a GSP that does not come up is stopped before the error returns.
+/// a GSP that does not come up is stopped before the error returns. On Turing to Ada the sysmem
+/// flush page is registered first and WPR2 must not be set yet (the chain to WPR2 is being
+/// built: `docs/boot-chain.md`); the page comes back with the GSP, for the binding to keep.
 fn start_gsp(
     pdev: &pci::Device<Core<'_>>,
     bar: &SharedBar0,
     spec: Spec,
     fw: &firmware::GspFirmware,
-) -> Result<Gsp> {
+) -> Result<(Gsp, Option<SysmemFlush>)> {
     let facts = system_facts(pdev, &spec)?;
     let bits = spec.architecture().dma_address_bits();
     // SAFETY: Nothing allocates or maps DMA memory for this device concurrently: probe runs
     // under the device lock, and the driver allocates for the device only from its probe
     // (below) and frees only from its unbind, which cannot overlap.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
+    let dev = pdev.as_ref();
+    let flush = if spec.architecture().boots_through_fwsec() {
+        let flush = SysmemFlush::register(dev, bar, &spec)?;
+        if let Err(e) = crate::fb::check_wpr2_unset(dev, bar) {
+            flush.unregister(bar);
+            return Err(e);
+        }
+        Some(flush)
+    } else {
+        None
+    };
+    let unregister = |flush: &Option<SysmemFlush>| {
+        if let Some(flush) = flush {
+            flush.unregister(bar);
+        }
+    };
     // The GSP reads and writes system memory: bus mastering from its start on, and off again on
     // every failure.
     pdev.set_master();
-    let dev = pdev.as_ref();
-    let mut gsp = Gsp::boot(dev, bar, spec, fw.version, &fw.image_head, &facts)
-        .inspect_err(|_| clear_master(pdev))?;
+    let mut gsp =
+        Gsp::boot(dev, bar, spec, fw.version, &fw.image_head, &facts).inspect_err(|_| {
+            unregister(&flush);
+            clear_master(pdev);
+        })?;
     match gsp.static_info(dev, bar) {
         Ok(info) => dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name()),
         Err(e) => {
             gsp.shutdown(dev, bar);
+            unregister(&flush);
             clear_master(pdev);
             return Err(e);
         }
     }
-    Ok(gsp)
+    Ok((gsp, flush))
 }
 
 /// Turns bus mastering off: the device may no longer reach system memory.

@@ -58,6 +58,10 @@ pub(crate) struct GspFirmware {
     pub(crate) version: FwVersion,
     /// What the reduced boot hands the GSP of its image.
     pub(crate) image_head: ImageHead,
+    /// Size of the GSP image's `.fwimage` (the framebuffer layout's ELF region).
+    pub(crate) elf_size: usize,
+    /// Size of the bootloader's ucode (the layout's boot region).
+    pub(crate) bootloader_size: usize,
 }
 
 /// The first bytes of a validated GSP image's `.fwimage`, copied out of the file: validated
@@ -86,6 +90,8 @@ pub(crate) const IMAGE_HEAD: usize = 0x10000;
 /// warning).
 fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result<GspFirmware> {
     let mut image_head = None;
+    let mut elf_size = 0;
+    let mut bootloader_size = 0;
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let shown = name.to_str().unwrap_or("?");
@@ -106,14 +112,21 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
             data.len(),
             validated
         );
-        if let Validated::Gsp(image) = validated {
-            image_head = Some(ImageHead::copy(&image)?);
+        match validated {
+            Validated::Gsp(image) => {
+                elf_size = image.image.len();
+                image_head = Some(ImageHead::copy(&image)?);
+            }
+            Validated::Bin(bin) if kind == FileKind::Bootloader => bootloader_size = bin.data_size,
+            _ => {}
         }
     }
     Ok(GspFirmware {
         version,
         // Every architecture's file list has the GSP image.
         image_head: image_head.ok_or(ENOENT)?,
+        elf_size,
+        bootloader_size,
     })
 }
 

@@ -24,6 +24,7 @@ pub(crate) mod msgq;
 pub(crate) mod queues;
 pub(crate) mod replies;
 pub(crate) mod shared;
+pub(crate) mod wpr;
 
 use crate::pci::SystemFacts;
 

@@ -12,6 +12,7 @@ mod bar0;
 mod debugfs;
 mod devinit;
 mod driver;
+mod fb;
 mod firmware;
 mod gpu;
 mod gsp;
@@ -59,6 +60,8 @@ kernel_display!(
     gpu::Revision,
     gpu::Spec,
     devinit::gfw::GfwNotDone,
+    fb::layout::FbError,
+    fb::layout::FbLayout,
     firmware::FwVersion,
     firmware::FwError,
     firmware::Validated<'_>,

@@ -108,6 +108,73 @@ register! {
     }
 }
 
+register! {
+    /// Turing and GA100: the local memory range (bits 9:4 a magnitude, 3:0 a scale, 30 ECC);
+    /// its meaning is in `fb/layout.rs`.
+    pub(crate) NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE(u32) @ 0x00100ce0 {
+        31:0    value;
+    }
+
+    /// GA102 and later: always-on scratch group 42, the usable FB size in MiB devinit found.
+    pub(crate) NV_USABLE_FB_SIZE_IN_MB(u32) @ 0x001183a4 {
+        31:0    value;
+    }
+
+    /// Sysmem flush page address, bits 39:8.
+    pub(crate) NV_PFB_NISO_FLUSH_SYSMEM_ADDR(u32) @ 0x00100c10 {
+        31:0    value;
+    }
+
+    /// Sysmem flush page address, bits 63:40 in bits 23:0 (GA100 and later).
+    pub(crate) NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI(u32) @ 0x00100c40 {
+        31:0    value;
+    }
+
+    /// Lower bound of WPR2 (bits 31:4: the address >> 12).
+    pub(crate) NV_PFB_PRI_MMU_WPR2_ADDR_LO(u32) @ 0x001fa824 {
+        31:0    value;
+    }
+
+    /// Upper (exclusive) bound of WPR2 (bits 31:4: the address >> 12; 0 when unset).
+    pub(crate) NV_PFB_PRI_MMU_WPR2_ADDR_HI(u32) @ 0x001fa828 {
+        31:0    value;
+    }
+
+    /// VGA workspace base (bits 31:8: the address >> 16; bit 3: valid).
+    pub(crate) NV_PDISP_VGA_WORKSPACE_BASE(u32) @ 0x00625f04 {
+        31:0    value;
+    }
+
+    /// Software scratch register 0x0e: FWSEC-FRTS's error code in bits 31:16.
+    pub(crate) NV_PBUS_SW_SCRATCH_0E(u32) @ 0x00001438 {
+        31:0    value;
+    }
+}
+
+/// Registers that moved between families: used only through their family's HAL.
+pub(crate) mod tu102 {
+    use kernel::io::register;
+
+    register! {
+        /// Bit 0: the display engine is fused off (Turing).
+        pub(crate) NV_FUSE_STATUS_OPT_DISPLAY(u32) @ 0x00021c04 {
+            31:0    value;
+        }
+    }
+}
+
+/// Registers of GA100 and later that moved (see [`tu102`]).
+pub(crate) mod ga100 {
+    use kernel::io::register;
+
+    register! {
+        /// Bit 0: the display engine is fused off (GA100 and later).
+        pub(crate) NV_FUSE_STATUS_OPT_DISPLAY(u32) @ 0x00820c04 {
+            31:0    value;
+        }
+    }
+}
+
 #[kunit_tests(nova_core_regs)]
 mod tests {
     use super::*;

@@ -22,7 +22,7 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--device-id ID] [--gsp-version VERSION] [--fb-size BYTES]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
                 [--no-gsp] [--vbios FILE | --vbios-fault LIE]
-                [--gfw-delay MS] [--gfw-fault LIE]
+                [--gfw-delay MS] [--gfw-fault LIE] [--fb-fault LIE]
        nova-emu [--chipset NAME] --write-vbios FILE
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
@@ -47,7 +47,9 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
                          (identity lies: the registers still say the chip)
   --gsp-version VERSION  make the emulated GSP speak 535.113.01 or 570.144
                          whatever firmware the driver loaded (mismatch tests)
-  --fb-size BYTES        framebuffer size the GSP reports (default 24G)
+  --fb-size BYTES        video memory size, as the FB registers say it (whole
+                         MiB; Turing and GA100 round down to what their
+                         register holds) and the GSP reports (default 24G)
   --firmware-root DIR    where nvidia/<chip>/gsp/gsp-<version>.bin are
                          looked for (default /usr/lib/firmware)
   --gsp-fault LIE[@N]    make the GSP lie in message N of the conversation
@@ -64,6 +66,8 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
                          after the start (default 0: before any probe)
   --gfw-fault LIE        GFW boot never completes: locked (the CPU may not
                          read its progress) or stuck (progress stops at 0x42)
+  --fb-fault LIE         the FB registers lie: no-memory, huge, vga-past-end
+                         or wpr2-preset (src/fb.rs)
   --vbios-fault LIE      the synthetic VBIOS lies: rom-signature, image-length,
                          bit-pointer, desc-version or no-fwsec
   --write-vbios FILE     write the chip's synthetic VBIOS (the flash the PROM
@@ -140,6 +144,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "--vbios-fault",
     "--gfw-delay",
     "--gfw-fault",
+    "--fb-fault",
     "--write-vbios",
 ];
 
@@ -273,12 +278,14 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         })
         .transpose()?;
     let fb_size = match values.get("--fb-size") {
-        Some(v) => parse_number(v, true).filter(|&n| n > 0).ok_or_else(|| {
-            ArgError(format!(
-                "--fb-size: '{v}' is not a positive size in bytes (decimal or 0x hex, optional \
-                 K/M/G)"
-            ))
-        })?,
+        Some(v) => parse_number(v, true)
+            .filter(|n| crate::fb::FB_SIZE_RANGE.contains(n))
+            .ok_or_else(|| {
+                ArgError(format!(
+                    "--fb-size: '{v}' is not a size from 256M to 1024G (decimal or 0x hex, \
+                     optional K/M/G)"
+                ))
+            })?,
         None => crate::gsp::DEFAULT_FB_SIZE,
     };
     let firmware_root = path_of(&mut values, "--firmware-root")?;
@@ -338,6 +345,10 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         .get("--gfw-fault")
         .map(|v| v.parse().map_err(|e| ArgError(format!("--gfw-fault: {e}"))))
         .transpose()?;
+    let fb_fault = values
+        .get("--fb-fault")
+        .map(|v| v.parse().map_err(|e| ArgError(format!("--fb-fault: {e}"))))
+        .transpose()?;
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
     Ok(Command::Serve(Box::new(Options {
@@ -355,6 +366,8 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             vbios_fault,
             gfw_delay,
             gfw_fault,
+            fb_size,
+            fb_fault,
         },
         counts,
         log,

@@ -33,6 +33,7 @@ use crate::config::{
     self as config_space, ConfigSpace, BAR3_SIZE, BAR5_SIZE, CONFIG_SIZE, PHASE_ALIAS_OFFSET,
 };
 use crate::counts::{Counts, Direction, Region};
+use crate::fb::{Fb, FbLie};
 use crate::gfw::{Gfw, GfwLie};
 use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig, Transition};
@@ -78,6 +79,10 @@ pub struct DeviceConfig {
     pub gfw_delay: Duration,
     /// How GFW boot lies (`--gfw-fault`), if it does.
     pub gfw_fault: Option<GfwLie>,
+    /// Video memory size in bytes (`--fb-size`).
+    pub fb_size: u64,
+    /// How the FB registers lie (`--fb-fault`), if they do.
+    pub fb_fault: Option<FbLie>,
 }
 
 impl DeviceConfig {
@@ -147,6 +152,8 @@ pub struct Device {
     bar0: Bar0,
     prom: Prom,
     gfw: Gfw,
+    /// The FB unit (Turing to Ada).
+    fb: Option<Fb>,
     counts: Counts,
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
@@ -204,6 +211,10 @@ impl Device {
                 )
             }
         };
+        let fb = Fb::new(choice.chipset, choice.fb_size, choice.fb_fault);
+        if let (Some(lie), Some(_)) = (choice.fb_fault, &fb) {
+            log.line(&format!("FB: fault {}: {}", lie.name(), lie.describe()));
+        }
         if let Some(lie) = choice.gfw_fault {
             log.line(&format!(
                 "GFW: fault {}: GFW boot never completes",
@@ -215,6 +226,7 @@ impl Device {
             bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
             prom,
             gfw: Gfw::new(choice.gfw_delay, choice.gfw_fault),
+            fb,
             gsp: choice
                 .gsp
                 .clone()
@@ -317,6 +329,7 @@ impl Device {
                     bar0: &mut self.bar0,
                     prom: &mut self.prom,
                     gfw: &self.gfw,
+                    fb: self.fb.as_mut(),
                     counts: &mut self.counts,
                     log: &self.log,
                 };
@@ -369,6 +382,7 @@ impl Device {
                     bar0: &mut self.bar0,
                     prom: &mut self.prom,
                     gfw: &self.gfw,
+                    fb: self.fb.as_mut(),
                     counts: &mut self.counts,
                     log: &self.log,
                 };
@@ -414,6 +428,9 @@ impl Device {
         self.counts.note_command(self.config.command());
         self.counts.set_phase(0);
         self.bar0.reset();
+        if let Some(fb) = &mut self.fb {
+            fb.reset();
+        }
         self.note_gsp();
     }
 
@@ -776,8 +793,16 @@ struct Bar0View<'a> {
     bar0: &'a mut Bar0,
     prom: &'a mut Prom,
     gfw: &'a Gfw,
+    fb: Option<&'a mut Fb>,
     counts: &'a mut Counts,
     log: &'a Logger,
+}
+
+impl Bar0View<'_> {
+    /// The FB unit's register at `offset`, if it is one.
+    fn fb_read(&self, offset: u64) -> Option<u32> {
+        self.fb.as_ref().and_then(|fb| fb.read(offset))
+    }
 }
 
 impl DwordSpace for Bar0View<'_> {
@@ -787,6 +812,8 @@ impl DwordSpace for Bar0View<'_> {
         } else if let Some(value) = self.prom.read(offset) {
             value
         } else if let Some(value) = self.gfw.read(offset) {
+            value
+        } else if let Some(value) = self.fb_read(offset) {
             value
         } else {
             self.bar0.peek(offset)
@@ -800,6 +827,8 @@ impl DwordSpace for Bar0View<'_> {
             value
         } else if let Some(value) = self.gfw.read(offset) {
             value
+        } else if let Some(value) = self.fb_read(offset) {
+            value
         } else {
             self.bar0.read(offset)
         }
@@ -812,6 +841,12 @@ impl DwordSpace for Bar0View<'_> {
             self.prom.write(offset, value);
         } else if Gfw::contains(offset) {
             // Read-only, like the PROM; the driver never writes them.
+        } else if let Some(fb) = self.fb.as_mut().filter(|fb| fb.contains(offset)) {
+            if let Some(line) =
+                fb.write(offset, value & mask | fb.read(offset).unwrap_or(0) & !mask)
+            {
+                self.log.line(&line);
+            }
         } else {
             self.bar0.write(offset, value, mask);
             if self.gsp {

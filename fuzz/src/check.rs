@@ -6,6 +6,14 @@
 //! overflow, is a finding.
 
 use crate::{
+    fb::layout::{
+        FbFamily,
+        FbLayout,
+        FbNeeds,
+        FbRegs,
+        Wpr2,
+        Wpr2Regs, //
+    },
     firmware::{
         bin_hdr::BinFile,
         elf::Sections,
@@ -692,4 +700,113 @@ pub fn gfw(priv_level_mask: u32, gfw_boot: u32) -> Result<(), String> {
         }
     }
     state.map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// A framebuffer layout the validator accepted: each region as `(start, end)`, top down, and
+/// the line the driver logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FbFacts {
+    pub fb: (u64, u64),
+    pub vga: (u64, u64),
+    pub frts: (u64, u64),
+    pub boot: (u64, u64),
+    pub elf: (u64, u64),
+    pub heap: (u64, u64),
+    pub wpr2: (u64, u64),
+    pub non_wpr_heap: (u64, u64),
+    pub text: String,
+}
+
+/// The FB registers as the driver reads them, for `chip` (a Turing-to-Ada chip) and firmware
+/// `version`, with the bootloader's and `.fwimage`'s sizes: validated into a layout, whose
+/// every promise is checked here (regions inside video memory, in order, apart, aligned; WPR2
+/// from below the heap to the end of FRTS).
+pub fn fb_layout(
+    chip: &str,
+    version: &str,
+    fb_size: u32,
+    display_fuse: u32,
+    vga_workspace: u32,
+    bootloader: u64,
+    elf: u64,
+) -> Result<FbFacts, String> {
+    let chipset = Chipset::ALL
+        .iter()
+        .copied()
+        .find(|c| c.name() == chip)
+        .ok_or_else(|| format!("no chip {chip}"))?;
+    let family = FbFamily::of(chipset).ok_or_else(|| format!("{chip} has no FWSEC boot"))?;
+    let version = *FwVersion::ALL
+        .iter()
+        .find(|v| v.name() == version)
+        .ok_or_else(|| format!("no version {version}"))?;
+    let needs = FbNeeds {
+        family,
+        bootloader,
+        elf,
+        heap: version.heap_params(family == FbFamily::Ga102),
+        wpr_meta: version.wpr_meta_size(),
+    };
+    let regs = FbRegs {
+        fb_size,
+        display_fuse,
+        vga_workspace: FbRegs::has_display(display_fuse).then_some(vga_workspace),
+    };
+    let layout = Untrusted::new_untrusted(regs)
+        .validate_ref_against::<FbLayout, _>(needs)
+        .map_err(|e| e.to_string())?;
+    let r = |r: &core::ops::Range<u64>| (r.start, r.end);
+    let facts = FbFacts {
+        fb: r(&layout.fb),
+        vga: r(&layout.vga_workspace),
+        frts: r(&layout.frts),
+        boot: r(&layout.boot),
+        elf: r(&layout.elf),
+        heap: r(&layout.wpr2_heap),
+        wpr2: r(&layout.wpr2),
+        non_wpr_heap: r(&layout.non_wpr_heap),
+        text: layout.to_string(),
+    };
+    let down = [
+        facts.vga,
+        facts.frts,
+        facts.boot,
+        facts.elf,
+        facts.heap,
+        facts.non_wpr_heap,
+    ];
+    assert_eq!(facts.fb.0, 0);
+    assert_eq!(facts.vga.1, facts.fb.1);
+    for (upper, lower) in down.iter().zip(&down[1..]) {
+        assert!(lower.0 <= lower.1 && lower.1 <= upper.0, "{facts:?}");
+    }
+    assert_eq!(facts.frts.1 - facts.frts.0, family.frts_size());
+    assert_eq!(facts.boot.1 - facts.boot.0, bootloader);
+    assert_eq!(facts.elf.1 - facts.elf.0, elf);
+    assert_eq!(facts.boot.0 % (4 << 10), 0);
+    assert_eq!(facts.elf.0 % (64 << 10), 0);
+    assert_eq!((facts.heap.0 | facts.heap.1 | facts.wpr2.0) % (1 << 20), 0);
+    assert!(facts.wpr2.0 + needs.wpr_meta <= facts.heap.0);
+    assert_eq!(
+        (facts.wpr2.1, facts.non_wpr_heap.1),
+        (facts.frts.1, facts.wpr2.0)
+    );
+    assert_eq!(facts.non_wpr_heap.1 - facts.non_wpr_heap.0, 1 << 20);
+    Ok(facts)
+}
+
+/// The GSP-RM heap size firmware `version` asks for, on LIBOS 3 (`libos3`) or 2, for
+/// `fb_size` bytes of video memory.
+pub fn heap_size(version: &str, libos3: bool, fb_size: u64) -> Option<u64> {
+    let version = FwVersion::ALL.iter().find(|v| v.name() == version)?;
+    Some(version.heap_params(libos3).heap_size(fb_size))
+}
+
+/// The WPR2 registers, decoded: `None` when unset, the region otherwise.
+pub fn wpr2(lo: u32, hi: u32) -> Option<(u64, u64)> {
+    match Untrusted::new_untrusted(Wpr2Regs { lo, hi }).validate::<Wpr2>() {
+        Ok(Wpr2::Unset) => None,
+        Ok(Wpr2::Set(r)) => Some((r.start, r.end)),
+        Err(never) => match never {},
+    }
 }

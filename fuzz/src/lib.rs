@@ -29,6 +29,8 @@ pub(crate) mod pci;
 #[path = "../../devinit/gfw.rs"]
 pub(crate) mod gfw;
 
+pub(crate) mod fb;
+
 pub(crate) mod firmware;
 #[macro_use]
 pub(crate) mod gsp;

@@ -24,6 +24,8 @@ pub fn ga102_config() -> DeviceConfig {
         vbios_fault: None,
         gfw_delay: Duration::ZERO,
         gfw_fault: None,
+        fb_size: crate::gsp::DEFAULT_FB_SIZE,
+        fb_fault: None,
     }
 }
 

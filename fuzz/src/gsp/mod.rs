@@ -14,3 +14,5 @@ pub(crate) mod fw;
 pub(crate) mod msgq;
 #[path = "../../../gsp/replies.rs"]
 pub(crate) mod replies;
+#[path = "../../../gsp/wpr.rs"]
+pub(crate) mod wpr;
