@@ -35,6 +35,10 @@ use crate::{
         read_id,
         SharedBar0, //
     },
+    falcon::{
+        gsp::Gsp as GspFalcon,
+        Falcon, //
+    },
     fb::SysmemFlush,
     firmware,
     firmware::FwVersion,
@@ -129,14 +133,15 @@ fn check_bar0(pdev: &pci::Device<Core<'_>>) -> Result {
         })
 }
 
-/// Reads the identification registers and validates them into a [`Spec`].
-fn identify(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Spec> {
+/// Reads the identification registers and validates them into a [`Spec`], with the registers
+/// it was validated from.
+fn identify(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Identified> {
     let id = bar.with(read_id)?.validate::<Identified>().map_err(|e| {
         dev_err!(pdev, "unsupported GPU: {}\n", e);
         ENODEV
     })?;
     dev_dbg!(pdev, "{}\n", id.regs);
-    Ok(id.spec)
+    Ok(id)
 }
 
 /// Reads the VBIOS through the PROM window and validates it: the FWSEC ucode the GSP boot of
@@ -161,6 +166,14 @@ fn read_vbios(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Rom> {
         dev_dbg!(pdev, "VBIOS: {:#x} bytes read: {}\n", rom.len(), vbios);
     }
     Ok(rom)
+}
+
+/// What the GSP boot of Turing to Ada starts from: the VBIOS read, the framebuffer layout and
+/// `NV_PMC_BOOT_0` as identified.
+struct FwsecChain {
+    rom: Rom,
+    layout: crate::fb::layout::FbLayout,
+    boot0: u32,
 }
 
 /// Whether this build has the emulated GPU's reduced GSP boot: Kconfig's
@@ -212,7 +225,8 @@ impl pci::Driver for NovaCore {
 
             check_bar0(pdev)?;
             let bar = SharedBar0::new(pdev.iomap_region_sized::<BAR0_SIZE>(0, c"nova_core/bar0")?)?;
-            let spec = identify(pdev, &bar)?;
+            let id = identify(pdev, &bar)?;
+            let spec = id.spec;
             dev_info!(pdev, "NVIDIA ({})\n", spec);
             if spec.architecture().boots_through_fwsec() {
                 crate::devinit::wait_gfw_boot(pdev.as_ref(), &bar)?;
@@ -221,16 +235,23 @@ impl pci::Driver for NovaCore {
             let forced = forced_version(pdev)?;
             let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
-            if spec.architecture().boots_through_fwsec() {
-                read_vbios(pdev, &bar)?;
-                crate::fb::read_layout(pdev.as_ref(), &bar, &spec, &fw)?;
-            }
+            let chain = if spec.architecture().boots_through_fwsec() {
+                let rom = read_vbios(pdev, &bar)?;
+                let layout = crate::fb::read_layout(pdev.as_ref(), &bar, &spec, &fw)?;
+                Some(FwsecChain {
+                    rom,
+                    layout,
+                    boot0: id.regs.boot0,
+                })
+            } else {
+                None
+            };
 
             // Before the GSP starts: nothing that can fail comes after it.
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;
             let emulated = is_emulated(pdev);
             let (gsp, flush) = if emulated && REDUCED_BOOT_BUILT {
-                let (gsp, flush) = start_gsp(pdev, &bar, spec, &fw)?;
+                let (gsp, flush) = start_gsp(pdev, &bar, spec, &fw, chain.as_ref())?;
                 (Some(gsp), flush)
             } else {
                 if emulated {
@@ -277,14 +298,15 @@ impl pci::Driver for NovaCore {
 }
 
 /// Starts the GSP of the emulated GPU (its reduced boot) and asks for its static information;
-/// a GSP that does not come up is stopped before the error returns. On Turing to Ada the sysmem
-/// flush page is registered first and WPR2 must not be set yet (the chain to WPR2 is being
-/// built: `docs/boot-chain.md`); the page comes back with the GSP, for the binding to keep.
+/// a GSP that does not come up is stopped before the error returns. On Turing to Ada the chain
+/// runs first to WPR2 (`run_fwsec_frts`, `docs/boot-chain.md`); its sysmem flush page comes
+/// back with the GSP, for the binding to keep.
 fn start_gsp(
     pdev: &pci::Device<Core<'_>>,
     bar: &SharedBar0,
     spec: Spec,
     fw: &firmware::GspFirmware,
+    chain: Option<&FwsecChain>,
 ) -> Result<(Gsp, Option<SysmemFlush>)> {
     let facts = system_facts(pdev, &spec)?;
     let bits = spec.architecture().dma_address_bits();
@@ -293,15 +315,9 @@ fn start_gsp(
     // (below) and frees only from its unbind, which cannot overlap.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
     let dev = pdev.as_ref();
-    let flush = if spec.architecture().boots_through_fwsec() {
-        let flush = SysmemFlush::register(dev, bar, &spec)?;
-        if let Err(e) = crate::fb::check_wpr2_unset(dev, bar) {
-            flush.unregister(bar);
-            return Err(e);
-        }
-        Some(flush)
-    } else {
-        None
+    let flush = match chain {
+        Some(chain) => Some(run_fwsec_frts(pdev, bar, &spec, chain)?),
+        None => None,
     };
     let unregister = |flush: &Option<SysmemFlush>| {
         if let Some(flush) = flush {
@@ -326,6 +342,31 @@ fn start_gsp(
         }
     }
     Ok((gsp, flush))
+}
+
+/// The part of the GSP boot that runs before GSP-RM on Turing to Ada: the sysmem flush page,
+/// WPR2 not yet set, FWSEC-FRTS (with bus mastering for its DMA), then the GSP falcon reset for
+/// what follows. Every failure unregisters the page and turns bus mastering off again.
+fn run_fwsec_frts(
+    pdev: &pci::Device<Core<'_>>,
+    bar: &SharedBar0,
+    spec: &Spec,
+    chain: &FwsecChain,
+) -> Result<SysmemFlush> {
+    let dev = pdev.as_ref();
+    let flush = SysmemFlush::register(dev, bar, spec)?;
+    let run = || -> Result {
+        crate::fb::check_wpr2_unset(dev, bar)?;
+        let vbios = chain.rom.vbios().map_err(|_| EINVAL)?;
+        pdev.set_master();
+        crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)?;
+        Falcon::<GspFalcon>::new(bar, spec.chipset).reset(chain.boot0)
+    };
+    run().inspect_err(|_| {
+        flush.unregister(bar);
+        clear_master(pdev);
+    })?;
+    Ok(flush)
 }
 
 /// Turns bus mastering off: the device may no longer reach system memory.

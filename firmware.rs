@@ -167,18 +167,19 @@ pub(crate) fn load(
     Err(last)
 }
 
-/// Builds the `firmware:` entries of `modinfo`: every file of every version for every chip.
+/// Builds the `firmware:` entries of `modinfo`: every file of every version for every chip, and
+/// the generic bootloader of the chips that load FWSEC through it.
 pub(crate) struct ModInfoBuilder<const N: usize>(kernel::firmware::ModInfoBuilder<N>);
 
 impl<const N: usize> ModInfoBuilder<N> {
-    const fn file(self, chipset: Chipset, kind: FileKind, version: FwVersion) -> Self {
+    const fn file(self, chipset: Chipset, name: &str, version: FwVersion) -> Self {
         Self(
             self.0
                 .new_entry()
                 .push("nvidia/")
                 .push(chipset.name())
                 .push("/gsp/")
-                .push(kind.name())
+                .push(name)
                 .push("-")
                 .push(version.name())
                 .push(".bin"),
@@ -200,11 +201,18 @@ impl<const N: usize> ModInfoBuilder<N> {
                     let files = FileKind::for_arch(chipset.arch());
                     let mut f = 0;
                     while f < files.len() {
-                        this = this.file(chipset, files[f], version);
+                        this = this.file(chipset, files[f].name(), version);
                         f += 1;
                     }
                 }
                 v += 1;
+            }
+            if crate::fwsec::needs_gen_bootloader(chipset) {
+                this = this.file(
+                    chipset,
+                    crate::fwsec::GEN_BOOTLOADER,
+                    crate::fwsec::GEN_BOOTLOADER_VERSION,
+                );
             }
             c += 1;
         }

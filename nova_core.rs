@@ -12,8 +12,10 @@ mod bar0;
 mod debugfs;
 mod devinit;
 mod driver;
+mod falcon;
 mod fb;
 mod firmware;
+mod fwsec;
 mod gpu;
 mod gsp;
 mod pci;
@@ -60,11 +62,14 @@ kernel_display!(
     gpu::Revision,
     gpu::Spec,
     devinit::gfw::GfwNotDone,
+    falcon::state::NotYet,
     fb::layout::FbError,
     fb::layout::FbLayout,
     firmware::FwVersion,
     firmware::FwError,
     firmware::Validated<'_>,
+    fwsec::image::FwsecError,
+    fwsec::outcome::FrtsError,
     gsp::bench::request::BadRequest,
     gsp::msgq::MsgError,
     gsp::replies::NotHalted,

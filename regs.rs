@@ -151,6 +151,24 @@ register! {
     }
 }
 
+register! {
+    /// NVDEC's signature fuse versions, one per ucode id (1 to 16): the version is the highest
+    /// set bit of the low 16 bits (GA102 on).
+    pub(crate) NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION(u32)[16] @ 0x00824100 {
+        31:0    value;
+    }
+
+    /// SEC2's signature fuse versions (see NVDEC's).
+    pub(crate) NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION(u32)[16] @ 0x00824140 {
+        31:0    value;
+    }
+
+    /// The GSP's signature fuse versions (see NVDEC's).
+    pub(crate) NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION(u32)[16] @ 0x008241c0 {
+        31:0    value;
+    }
+}
+
 /// Registers that moved between families: used only through their family's HAL.
 pub(crate) mod tu102 {
     use kernel::io::register;

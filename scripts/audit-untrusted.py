@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WRAP = re.compile(r"\bnew_untrusted(?:_ref)?\(")
 # Reads of what the device or a file says (kernel crate calls the driver uses).
-SOURCE = re.compile(r"\.read\(regs::|\b(?:try_)?read(?:8|16|32|64)\(|\bresource_len\(|\b(?:subsystem_)?(?:vendor|device)_id\(\)"
+SOURCE = re.compile(r"\.read\((?:\w+::)*NV_\w+|\.read\(regs::|\b(?:try_)?read(?:8|16|32|64)\(|\bresource_len\(|\b(?:subsystem_)?(?:vendor|device)_id\(\)"
                     r"|\brevision_id\(\)|\.data\(\)|\bcopy_to_slice\(|\bread_volatile\b|\bio_read!")
 FN = re.compile(r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?fn\s+(\w+)")
 IMPL = re.compile(r"\bimpl\b.*?\bValidator<.*>\s+for\s+(\w+)")

@@ -263,13 +263,6 @@ struct DmemMapperRaw {
 }
 
 /// Offset of `init_cmd` in the DMEM mapper: where the boot writes the command to run.
-#[cfg_attr(
-    CONFIG_RUST,
-    expect(
-        dead_code,
-        reason = "the FWSEC-FRTS command patch (issue 14) writes there"
-    )
-)]
 pub(crate) const DMAP_INIT_CMD_OFFSET: usize = core::mem::offset_of!(DmemMapperRaw, init_cmd);
 
 /// Bytes of the ROM, with where they are in it.

@@ -23,6 +23,7 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
                 [--no-gsp] [--vbios FILE | --vbios-fault LIE]
                 [--gfw-delay MS] [--gfw-fault LIE] [--fb-fault LIE]
+                [--fwsec-fault LIE]
        nova-emu [--chipset NAME] --write-vbios FILE
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
@@ -68,6 +69,8 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
                          read its progress) or stuck (progress stops at 0x42)
   --fb-fault LIE         the FB registers lie: no-memory, huge, vga-past-end
                          or wpr2-preset (src/fb.rs)
+  --fwsec-fault LIE      FWSEC-FRTS lies: error-mailbox, scratch-error, no-wpr2,
+                         no-halt or fuse-unsigned (src/falcon/fwsec.rs)
   --vbios-fault LIE      the synthetic VBIOS lies: rom-signature, image-length,
                          bit-pointer, desc-version or no-fwsec
   --write-vbios FILE     write the chip's synthetic VBIOS (the flash the PROM
@@ -145,6 +148,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "--gfw-delay",
     "--gfw-fault",
     "--fb-fault",
+    "--fwsec-fault",
     "--write-vbios",
 ];
 
@@ -349,6 +353,13 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         .get("--fb-fault")
         .map(|v| v.parse().map_err(|e| ArgError(format!("--fb-fault: {e}"))))
         .transpose()?;
+    let fwsec_fault = values
+        .get("--fwsec-fault")
+        .map(|v| {
+            v.parse()
+                .map_err(|e| ArgError(format!("--fwsec-fault: {e}")))
+        })
+        .transpose()?;
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
     Ok(Command::Serve(Box::new(Options {
@@ -368,6 +379,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             gfw_fault,
             fb_size,
             fb_fault,
+            fwsec_fault,
         },
         counts,
         log,

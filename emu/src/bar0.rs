@@ -19,30 +19,6 @@ pub const NV_PMC_BOOT_0: u64 = 0x000000;
 /// NV_PMC_BOOT_42: chip identification on newer chips.
 pub const NV_PMC_BOOT_42: u64 = 0x000a00;
 
-/// NV_PGSP_FALCON_MAILBOX0: LIBOS arguments' address, low half (driver);
-/// 0 or an error code (GSP).
-pub const NV_PGSP_FALCON_MAILBOX0: u64 = 0x110040;
-
-/// NV_PGSP_FALCON_MAILBOX1: LIBOS arguments' address, high half.
-pub const NV_PGSP_FALCON_MAILBOX1: u64 = 0x110044;
-
-/// NV_PGSP_FALCON_CPUCTL: a write with STARTCPU set starts the GSP;
-/// HALTED reads 1 while the GSP does not run.
-pub const NV_PGSP_FALCON_CPUCTL: u64 = 0x110100;
-
-/// NV_PGSP_FALCON_CPUCTL_STARTCPU.
-pub const CPUCTL_STARTCPU: u32 = 1 << 1;
-
-/// NV_PGSP_FALCON_CPUCTL_HALTED (read-only; the device keeps it).
-pub const CPUCTL_HALTED: u32 = 1 << 4;
-
-/// NV_PGSP_FALCON_ENGINE: a write with RESET set resets the falcon, which
-/// stops the GSP at once.
-pub const NV_PGSP_FALCON_ENGINE: u64 = 0x1103c0;
-
-/// NV_PGSP_FALCON_ENGINE_RESET.
-pub const ENGINE_RESET: u32 = 1 << 0;
-
 /// NV_PGSP_QUEUE_HEAD(0): the command queue doorbell.
 pub const NV_PGSP_QUEUE_HEAD0: u64 = 0x110c00;
 
@@ -97,37 +73,15 @@ pub static REGISTERS: &[Register] = &[
     Register::read_only(NV_PMC_BOOT_42, "NV_PMC_BOOT_42", |id| id.boot42),
 ];
 
-/// The GSP falcon's registers, modelled unless the GSP is disabled
-/// (`--no-gsp`). STARTCPU reads back 0 (it only triggers the start), HALTED
-/// is kept by the device (1 from reset until the GSP runs); the device acts
-/// on the writes of CPUCTL, ENGINE and QUEUE_HEAD(0).
-pub static GSP_REGISTERS: &[Register] = &[
-    Register::read_write(
-        NV_PGSP_FALCON_MAILBOX0,
-        "NV_PGSP_FALCON_MAILBOX0",
-        |_| 0,
-        !0,
-    ),
-    Register::read_write(
-        NV_PGSP_FALCON_MAILBOX1,
-        "NV_PGSP_FALCON_MAILBOX1",
-        |_| 0,
-        !0,
-    ),
-    Register::read_write(
-        NV_PGSP_FALCON_CPUCTL,
-        "NV_PGSP_FALCON_CPUCTL",
-        |_| CPUCTL_HALTED,
-        !(CPUCTL_STARTCPU | CPUCTL_HALTED),
-    ),
-    Register::read_write(
-        NV_PGSP_FALCON_ENGINE,
-        "NV_PGSP_FALCON_ENGINE",
-        |_| 0,
-        ENGINE_RESET,
-    ),
-    Register::read_write(NV_PGSP_QUEUE_HEAD0, "NV_PGSP_QUEUE_HEAD(0)", |_| 0, !0),
-];
+/// The GSP's own registers beside its falcon (whose registers are the falcon
+/// model's, `src/falcon.rs`), modelled unless the GSP is disabled (`--no-gsp`):
+/// the command queue doorbell, whose writes wake the GSP.
+pub static GSP_REGISTERS: &[Register] = &[Register::read_write(
+    NV_PGSP_QUEUE_HEAD0,
+    "NV_PGSP_QUEUE_HEAD(0)",
+    |_| 0,
+    !0,
+)];
 
 /// How many distinct unmodelled offsets are logged per direction before the
 /// log says that further ones are not.
@@ -184,13 +138,6 @@ impl Bar0 {
     /// Value of the register at a 4-aligned offset, without side effects.
     pub fn peek(&self, offset: u64) -> u32 {
         self.regs.get(&offset).map_or(0, |s| s.value)
-    }
-
-    /// Sets a modelled register from the device side (all bits, no log).
-    pub fn set(&mut self, offset: u64, value: u32) {
-        if let Some(s) = self.regs.get_mut(&offset) {
-            s.value = value;
-        }
     }
 
     /// A guest read of the register at a 4-aligned offset.
@@ -317,24 +264,16 @@ mod tests {
     fn gsp_registers_exist_only_with_the_gsp() {
         let (log, _) = Logger::memory();
         let mut bar0 = Bar0::new(identity(), true, log.clone());
-        bar0.write(NV_PGSP_FALCON_MAILBOX1, 0x12, 0xffff_ffff);
-        bar0.write(NV_PGSP_FALCON_CPUCTL, 0x12, 0xffff_ffff);
-        assert_eq!(bar0.read(NV_PGSP_FALCON_MAILBOX1), 0x12);
-        assert_eq!(
-            bar0.read(NV_PGSP_FALCON_CPUCTL),
-            CPUCTL_HALTED,
-            "STARTCPU reads 0; HALTED is the device's to set"
-        );
-        bar0.set(NV_PGSP_FALCON_MAILBOX0, 0xbad0_0001);
-        assert_eq!(bar0.read(NV_PGSP_FALCON_MAILBOX0), 0xbad0_0001);
+        bar0.write(NV_PGSP_QUEUE_HEAD0, 0x12, 0xffff_ffff);
+        assert_eq!(bar0.read(NV_PGSP_QUEUE_HEAD0), 0x12);
         let (log2, text) = Logger::memory();
         drop(log);
         let mut plain = Bar0::new(identity(), false, log2);
-        plain.write(NV_PGSP_FALCON_MAILBOX1, 0x12, 0xffff_ffff);
-        assert_eq!(plain.read(NV_PGSP_FALCON_MAILBOX1), 0);
+        plain.write(NV_PGSP_QUEUE_HEAD0, 0x12, 0xffff_ffff);
+        assert_eq!(plain.read(NV_PGSP_QUEUE_HEAD0), 0);
         assert!(text
             .contents()
-            .contains("unmodelled write of 0x00000012 to BAR0+0x110044"));
+            .contains("unmodelled write of 0x00000012 to BAR0+0x110c00"));
     }
 
     #[test]

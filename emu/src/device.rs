@@ -24,19 +24,18 @@ use vfio_bindings::bindings::vfio::{
 use vfio_user::{DmaMapFlags, DmaUnmapFlags};
 
 use crate::access::{check_bounds, invalid, read_bytes, write_bytes, DwordSpace};
-use crate::bar0::{
-    Bar0, Identity, CPUCTL_HALTED, CPUCTL_STARTCPU, ENGINE_RESET, NV_PGSP_FALCON_CPUCTL,
-    NV_PGSP_FALCON_ENGINE, NV_PGSP_FALCON_MAILBOX0, NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
-};
+use crate::bar0::{Bar0, Identity, NV_PGSP_QUEUE_HEAD0};
 use crate::chipset::{self, Chipset, Revision};
 use crate::config::{
     self as config_space, ConfigSpace, BAR3_SIZE, BAR5_SIZE, CONFIG_SIZE, PHASE_ALIAS_OFFSET,
 };
 use crate::counts::{Counts, Direction, Region};
+use crate::falcon::fwsec::{Expected, Fwsec, FwsecLie, GenBootloader, Played};
+use crate::falcon::{Action, Falcon, Generation, GSP_BASE, SEC2_BASE};
 use crate::fb::{Fb, FbLie};
 use crate::gfw::{Gfw, GfwLie};
 use crate::gsp::clock::Kick;
-use crate::gsp::{Gsp, GspConfig, Transition};
+use crate::gsp::{Gsp, GspConfig, Stop, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::logger::{LogOnce, Logger};
 use crate::prom::{Dump, Prom, NV_PROM_DATA};
@@ -83,6 +82,8 @@ pub struct DeviceConfig {
     pub fb_size: u64,
     /// How the FB registers lie (`--fb-fault`), if they do.
     pub fb_fault: Option<FbLie>,
+    /// How FWSEC lies (`--fwsec-fault`), if it does.
+    pub fwsec_fault: Option<FwsecLie>,
 }
 
 impl DeviceConfig {
@@ -144,6 +145,110 @@ fn irq_name(index: u32) -> &'static str {
     }
 }
 
+/// The falcon engines and what the model plays on them.
+pub struct Engines {
+    pub gsp: Falcon,
+    pub sec2: Falcon,
+    /// FWSEC, where the model knows the ucode to expect (the synthetic VBIOS of a chip that
+    /// boots through FWSEC).
+    pub fwsec: Option<Fwsec>,
+}
+
+/// Which engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Engine {
+    Gsp,
+    Sec2,
+}
+
+impl Engines {
+    fn new(
+        chipset: &Chipset,
+        firmware_root: &std::path::Path,
+        fwsec: Option<Expected>,
+        lie: Option<FwsecLie>,
+    ) -> Self {
+        let generation = match (chipset.architecture(), chipset.name) {
+            (0x16, _) | (0x17, "ga100") => Generation::Tu102,
+            _ => Generation::Ga102,
+        };
+        let bootloader = (generation == Generation::Tu102).then(|| {
+            let path = firmware_root.join(format!(
+                "nvidia/{}/gsp/gen_bootloader-570.144.bin",
+                chipset.name
+            ));
+            std::fs::read(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))
+                .and_then(|file| GenBootloader::parse(&file))
+        });
+        Engines {
+            gsp: Falcon::new("GSP", GSP_BASE, generation),
+            sec2: Falcon::new("SEC2", SEC2_BASE, generation),
+            fwsec: fwsec.map(|e| Fwsec::new(e, bootloader, lie)),
+        }
+    }
+
+    fn falcon(&mut self, engine: Engine) -> &mut Falcon {
+        match engine {
+            Engine::Gsp => &mut self.gsp,
+            Engine::Sec2 => &mut self.sec2,
+        }
+    }
+
+    /// The register at `offset` of one of them, if it is one.
+    fn read(&self, offset: u64) -> Option<u32> {
+        if let Some(rel) = self.gsp.relative(offset) {
+            Some(self.gsp.read(rel))
+        } else if let Some(rel) = self.sec2.relative(offset) {
+            Some(self.sec2.read(rel))
+        } else {
+            self.fwsec.as_ref().and_then(|f| f.read(offset))
+        }
+    }
+
+    /// A write to one of their registers: `None` when `offset` is none of theirs, otherwise
+    /// what the write asks for.
+    fn write(&mut self, offset: u64, value: u32) -> Option<Option<(Engine, Action)>> {
+        if let Some(rel) = self.gsp.relative(offset) {
+            Some(self.gsp.write(rel, value).map(|a| (Engine::Gsp, a)))
+        } else if let Some(rel) = self.sec2.relative(offset) {
+            Some(self.sec2.write(rel, value).map(|a| (Engine::Sec2, a)))
+        } else if self.fwsec.as_ref().and_then(|f| f.read(offset)).is_some() {
+            // The scratch register and the fuses are not the CPU's to write.
+            Some(None)
+        } else {
+            None
+        }
+    }
+
+    fn power_on(&mut self) {
+        self.gsp.power_on();
+        self.sec2.power_on();
+        if let Some(f) = &mut self.fwsec {
+            f.power_on();
+        }
+    }
+}
+
+/// The FWSEC ucode of the VBIOS the device serves, for a chip that boots through FWSEC: the
+/// synthetic VBIOS's, or what the model's reader finds in a dump (`--vbios`; `None`, logged,
+/// when it finds none).
+fn expected_fwsec(choice: &DeviceConfig, prom: &Prom, log: &Logger) -> Option<Expected> {
+    crate::fb::Family::of(choice.chipset)?;
+    if choice.vbios.is_none() {
+        return Some(Expected::from_ucode(Vbios::build(choice.chipset).fwsec()));
+    }
+    match crate::vbios::read::read_fwsec(prom.window()) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            log.line(&format!(
+                "FWSEC: the model finds no FWSEC ucode in the dump: {e}"
+            ));
+            None
+        }
+    }
+}
+
 /// The emulated GPU.
 pub struct Device {
     config_choice: DeviceConfig,
@@ -154,6 +259,10 @@ pub struct Device {
     gfw: Gfw,
     /// The FB unit (Turing to Ada).
     fb: Option<Fb>,
+    /// The falcons and FWSEC (with the GSP).
+    engines: Option<Engines>,
+    /// FWSEC was started and runs (it never halts).
+    fwsec_running: bool,
     counts: Counts,
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
@@ -221,12 +330,25 @@ impl Device {
                 lie.name()
             ));
         }
+        let engines = choice.gsp.as_ref().map(|g| {
+            Engines::new(
+                choice.chipset,
+                &g.firmware_root,
+                expected_fwsec(&choice, &prom, &log),
+                choice.fwsec_fault,
+            )
+        });
+        if let Some(lie) = choice.fwsec_fault {
+            log.line(&format!("FWSEC: fault {}: {}", lie.name(), lie.describe()));
+        }
         Device {
             config,
             bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
             prom,
             gfw: Gfw::new(choice.gfw_delay, choice.gfw_fault),
             fb,
+            engines,
+            fwsec_running: false,
             gsp: choice
                 .gsp
                 .clone()
@@ -330,6 +452,8 @@ impl Device {
                     prom: &mut self.prom,
                     gfw: &self.gfw,
                     fb: self.fb.as_mut(),
+                    engines: self.engines.as_mut(),
+                    falcon_action: None,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
@@ -383,13 +507,19 @@ impl Device {
                     prom: &mut self.prom,
                     gfw: &self.gfw,
                     fb: self.fb.as_mut(),
+                    engines: self.engines.as_mut(),
+                    falcon_action: None,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
                 write_bytes(&mut view, offset, data);
                 let (event, powered_off) = (view.event, view.powered_off);
+                let action = view.falcon_action;
                 if let Some(event) = event {
                     self.gsp_event(event);
+                }
+                if let Some((engine, action)) = action {
+                    self.falcon_action(engine, action);
                 }
                 if powered_off {
                     self.power_off();
@@ -431,6 +561,10 @@ impl Device {
         if let Some(fb) = &mut self.fb {
             fb.reset();
         }
+        if let Some(e) = &mut self.engines {
+            e.power_on();
+        }
+        self.fwsec_running = false;
         self.note_gsp();
     }
 
@@ -452,10 +586,11 @@ impl Device {
         };
         match event {
             GspEvent::Start => {
-                self.start_pending = Some(
-                    (u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX1)) << 32)
-                        | u64::from(self.bar0.peek(NV_PGSP_FALCON_MAILBOX0)),
-                );
+                let Some(e) = &self.engines else {
+                    return;
+                };
+                self.start_pending =
+                    Some((u64::from(e.gsp.mailbox(1)) << 32) | u64::from(e.gsp.mailbox(0)));
                 self.note_gsp();
                 self.kick.kick();
             }
@@ -472,6 +607,81 @@ impl Device {
         }
     }
 
+    /// Acts on what a falcon register write asked for: a start (FWSEC played where IMEM holds
+    /// code, today's GSP-RM start on an empty GSP falcon), a reset (which stops what ran), a
+    /// DMA transfer (from guest memory, while bus mastering is on).
+    fn falcon_action(&mut self, engine: Engine, action: Action) {
+        let bus_master = self.config.command() & PCI_COMMAND_MASTER != 0;
+        let Some(engines) = &mut self.engines else {
+            return;
+        };
+        let name = engines.falcon(engine).name();
+        match (engine, action) {
+            (_, Action::Dma) => {
+                let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
+                if let Err(e) = engines.falcon(engine).dma(&mut mem) {
+                    self.log
+                        .line(&format!("{name} falcon: DMA transfer failed: {e}"));
+                }
+            }
+            (Engine::Gsp, Action::Reset) => {
+                self.fwsec_running = false;
+                self.gsp_event(GspEvent::FalconReset);
+            }
+            (Engine::Sec2, Action::Reset) => {}
+            (Engine::Gsp, Action::Start) if engines.gsp.loaded() => self.play_fwsec(bus_master),
+            (Engine::Gsp, Action::Start) => self.gsp_event(GspEvent::Start),
+            (Engine::Sec2, Action::Start) => {
+                self.log.line(
+                    "SEC2 falcon: started, but the model plays nothing on SEC2 yet: halts refusing",
+                );
+                engines.sec2.set_mailbox(0, crate::falcon::fwsec::REFUSED);
+                engines.sec2.set_halted(true);
+            }
+        }
+    }
+
+    /// FWSEC was started on the GSP falcon: the model checks and plays it.
+    fn play_fwsec(&mut self, bus_master: bool) {
+        let (Some(engines), Some(fb)) = (&mut self.engines, &mut self.fb) else {
+            return;
+        };
+        let log = &self.log;
+        let Some(fwsec) = &mut engines.fwsec else {
+            log.line(
+                "FWSEC: started, but the model cannot check it (a --vbios dump): halts refusing",
+            );
+            engines.gsp.set_mailbox(0, crate::falcon::fwsec::REFUSED);
+            engines.gsp.set_halted(true);
+            return;
+        };
+        let frts = fb.frts_region();
+        let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
+        match fwsec.play(&mut engines.gsp, &mut mem, &frts, &mut |line| {
+            log.line(&line)
+        }) {
+            Played::Running => {
+                log.line("FWSEC: runs and never halts");
+                self.fwsec_running = true;
+            }
+            Played::Halted {
+                mailbox0,
+                scratch_0e: _,
+                wpr2,
+            } => {
+                engines.gsp.set_mailbox(0, mailbox0);
+                engines.gsp.set_halted(true);
+                if let Some(wpr2) = wpr2 {
+                    log.line(&format!(
+                        "FWSEC: WPR2 set to {:#x}..{:#x}",
+                        wpr2.start, wpr2.end
+                    ));
+                    fb.set_wpr2(wpr2);
+                }
+            }
+        }
+    }
+
     /// One tick of the GSP: a pending start, or a running GSP's own work.
     /// Called by the GSP thread ([`crate::gsp::clock`]), and by tests in its
     /// stead. Returns whether the GSP runs.
@@ -481,7 +691,9 @@ impl Device {
         };
         if let Some(args) = self.start_pending.take() {
             let code = gsp.start(&mut self.gsp_sysmem(), args);
-            self.bar0.set(NV_PGSP_FALCON_MAILBOX0, code);
+            if let Some(e) = &mut self.engines {
+                e.gsp.set_mailbox(0, code);
+            }
         } else {
             gsp.tick(&mut self.gsp_sysmem());
         }
@@ -500,18 +712,28 @@ impl Device {
         for t in gsp.take_transitions() {
             match t {
                 Transition::Started => self.counts.gsp_started(),
-                Transition::Stopped(stop) => self.counts.gsp_stopped(stop.name()),
+                Transition::Stopped(stop) => {
+                    self.counts.gsp_stopped(stop.name());
+                    // The reduced boot's stand-in for booter_unload (issue 15): an orderly
+                    // unload leaves no WPR2 behind, so the driver can bind again.
+                    if let (Stop::Unload, Some(fb)) = (stop, &mut self.fb) {
+                        if fb.wpr2().is_some() {
+                            fb.clear_wpr2();
+                            self.log.line(
+                                "reduced boot: GSP unloaded, WPR2 cleared (booter_unload's work, issue 15)",
+                            );
+                        }
+                    }
+                }
             }
         }
         let running = gsp.running();
-        let cpuctl = self.bar0.peek(NV_PGSP_FALCON_CPUCTL) & !CPUCTL_HALTED;
-        // Started but not yet ticked counts as running: the CPU is out of halt.
-        let halted = if running || self.start_pending.is_some() {
-            0
-        } else {
-            CPUCTL_HALTED
-        };
-        self.bar0.set(NV_PGSP_FALCON_CPUCTL, cpuctl | halted);
+        // Started but not yet ticked counts as running: the CPU is out of halt; so does
+        // FWSEC that never halts.
+        let halted = !(running || self.start_pending.is_some() || self.fwsec_running);
+        if let Some(e) = &mut self.engines {
+            e.gsp.set_halted(halted);
+        }
     }
 
     /// What wakes the GSP thread.
@@ -794,14 +1016,20 @@ struct Bar0View<'a> {
     prom: &'a mut Prom,
     gfw: &'a Gfw,
     fb: Option<&'a mut Fb>,
+    engines: Option<&'a mut Engines>,
+    /// What a falcon register write asked for.
+    falcon_action: Option<(Engine, Action)>,
     counts: &'a mut Counts,
     log: &'a Logger,
 }
 
 impl Bar0View<'_> {
-    /// The FB unit's register at `offset`, if it is one.
-    fn fb_read(&self, offset: u64) -> Option<u32> {
-        self.fb.as_ref().and_then(|fb| fb.read(offset))
+    /// The FB unit's or an engine's register at `offset`, if it is one.
+    fn unit_read(&self, offset: u64) -> Option<u32> {
+        self.fb
+            .as_ref()
+            .and_then(|fb| fb.read(offset))
+            .or_else(|| self.engines.as_ref().and_then(|e| e.read(offset)))
     }
 }
 
@@ -813,7 +1041,7 @@ impl DwordSpace for Bar0View<'_> {
             value
         } else if let Some(value) = self.gfw.read(offset) {
             value
-        } else if let Some(value) = self.fb_read(offset) {
+        } else if let Some(value) = self.unit_read(offset) {
             value
         } else {
             self.bar0.peek(offset)
@@ -827,7 +1055,7 @@ impl DwordSpace for Bar0View<'_> {
             value
         } else if let Some(value) = self.gfw.read(offset) {
             value
-        } else if let Some(value) = self.fb_read(offset) {
+        } else if let Some(value) = self.unit_read(offset) {
             value
         } else {
             self.bar0.read(offset)
@@ -841,6 +1069,12 @@ impl DwordSpace for Bar0View<'_> {
             self.prom.write(offset, value);
         } else if Gfw::contains(offset) {
             // Read-only, like the PROM; the driver never writes them.
+        } else if let Some(action) = self
+            .engines
+            .as_mut()
+            .and_then(|e| e.write(offset, value & mask | e.read(offset).unwrap_or(0) & !mask))
+        {
+            self.falcon_action = action;
         } else if let Some(fb) = self.fb.as_mut().filter(|fb| fb.contains(offset)) {
             if let Some(line) =
                 fb.write(offset, value & mask | fb.read(offset).unwrap_or(0) & !mask)
@@ -849,14 +1083,8 @@ impl DwordSpace for Bar0View<'_> {
             }
         } else {
             self.bar0.write(offset, value, mask);
-            if self.gsp {
-                if offset == NV_PGSP_FALCON_CPUCTL && value & mask & CPUCTL_STARTCPU != 0 {
-                    self.event = Some(GspEvent::Start);
-                } else if offset == NV_PGSP_QUEUE_HEAD0 {
-                    self.event = Some(GspEvent::Doorbell);
-                } else if offset == NV_PGSP_FALCON_ENGINE && value & mask & ENGINE_RESET != 0 {
-                    self.event = Some(GspEvent::FalconReset);
-                }
+            if self.gsp && offset == NV_PGSP_QUEUE_HEAD0 {
+                self.event = Some(GspEvent::Doorbell);
             }
         }
     }

@@ -254,9 +254,22 @@ impl Fb {
         (addr != 0).then_some(addr)
     }
 
+    /// Where FWSEC-FRTS must put the FRTS region: 1 MiB ending at the VGA workspace (as its
+    /// register says it) aligned down to 128 KiB.
+    pub fn frts_region(&self) -> Range<u64> {
+        let ws = self.read(NV_PDISP_VGA_WORKSPACE_BASE).unwrap_or(0);
+        let end = (u64::from(ws >> 8) << 16) & !((128 << 10) - 1);
+        end.saturating_sub(1 << 20)..end
+    }
+
     /// WPR2 as the registers say.
     pub fn wpr2(&self) -> Option<Range<u64>> {
         self.wpr2.clone()
+    }
+
+    /// Clears WPR2 (what booter_unload does on silicon).
+    pub fn clear_wpr2(&mut self) {
+        self.wpr2 = None;
     }
 
     /// Sets WPR2 (FWSEC-FRTS did).

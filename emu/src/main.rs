@@ -19,6 +19,7 @@ mod chipset;
 mod config;
 mod counts;
 mod device;
+mod falcon;
 mod fb;
 mod gfw;
 mod gsp;

@@ -156,6 +156,11 @@ impl Prom {
         self.start
     }
 
+    /// The flash as the window shows it (from its start on).
+    pub fn window(&self) -> &[u8] {
+        self.flash.get(self.start..).unwrap_or(&[])
+    }
+
     /// Byte `index` of the window.
     pub fn byte(&self, index: usize) -> u8 {
         self.start

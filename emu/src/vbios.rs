@@ -61,9 +61,10 @@
 
 mod bit;
 pub mod fault;
-mod fwsec;
+pub mod fwsec;
 mod ifr;
 mod image;
+pub mod read;
 mod ucode_table;
 
 #[cfg(test)]

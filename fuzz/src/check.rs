@@ -6,6 +6,11 @@
 //! overflow, is a finding.
 
 use crate::{
+    falcon::state::{
+        Cond,
+        Holds,
+        NotYet, //
+    },
     fb::layout::{
         FbFamily,
         FbLayout,
@@ -22,6 +27,21 @@ use crate::{
         FwError,
         FwVersion,
         Validated, //
+    },
+    fwsec::{
+        image::{
+            BootloaderDesc,
+            FwsecCommand,
+            FwsecImage,
+            GenBootloader,
+            SignatureChoice,
+            CMD_FRTS,
+            FRTS_CMD_SIZE, //
+        },
+        outcome::{
+            FrtsDone,
+            FrtsRegs, //
+        },
     },
     gfw::{
         GfwDone,
@@ -809,4 +829,162 @@ pub fn wpr2(lo: u32, hi: u32) -> Option<(u64, u64)> {
         Ok(Wpr2::Set(r)) => Some((r.start, r.end)),
         Err(never) => match never {},
     }
+}
+
+/// The FWSEC image made from a VBIOS the validator accepted, for FRTS on `frts` (a 1 MiB
+/// region at `frts_start`), with the fuse register reading `fuse` and the family loading the
+/// descriptor's own version: every byte is the ROM's ucode but the three patches, which hold
+/// the command, its input and the signature the fuse chose. Returns the image and the chosen
+/// signature's index; `Err` for a ROM the validator refuses or an image that cannot be made.
+pub fn fwsec_image(
+    rom: &[u8],
+    frts_start: u64,
+    fuse: u32,
+) -> Result<(Vec<u8>, Option<usize>), String> {
+    let v = Untrusted::new_untrusted_ref(rom)
+        .validate_ref::<Vbios<'_>>()
+        .map_err(|e| e.to_string())?;
+    let f = &v.fwsec;
+    let signature = match FwsecImage::fuse_register(f).map_err(|e| e.to_string())? {
+        Some(_) => Some(
+            Untrusted::new_untrusted(fuse)
+                .validate_ref_against::<SignatureChoice, _>(FwsecImage::signature_versions(f))
+                .map_err(|e| e.to_string())?,
+        ),
+        None => None,
+    };
+    let frts = frts_start..frts_start + (1 << 20);
+    let command = FwsecCommand::Frts {
+        start: frts.start,
+        len: 1 << 20,
+    };
+    let image =
+        FwsecImage::new(f, f.desc.version(), command, signature).map_err(|e| e.to_string())?;
+    let mut out = vec![0u8; image.len];
+    image.write(f, &mut out).map_err(|e| e.to_string())?;
+    // Every byte is the ROM's but the patches.
+    let dmem_at = f.dmem.offset - f.ucode.offset;
+    let mapper = dmem_at + f.dmem_mapper.dmem_offset + 44;
+    let cmd = dmem_at + f.dmem_mapper.cmd_in_offset as usize;
+    let pkc = match f.desc {
+        UcodeDesc::V3(d) if signature.is_some() => Some(dmem_at + d.pkc_data_offset as usize),
+        _ => None,
+    };
+    let patched = |i: usize| {
+        (mapper..mapper + 4).contains(&i)
+            || (cmd..cmd + FRTS_CMD_SIZE).contains(&i)
+            || pkc.is_some_and(|p| (p..p + SIGNATURE_SIZE).contains(&i))
+    };
+    for (i, (&a, &b)) in out.iter().zip(f.ucode.bytes).enumerate() {
+        assert!(
+            a == b || patched(i),
+            "byte {i:#x} changed outside the patches"
+        );
+    }
+    let word = |at: usize| u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+    assert_eq!(word(mapper), CMD_FRTS);
+    assert_eq!(
+        (0..11).map(|i| word(cmd + 4 * i)).collect::<Vec<_>>(),
+        [
+            1,
+            24,
+            0,
+            0,
+            0,
+            2,
+            1,
+            20,
+            (frts.start >> 12) as u32,
+            0x100,
+            2
+        ]
+    );
+    if let (Some(p), Some(s)) = (pkc, signature) {
+        let sig = &f.signatures.bytes[s.index * SIGNATURE_SIZE..(s.index + 1) * SIGNATURE_SIZE];
+        assert_eq!(&out[p..p + SIGNATURE_SIZE], sig);
+    }
+    // Where the parts go lies inside the image; v2 has the bootloader's descriptor.
+    for seg in image.imem_ns.iter().chain([&image.imem_sec, &image.dmem]) {
+        assert!((seg.src + seg.len) as usize <= image.len);
+    }
+    if image.imem_ns.is_some() {
+        let desc = BootloaderDesc::new(&image, 0x1000).map_err(|e| e.to_string())?;
+        let bytes = desc.to_bytes();
+        assert_eq!(bytes.len(), BootloaderDesc::SIZE);
+        assert_eq!(
+            u32::from_le_bytes(bytes[32..36].try_into().unwrap()),
+            BootloaderDesc::CTX_DMA
+        );
+    }
+    Ok((out, signature.map(|s| s.index)))
+}
+
+/// The signature the fuse value `fuse` chooses among `count` signatures of `versions`.
+pub fn signature_choice(fuse: u32, versions: u16, count: usize) -> Result<(u32, usize), String> {
+    Untrusted::new_untrusted(fuse)
+        .validate_ref_against::<SignatureChoice, _>(crate::fwsec::image::SignatureVersions {
+            versions,
+            count,
+        })
+        .map(|c| {
+            assert!(versions & (1 << c.fuse_version) != 0 && c.index < count);
+            (c.fuse_version, c.index)
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// FWSEC-FRTS's outcome registers against the FRTS region asked for: done only with both
+/// status registers clear and WPR2 starting at the region and covering it.
+pub fn frts_outcome(
+    mailbox0: u32,
+    scratch_0e: u32,
+    lo: u32,
+    hi: u32,
+    frts: (u64, u64),
+) -> Result<(u64, u64), String> {
+    let regs = FrtsRegs {
+        mailbox0,
+        scratch_0e,
+        wpr2: Wpr2Regs { lo, hi },
+    };
+    Untrusted::new_untrusted(regs)
+        .validate_ref_against::<FrtsDone, _>(frts.0..frts.1)
+        .map(|d| {
+            assert!(mailbox0 == 0 && scratch_0e >> 16 == 0);
+            assert!(d.wpr2.start == frts.0 && d.wpr2.end >= frts.1);
+            (d.wpr2.start, d.wpr2.end)
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// A falcon status register's value against each condition: all ones satisfies none.
+pub fn falcon_conditions(raw: u32) -> Vec<Result<(), String>> {
+    [
+        Cond::Halted,
+        Cond::AliasInUse,
+        Cond::ScrubbedDmactl,
+        Cond::ScrubbedHwcfg2,
+        Cond::ResetReady,
+        Cond::DmaIdle,
+        Cond::FalconCore,
+    ]
+    .into_iter()
+    .map(|c| {
+        let r = Untrusted::new_untrusted(raw).validate_ref_against::<Holds, _>(c);
+        if raw == u32::MAX {
+            assert!(r.is_err());
+        }
+        r.map(|_| ()).map_err(|e: NotYet| e.to_string())
+    })
+    .collect()
+}
+
+/// The generic bootloader file: its code, start tag and IMEM destination.
+pub fn gen_bootloader(file: &[u8]) -> Result<(usize, u32, u32), String> {
+    let bl = Untrusted::new_untrusted_ref(file)
+        .validate_ref::<GenBootloader<'_>>()
+        .map_err(|e| e.to_string())?;
+    assert!(bl.imem_dst as usize + bl.code.len().next_multiple_of(256) <= 0x10000);
+    assert!(bl.start_tag + (bl.code.len().div_ceil(256) as u32) <= 0x100);
+    Ok((bl.code.len(), bl.start_tag, bl.imem_dst))
 }

@@ -29,9 +29,11 @@ pub(crate) mod pci;
 #[path = "../../devinit/gfw.rs"]
 pub(crate) mod gfw;
 
+pub(crate) mod falcon;
 pub(crate) mod fb;
 
 pub(crate) mod firmware;
+pub(crate) mod fwsec;
 #[macro_use]
 pub(crate) mod gsp;
 

@@ -225,7 +225,8 @@ def check_modinfo(results):
                          capture_output=True, text=True)
     listed = set(out.stdout.split())
     present = {str(p.relative_to(FW_ROOT)) for p in FW_ROOT.glob("nvidia/*/gsp/*-*.bin")
-               if p.name.split("-")[0] in ("booter_load", "booter_unload", "bootloader", "fmc", "gsp")}
+               if p.name.split("-")[0] in ("booter_load", "booter_unload", "bootloader", "fmc", "gsp",
+                                           "gen_bootloader")}
     missing = sorted(present - listed)
     extra = sorted(listed - present)
     results.check("modinfo: a firmware: entry for every GSP file of firmware-nvidia-graphics",

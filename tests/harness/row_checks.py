@@ -18,7 +18,11 @@ DROPPED_COMMAND = re.compile(r"GSP: (command .*at element \d+ rejected|continuat
 
 # The emulated GPU's lies that end the boot before the GSP: the option, what lies, and the
 # line its log opens the lie with.
-EARLY_LIES = (("--vbios-fault", "VBIOS", "VBIOS: fault"), ("--gfw-fault", "GFW boot", "GFW: fault"))
+EARLY_LIES = (("--vbios-fault", "VBIOS", "VBIOS: fault"), ("--gfw-fault", "GFW boot", "GFW: fault"),
+              ("--fb-fault", "FB registers", "FB: fault"), ("--fwsec-fault", "FWSEC", "FWSEC: fault"))
+
+# The chips whose GSP boot runs FWSEC-FRTS (Turing, Ampere but GA100, Ada).
+FRTS_CHIP = re.compile(r"^(tu1\d\d|ga10[2-7]|ad10\d)$")
 
 
 def check_scenarios(console, scenarios, emus, results):
@@ -60,6 +64,7 @@ def check_scenarios(console, scenarios, emus, results):
             told = f"{line} {lie}: "
             results.check(f"{sc.name}: the emulated GPU's {what} told the lie {lie}",
                           told in emu_log, f"no '{told}' in {emu.log}")
+        check_frts(sc, lines, levels, emu, results)
         if not fault:
             check_unloads(sc.name, lines, emu, results)
             # Without a lie, every command the driver framed is one the GSP takes: a framing
@@ -94,6 +99,20 @@ def check_scenarios(console, scenarios, emus, results):
                           not counts.get("gsp_runs"), f"runs: {counts.get('gsp_runs')}")
         check_quiet_after(sc.name, counts, results)
         check_no_bus_master_after(sc.name, counts, results)
+
+
+def check_frts(sc, lines, levels, emu, results):
+    """On a chip whose boot runs FWSEC-FRTS, every GSP that came up came after FWSEC-FRTS set
+    WPR2 (the driver's line), and the emulated GPU checked each image byte for byte."""
+    chip = sc.emu_option("--chipset") or "ga102"
+    ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
+    if not FRTS_CHIP.match(chip) or not ups:
+        return
+    frts = sum(1 for _, m in levels if m.startswith("FWSEC-FRTS: WPR2 "))
+    emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+    checked = emu_log.count("FWSEC: image checked byte for byte")
+    results.check(f"{sc.name}: every GSP came up after FWSEC-FRTS, checked byte for byte",
+                  frts >= ups and checked >= ups, f"{ups} up, {frts} FWSEC-FRTS, {checked} checked")
 
 
 def check_unloads(name, lines, emu, results):

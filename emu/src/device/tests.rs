@@ -26,6 +26,7 @@ pub fn ga102_config() -> DeviceConfig {
         gfw_fault: None,
         fb_size: crate::gsp::DEFAULT_FB_SIZE,
         fb_fault: None,
+        fwsec_fault: None,
     }
 }
 

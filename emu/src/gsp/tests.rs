@@ -15,14 +15,18 @@ use super::firmware::tests::{image, install, temp_dir};
 use super::firmware::FWIMAGE_HEAD;
 use super::wire::*;
 use super::*;
-use crate::bar0::{
-    CPUCTL_HALTED, NV_PGSP_FALCON_CPUCTL, NV_PGSP_FALCON_ENGINE, NV_PGSP_FALCON_MAILBOX0,
-    NV_PGSP_FALCON_MAILBOX1, NV_PGSP_QUEUE_HEAD0,
-};
+use crate::bar0::NV_PGSP_QUEUE_HEAD0;
 use crate::device::tests::ga102_config;
 use crate::device::Device;
+use crate::falcon::{CPUCTL, CPUCTL_HALTED, ENGINE, GSP_BASE, MAILBOX0, MAILBOX1};
 use crate::guest_mem::tests::memfd;
 use crate::logger::MemoryLog;
+
+/// The GSP falcon's registers the reduced boot uses.
+const NV_PGSP_FALCON_MAILBOX0: u64 = GSP_BASE + MAILBOX0;
+const NV_PGSP_FALCON_MAILBOX1: u64 = GSP_BASE + MAILBOX1;
+const NV_PGSP_FALCON_CPUCTL: u64 = GSP_BASE + CPUCTL;
+const NV_PGSP_FALCON_ENGINE: u64 = GSP_BASE + ENGINE;
 
 const BAR0: u32 = VFIO_PCI_BAR0_REGION_INDEX;
 

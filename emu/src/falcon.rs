@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A falcon engine at register level (the GSP's falcon at 0x110000, SEC2 at 0x840000; their
+//! `PFALCON2` registers 0x1000 above): IMEM in 256-byte blocks with tags and a secure flag,
+//! DMEM, the PIO ports, the DMA engine reading guest memory, the boot ROM registers, the
+//! engine reset and its scrubbing, the core selection of GA102's dual controllers, CPUCTL and
+//! its alias, the boot vector and the mailboxes.
+//!
+//! The model cannot run falcon code. A start is reported to the device ([`Action::Start`]),
+//! which decides what the loaded code would do: FWSEC is checked byte for byte against what
+//! the VBIOS and the driver's inputs make it, then its result played ([`fwsec`]); an empty
+//! IMEM on the GSP's falcon is today's GSP-RM start. DMA transfers are reported too
+//! ([`Action::Dma`]): the device owns guest memory and runs them ([`Falcon::dma`]).
+//!
+//! Registers (offsets from the engine's base):
+//!
+//! | offset | register | model |
+//! |---|---|---|
+//! | 0x040, 0x044 | MAILBOX0, MAILBOX1 | kept |
+//! | 0x080, 0x084 | OS, RM | kept |
+//! | 0x0f4 | HWCFG2 | GA102 on: bit 31 reset ready, bit 12 scrubbing (never: scrubbing is instant) |
+//! | 0x100 | CPUCTL | bit 4 halted (read-only), bit 1 start (write); bit 6 alias in use: 0 |
+//! | 0x104 | BOOTVEC | kept |
+//! | 0x10c | DMACTL | bits 2:1 scrubbing (never), the rest kept |
+//! | 0x110, 0x128 | DMATRFBASE, DMATRFBASE1 | source address bits 39:8, 48:40 |
+//! | 0x114, 0x11c | DMATRFMOFFS, DMATRFFBOFFS | destination offset, source offset |
+//! | 0x118 | DMATRFCMD | a write starts a transfer; bit 1 reads idle (transfers are instant) |
+//! | 0x130 | CPUCTL_ALIAS | bit 1 start |
+//! | 0x180 + 16 n | IMEMC(n), IMEMD(n), IMEMT(n) | ports 0 to 3 |
+//! | 0x1c0 + 8 n | DMEMC(n), DMEMD(n) | ports 0 to 7 |
+//! | 0x3c0 | ENGINE | bit 0 holds the engine in reset; its release scrubs IMEM and DMEM |
+//! | 0x600 + 4 n | FBIF_TRANSCFG(n) | DMA index n: bits 1:0 target (1, 2: system memory), bit 2 physical |
+//! | 0x624 | FBIF_CTL | bit 7 physical addresses without a context |
+//! | 0x1180, 0x1198, 0x119c, 0x1210 | MOD_SEL, BROM_CURR_UCODE_ID, BROM_ENGIDMASK, BROM_PARAADDR | GA102 on, kept |
+//! | 0x1668 | RISCV_BCR_CTRL | GA102 on: bit 4 the RISC-V core selected (from power-on), bit 0 valid |
+
+use crate::guest_mem::Sysmem;
+
+pub mod fwsec;
+
+/// The GSP falcon's base.
+pub const GSP_BASE: u64 = 0x110000;
+/// SEC2's base.
+pub const SEC2_BASE: u64 = 0x840000;
+/// The register space of one engine: `PFALCON` and `PFALCON2`.
+const SPAN: u64 = 0x2000;
+/// Offsets in the engine's space that are not the falcon's: the GSP's queue doorbells.
+const NOT_FALCON: std::ops::Range<u64> = 0xc00..0xd00;
+
+pub const MAILBOX0: u64 = 0x040;
+pub const MAILBOX1: u64 = 0x044;
+const OS: u64 = 0x080;
+const RM: u64 = 0x084;
+const HWCFG2: u64 = 0x0f4;
+pub const CPUCTL: u64 = 0x100;
+const BOOTVEC: u64 = 0x104;
+const DMACTL: u64 = 0x10c;
+const DMATRFBASE: u64 = 0x110;
+const DMATRFMOFFS: u64 = 0x114;
+const DMATRFCMD: u64 = 0x118;
+const DMATRFFBOFFS: u64 = 0x11c;
+const DMATRFBASE1: u64 = 0x128;
+const CPUCTL_ALIAS: u64 = 0x130;
+const IMEM_PORTS: u64 = 0x180;
+const DMEM_PORTS: u64 = 0x1c0;
+pub const ENGINE: u64 = 0x3c0;
+const TRANSCFG: u64 = 0x600;
+const FBIF_CTL: u64 = 0x624;
+const MOD_SEL: u64 = 0x1180;
+const BROM_UCODE_ID: u64 = 0x1198;
+const BROM_ENGIDMASK: u64 = 0x119c;
+const BROM_PARAADDR: u64 = 0x1210;
+const BCR_CTRL: u64 = 0x1668;
+
+/// CPUCTL: halted.
+pub const CPUCTL_HALTED: u32 = 1 << 4;
+/// CPUCTL and its alias: start.
+const CPUCTL_STARTCPU: u32 = 1 << 1;
+/// DMATRFCMD: idle.
+const DMATRFCMD_IDLE: u32 = 1 << 1;
+/// HWCFG2: reset ready (GA102 on).
+const HWCFG2_RESET_READY: u32 = 1 << 31;
+/// BCR_CTRL: the RISC-V core selected.
+const BCR_RISCV: u32 = 1 << 4;
+/// BCR_CTRL: the selection is valid.
+const BCR_VALID: u32 = 1;
+
+/// Falcon memory block size.
+pub const BLOCK: usize = 256;
+/// IMEM and DMEM sizes of the model.
+pub const IMEM_SIZE: usize = 0x10000;
+pub const DMEM_SIZE: usize = 0x10000;
+
+/// One IMEM block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImemBlock {
+    pub data: Vec<u8>,
+    pub tag: u16,
+    pub secure: bool,
+    /// Written since the last reset.
+    pub loaded: bool,
+}
+
+/// What a register write asks the device to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The CPU was started (it was halted).
+    Start,
+    /// The engine went into reset (the device stops what ran on it).
+    Reset,
+    /// A DMA transfer was commanded.
+    Dma,
+}
+
+/// The register families of the falcon's chip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    /// Turing and GA100: scrubbing in DMACTL, no boot ROM or core selection registers.
+    Tu102,
+    /// GA102 and later.
+    Ga102,
+}
+
+/// One falcon engine.
+pub struct Falcon {
+    name: &'static str,
+    base: u64,
+    generation: Generation,
+    imem: Vec<ImemBlock>,
+    dmem: Vec<u8>,
+    imemc: [u32; 4],
+    imemt: [u16; 4],
+    dmemc: [u32; 8],
+    mailbox: [u32; 2],
+    os: u32,
+    rm: u32,
+    halted: bool,
+    bootvec: u32,
+    dmactl: u32,
+    dmatrfbase: u32,
+    dmatrfbase1: u32,
+    dmatrfmoffs: u32,
+    dmatrffboffs: u32,
+    dmatrfcmd: u32,
+    transcfg: [u32; 8],
+    fbif_ctl: u32,
+    in_reset: bool,
+    bcr: u32,
+    brom: [u32; 4],
+}
+
+impl Falcon {
+    /// The engine called `name` at `base`, in its power-on state.
+    pub fn new(name: &'static str, base: u64, generation: Generation) -> Self {
+        let mut f = Falcon {
+            name,
+            base,
+            generation,
+            imem: Vec::new(),
+            dmem: Vec::new(),
+            imemc: [0; 4],
+            imemt: [0; 4],
+            dmemc: [0; 8],
+            mailbox: [0; 2],
+            os: 0,
+            rm: 0,
+            halted: true,
+            bootvec: 0,
+            dmactl: 0,
+            dmatrfbase: 0,
+            dmatrfbase1: 0,
+            dmatrfmoffs: 0,
+            dmatrffboffs: 0,
+            dmatrfcmd: 0,
+            transcfg: [0; 8],
+            fbif_ctl: 0,
+            in_reset: false,
+            bcr: BCR_RISCV | BCR_VALID,
+            brom: [0; 4],
+        };
+        f.power_on();
+        f
+    }
+
+    /// Power-on: the engine reset, and the core selection back to RISC-V.
+    pub fn power_on(&mut self) {
+        self.engine_reset();
+        self.in_reset = false;
+        self.bcr = BCR_RISCV | BCR_VALID;
+    }
+
+    /// What an engine reset leaves: scrubbed memories, registers at their reset values, the
+    /// CPU halted. The core selection stays.
+    fn engine_reset(&mut self) {
+        self.imem = (0..IMEM_SIZE / BLOCK)
+            .map(|_| ImemBlock {
+                data: vec![0; BLOCK],
+                tag: 0,
+                secure: false,
+                loaded: false,
+            })
+            .collect();
+        self.dmem = vec![0; DMEM_SIZE];
+        self.imemc = [0; 4];
+        self.imemt = [0; 4];
+        self.dmemc = [0; 8];
+        self.mailbox = [0; 2];
+        self.os = 0;
+        self.rm = 0;
+        self.halted = true;
+        self.bootvec = 0;
+        self.dmactl = 0;
+        self.dmatrfbase = 0;
+        self.dmatrfbase1 = 0;
+        self.dmatrfmoffs = 0;
+        self.dmatrffboffs = 0;
+        self.dmatrfcmd = 0;
+        self.transcfg = [0; 8];
+        self.fbif_ctl = 0;
+        self.brom = [0; 4];
+    }
+
+    /// The engine's name, for the log.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The offset in the engine's space of a BAR0 offset, if it is one of its modelled
+    /// registers (others are BAR0's unmodelled offsets).
+    pub fn relative(&self, offset: u64) -> Option<u64> {
+        let rel = offset.checked_sub(self.base)?;
+        (rel < SPAN && !NOT_FALCON.contains(&rel) && self.models(rel)).then_some(rel)
+    }
+
+    /// Whether the register at `rel` is modelled (for this generation).
+    fn models(&self, rel: u64) -> bool {
+        let ga = self.generation == Generation::Ga102;
+        match rel {
+            MAILBOX0 | MAILBOX1 | OS | RM | CPUCTL | BOOTVEC | DMACTL | DMATRFBASE
+            | DMATRFMOFFS | DMATRFCMD | DMATRFFBOFFS | DMATRFBASE1 | CPUCTL_ALIAS | ENGINE
+            | FBIF_CTL => true,
+            HWCFG2 | MOD_SEL | BROM_UCODE_ID | BROM_ENGIDMASK | BROM_PARAADDR | BCR_CTRL => ga,
+            r if (IMEM_PORTS..IMEM_PORTS + 0x40).contains(&r) => (r - IMEM_PORTS) % 16 < 12,
+            r if (DMEM_PORTS..DMEM_PORTS + 0x40).contains(&r) => true,
+            r => (TRANSCFG..TRANSCFG + 0x20).contains(&r),
+        }
+    }
+
+    /// A register read (`rel` from [`Falcon::relative`]).
+    pub fn read(&self, rel: u64) -> u32 {
+        let ga = self.generation == Generation::Ga102;
+        match rel {
+            MAILBOX0 => self.mailbox[0],
+            MAILBOX1 => self.mailbox[1],
+            OS => self.os,
+            RM => self.rm,
+            HWCFG2 if ga => HWCFG2_RESET_READY,
+            CPUCTL => {
+                if self.halted {
+                    CPUCTL_HALTED
+                } else {
+                    0
+                }
+            }
+            BOOTVEC => self.bootvec,
+            DMACTL => self.dmactl & !0b110,
+            DMATRFBASE => self.dmatrfbase,
+            DMATRFBASE1 => self.dmatrfbase1,
+            DMATRFMOFFS => self.dmatrfmoffs,
+            DMATRFFBOFFS => self.dmatrffboffs,
+            DMATRFCMD => self.dmatrfcmd | DMATRFCMD_IDLE,
+            r if (IMEM_PORTS..IMEM_PORTS + 0x40).contains(&r) => {
+                let port = ((r - IMEM_PORTS) / 16) as usize;
+                match (r - IMEM_PORTS) % 16 {
+                    0 => self.imemc[port],
+                    8 => u32::from(self.imemt[port]),
+                    // IMEMD reads: the model's ports are for writing.
+                    _ => 0,
+                }
+            }
+            r if (DMEM_PORTS..DMEM_PORTS + 0x40).contains(&r) => {
+                let port = ((r - DMEM_PORTS) / 8) as usize;
+                if (r - DMEM_PORTS) % 8 == 0 {
+                    self.dmemc[port]
+                } else {
+                    0
+                }
+            }
+            ENGINE => u32::from(self.in_reset),
+            r if (TRANSCFG..TRANSCFG + 0x20).contains(&r) => {
+                self.transcfg[((r - TRANSCFG) / 4) as usize]
+            }
+            FBIF_CTL => self.fbif_ctl,
+            MOD_SEL if ga => self.brom[0],
+            BROM_UCODE_ID if ga => self.brom[1],
+            BROM_ENGIDMASK if ga => self.brom[2],
+            BROM_PARAADDR if ga => self.brom[3],
+            BCR_CTRL if ga => self.bcr,
+            _ => 0,
+        }
+    }
+
+    /// A register write (`rel` from [`Falcon::relative`]); what it asks the device to do.
+    pub fn write(&mut self, rel: u64, value: u32) -> Option<Action> {
+        let ga = self.generation == Generation::Ga102;
+        match rel {
+            ENGINE => {
+                let reset = value & 1 != 0;
+                let was = self.in_reset;
+                self.in_reset = reset;
+                if reset && !was {
+                    self.engine_reset();
+                    self.in_reset = true;
+                    return Some(Action::Reset);
+                }
+                return None;
+            }
+            _ if self.in_reset => return None,
+            MAILBOX0 => self.mailbox[0] = value,
+            MAILBOX1 => self.mailbox[1] = value,
+            OS => self.os = value,
+            RM => self.rm = value,
+            CPUCTL | CPUCTL_ALIAS if value & CPUCTL_STARTCPU != 0 && self.halted => {
+                self.halted = false;
+                return Some(Action::Start);
+            }
+            BOOTVEC => self.bootvec = value,
+            DMACTL => self.dmactl = value,
+            DMATRFBASE => self.dmatrfbase = value,
+            DMATRFBASE1 => self.dmatrfbase1 = value & 0x1ff,
+            DMATRFMOFFS => self.dmatrfmoffs = value & 0xff_ffff,
+            DMATRFFBOFFS => self.dmatrffboffs = value,
+            DMATRFCMD => {
+                self.dmatrfcmd = value & !DMATRFCMD_IDLE;
+                return Some(Action::Dma);
+            }
+            r if (IMEM_PORTS..IMEM_PORTS + 0x40).contains(&r) => {
+                let port = ((r - IMEM_PORTS) / 16) as usize;
+                match (r - IMEM_PORTS) % 16 {
+                    0 => self.imemc[port] = value,
+                    4 => self.imem_word(port, value),
+                    8 => self.imemt[port] = value as u16,
+                    _ => {}
+                }
+            }
+            r if (DMEM_PORTS..DMEM_PORTS + 0x40).contains(&r) => {
+                let port = ((r - DMEM_PORTS) / 8) as usize;
+                if (r - DMEM_PORTS) % 8 == 0 {
+                    self.dmemc[port] = value;
+                } else {
+                    self.dmem_word(port, value);
+                }
+            }
+            r if (TRANSCFG..TRANSCFG + 0x20).contains(&r) => {
+                self.transcfg[((r - TRANSCFG) / 4) as usize] = value
+            }
+            FBIF_CTL => self.fbif_ctl = value,
+            MOD_SEL if ga => self.brom[0] = value,
+            BROM_UCODE_ID if ga => self.brom[1] = value,
+            BROM_ENGIDMASK if ga => self.brom[2] = value,
+            BROM_PARAADDR if ga => self.brom[3] = value,
+            BCR_CTRL if ga => self.bcr = (value & BCR_RISCV) | BCR_VALID,
+            _ => {}
+        }
+        None
+    }
+
+    /// A word written through IMEM port `port`: at IMEMC's offset, into its block, which takes
+    /// the port's tag and IMEMC's secure flag; the offset moves on with auto-increment.
+    fn imem_word(&mut self, port: usize, value: u32) {
+        let c = self.imemc[port];
+        let offset = (c & 0xfffc) as usize;
+        let block = &mut self.imem[offset / BLOCK];
+        block.data[offset % BLOCK..offset % BLOCK + 4].copy_from_slice(&value.to_le_bytes());
+        block.tag = self.imemt[port];
+        block.secure = c & (1 << 28) != 0;
+        block.loaded = true;
+        if c & (1 << 24) != 0 {
+            self.imemc[port] = (c & !0xffff) | ((offset + 4) as u32 & 0xffff);
+        }
+    }
+
+    /// A word written through DMEM port `port`.
+    fn dmem_word(&mut self, port: usize, value: u32) {
+        let c = self.dmemc[port];
+        let offset = (c & 0xfffc) as usize;
+        self.dmem[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+        if c & (1 << 24) != 0 {
+            self.dmemc[port] = (c & !0xffff) | ((offset + 4) as u32 & 0xffff);
+        }
+    }
+
+    /// Runs the commanded DMA transfer: 256 bytes from guest memory at the base plus the
+    /// source offset, into IMEM (tagged with the source offset's block, secure as the command
+    /// says) or DMEM at the destination offset. Only DMA index 0's target is honoured by the
+    /// engine's own transfers; it must be system memory by physical address, which the
+    /// interface must allow. Returns what went wrong, for the log.
+    pub fn dma(&mut self, mem: &mut Sysmem<'_>) -> Result<(), String> {
+        let cmd = self.dmatrfcmd;
+        let size = (cmd >> 8) & 7;
+        if size != 6 {
+            return Err(format!(
+                "DMA size code {size}, the model moves 256 bytes (6) only"
+            ));
+        }
+        let index = ((cmd >> 12) & 7) as usize;
+        self.sysmem_target(index)?;
+        let addr = (u64::from(self.dmatrfbase) << 8)
+            + (u64::from(self.dmatrfbase1) << 40)
+            + u64::from(self.dmatrffboffs);
+        let mut data = vec![0u8; BLOCK];
+        mem.read(addr, &mut data)
+            .map_err(|e| format!("DMA read of guest {addr:#x}: {e}"))?;
+        let moffs = self.dmatrfmoffs as usize;
+        if moffs % BLOCK != 0 {
+            return Err(format!("DMA destination {moffs:#x} is not block-aligned"));
+        }
+        if cmd & (1 << 4) != 0 {
+            let block = self
+                .imem
+                .get_mut(moffs / BLOCK)
+                .ok_or_else(|| format!("DMA destination {moffs:#x} past IMEM"))?;
+            block.data = data;
+            block.tag = (self.dmatrffboffs >> 8) as u16;
+            block.secure = (cmd >> 2) & 3 != 0;
+            block.loaded = true;
+        } else {
+            self.dmem
+                .get_mut(moffs..moffs + BLOCK)
+                .ok_or_else(|| format!("DMA destination {moffs:#x} past DMEM"))?
+                .copy_from_slice(&data);
+        }
+        Ok(())
+    }
+
+    /// Checks that DMA index `index` reaches system memory by physical address.
+    pub fn sysmem_target(&self, index: usize) -> Result<(), String> {
+        let t = self.transcfg[index & 7];
+        if t & 3 == 0 || t & 4 == 0 || self.fbif_ctl & (1 << 7) == 0 {
+            return Err(format!(
+                "DMA index {index} does not reach system memory by physical address (FBIF_TRANSCFG({index}) = {t:#x}, FBIF_CTL = {:#x})",
+                self.fbif_ctl
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether code was written into IMEM since the last reset.
+    pub fn loaded(&self) -> bool {
+        self.imem.iter().any(|b| b.loaded)
+    }
+
+    /// The IMEM blocks.
+    pub fn imem(&self) -> &[ImemBlock] {
+        &self.imem
+    }
+
+    /// Writes `data` into IMEM at `offset` (the model's own DMA, for a bootloader it plays).
+    pub fn load_imem(&mut self, offset: usize, data: &[u8], secure: bool) -> Result<(), String> {
+        for (n, chunk) in data.chunks(BLOCK).enumerate() {
+            let at = offset + n * BLOCK;
+            let block = self
+                .imem
+                .get_mut(at / BLOCK)
+                .filter(|_| at % BLOCK == 0)
+                .ok_or_else(|| format!("IMEM load at {at:#x} outside or unaligned"))?;
+            block.data[..chunk.len()].copy_from_slice(chunk);
+            block.tag = (at / BLOCK) as u16;
+            block.secure = secure;
+            block.loaded = true;
+        }
+        Ok(())
+    }
+
+    /// The DMEM.
+    pub fn dmem(&self) -> &[u8] {
+        &self.dmem
+    }
+
+    /// The DMEM, for the model's own writes.
+    pub fn dmem_mut(&mut self) -> &mut [u8] {
+        &mut self.dmem
+    }
+
+    /// The boot vector.
+    pub fn bootvec(&self) -> u32 {
+        self.bootvec
+    }
+
+    /// The boot ROM registers: MOD_SEL, UCODE_ID, ENGIDMASK, PARAADDR.
+    pub fn brom(&self) -> [u32; 4] {
+        self.brom
+    }
+
+    /// Whether the falcon core is selected (always on Turing and GA100).
+    pub fn falcon_core(&self) -> bool {
+        self.generation == Generation::Tu102 || self.bcr & BCR_RISCV == 0
+    }
+
+    /// A mailbox.
+    pub fn mailbox(&self, n: usize) -> u32 {
+        self.mailbox[n]
+    }
+
+    /// Sets a mailbox (what the code running on it leaves).
+    pub fn set_mailbox(&mut self, n: usize, value: u32) {
+        self.mailbox[n] = value;
+    }
+
+    /// Halts or releases the CPU (what the code running on it does).
+    pub fn set_halted(&mut self, halted: bool) {
+        self.halted = halted;
+    }
+}
+
+#[cfg(test)]
+mod tests;

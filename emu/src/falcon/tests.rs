@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The falcon model's registers: PIO with tags, reset and scrubbing, core selection, DMA.
+
+use super::*;
+use crate::counts::Counts;
+use crate::guest_mem::GuestMem;
+
+fn ga() -> Falcon {
+    Falcon::new("GSP", GSP_BASE, Generation::Ga102)
+}
+
+#[test]
+fn pio_writes_blocks_with_the_tag_and_secure_flag_of_the_port() {
+    let mut f = Falcon::new("GSP", GSP_BASE, Generation::Tu102);
+    assert!(!f.loaded());
+    // IMEMC(0): offset 0xfe00, auto-increment, non-secure; tag 0xfd.
+    f.write(IMEM_PORTS, 0xfe00 | (1 << 24));
+    f.write(IMEM_PORTS + 8, 0xfd);
+    for i in 0..64u32 {
+        f.write(IMEM_PORTS + 4, i);
+    }
+    f.write(IMEM_PORTS + 8, 0xfe);
+    f.write(IMEM_PORTS + 4, 0xdead_beef);
+    let b = &f.imem()[0xfe];
+    assert_eq!((b.tag, b.secure, b.loaded), (0xfd, false, true));
+    assert_eq!(&b.data[4..8], &1u32.to_le_bytes());
+    assert_eq!(f.imem()[0xff].tag, 0xfe);
+    assert_eq!(&f.imem()[0xff].data[..4], &0xdead_beefu32.to_le_bytes());
+    // A secure port.
+    f.write(IMEM_PORTS, 0x100 | (1 << 28));
+    f.write(IMEM_PORTS + 4, 7);
+    assert!(f.imem()[1].secure);
+    // DMEM through port 0 with auto-increment.
+    f.write(DMEM_PORTS, 0x10 | (1 << 24));
+    f.write(DMEM_PORTS + 4, 0x1122_3344);
+    f.write(DMEM_PORTS + 4, 0x5566_7788);
+    assert_eq!(
+        &f.dmem()[0x10..0x18],
+        &[0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55]
+    );
+    assert!(f.loaded());
+}
+
+#[test]
+fn reset_scrubs_and_halts_and_start_is_reported_once() {
+    let mut f = ga();
+    f.write(MAILBOX0, 5);
+    f.write(IMEM_PORTS + 4, 1);
+    assert_eq!(f.write(CPUCTL, CPUCTL_STARTCPU), Some(Action::Start));
+    assert_eq!(f.read(CPUCTL) & CPUCTL_HALTED, 0);
+    // A running CPU does not start again.
+    assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), None);
+    assert_eq!(f.write(ENGINE, 1), Some(Action::Reset));
+    // Held in reset: writes are ignored.
+    f.write(MAILBOX0, 9);
+    assert_eq!(f.write(ENGINE, 0), None);
+    assert_eq!((f.read(MAILBOX0), f.loaded()), (0, false));
+    assert_eq!(f.read(CPUCTL), CPUCTL_HALTED);
+    // Scrubbing is instant; GA102 says it is ready for a reset.
+    assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY);
+    assert_eq!(f.read(DMACTL) & 0b110, 0);
+    assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), Some(Action::Start));
+}
+
+#[test]
+fn core_selection_starts_on_risc_v_and_survives_an_engine_reset() {
+    let mut f = ga();
+    assert_eq!(f.read(BCR_CTRL), BCR_RISCV | BCR_VALID);
+    assert!(!f.falcon_core());
+    f.write(BCR_CTRL, 0);
+    assert_eq!(f.read(BCR_CTRL), BCR_VALID);
+    f.write(ENGINE, 1);
+    f.write(ENGINE, 0);
+    assert!(f.falcon_core());
+    f.power_on();
+    assert!(!f.falcon_core());
+    // Turing has no core selection register: always the falcon.
+    let t = Falcon::new("GSP", GSP_BASE, Generation::Tu102);
+    assert!(t.falcon_core());
+    assert_eq!(t.read(BCR_CTRL), 0);
+}
+
+#[test]
+fn registers_belong_to_their_engine_but_not_the_doorbells() {
+    let g = ga();
+    assert_eq!(g.relative(0x110040), Some(MAILBOX0));
+    assert_eq!(g.relative(0x111668), Some(BCR_CTRL));
+    assert_eq!(g.relative(0x110c00), None);
+    assert_eq!(g.relative(0x112000), None);
+    let s = Falcon::new("SEC2", SEC2_BASE, Generation::Ga102);
+    assert_eq!(s.relative(0x840100), Some(CPUCTL));
+    assert_eq!(s.relative(0x110100), None);
+}
+
+#[test]
+fn dma_reads_guest_memory_into_imem_and_dmem() {
+    let mem = GuestMem::new();
+    let mut counts = Counts::new();
+    let mut f = ga();
+    // The target must be system memory by physical address.
+    f.write(DMATRFBASE, 0x1000);
+    f.write(DMATRFMOFFS, 0x100);
+    f.write(DMATRFFBOFFS, 0x200);
+    assert_eq!(
+        f.write(DMATRFCMD, (6 << 8) | (1 << 4) | (1 << 2)),
+        Some(Action::Dma)
+    );
+    let err = f.dma(&mut Sysmem::new(&mem, &mut counts)).unwrap_err();
+    assert!(err.contains("does not reach system memory"), "{err}");
+    f.write(FBIF_CTL, 1 << 7);
+    f.write(TRANSCFG, 1 | 4);
+    // Nothing is mapped at 0x100200: the read fails, nothing is loaded.
+    let err = f.dma(&mut Sysmem::new(&mem, &mut counts)).unwrap_err();
+    assert!(err.contains("DMA read of guest 0x100200"), "{err}");
+    assert!(!f.loaded());
+    assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, DMATRFCMD_IDLE);
+    // A wrong size.
+    f.write(DMATRFCMD, 5 << 8);
+    assert!(f
+        .dma(&mut Sysmem::new(&mem, &mut counts))
+        .unwrap_err()
+        .contains("size code 5"));
+}

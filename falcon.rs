@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The falcon engines (the GSP's falcon and SEC2): reset and core selection, loading IMEM and
+//! DMEM by programmed I/O or by the falcon's DMA engine, the boot ROM's parameters, the boot
+//! vector, mailboxes, the start and the wait for the halt.
+//!
+//! Both engines have the same registers at their own two bases ([`gsp::Gsp`], [`sec2::Sec2`]);
+//! what differs between chip families (how a reset completes, the core selection of GA102's
+//! dual falcon/RISC-V controllers, PIO or DMA, the boot ROM registers) is in one HAL per
+//! family ([`hal`]). Every wait has one deadline; every status the device gives is read as its
+//! word ([`state`]).
+
+use core::marker::PhantomData;
+
+use kernel::{
+    io::{
+        poll::read_poll_timeout,
+        register::{
+            RegisterBase,
+            WithBase, //
+        },
+        Io,
+    },
+    prelude::*,
+    time::Delta,
+};
+
+use crate::{
+    bar0::{
+        Bar0,
+        SharedBar0, //
+    },
+    fwsec::image::{
+        BromParams,
+        Segment,
+        BLOCK, //
+    },
+    gpu::Chipset,
+    untrusted::Untrusted,
+};
+
+pub(crate) mod gsp;
+mod hal;
+pub(crate) mod regs;
+pub(crate) mod sec2;
+pub(crate) mod state;
+
+use hal::FalconHal;
+use state::{
+    Cond,
+    Holds,
+    NotYet, //
+};
+
+/// The base of an engine's `PFALCON` registers.
+pub(crate) struct PFalconBase(());
+
+/// The base of an engine's `PFALCON2` registers.
+pub(crate) struct PFalcon2Base(());
+
+/// A falcon engine: its two register bases and its name.
+pub(crate) trait FalconEngine:
+    RegisterBase<PFalconBase> + RegisterBase<PFalcon2Base> + 'static
+{
+    /// The engine's name, for the log.
+    const NAME: &'static str;
+}
+
+/// How long a DMA transfer of one block may take.
+const DMA_TIMEOUT: Delta = Delta::from_secs(2);
+
+/// Which falcon memory a load goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mem {
+    /// IMEM, secure code.
+    ImemSecure,
+    Dmem,
+}
+
+/// One falcon engine of a bound device.
+pub(crate) struct Falcon<'a, E: FalconEngine> {
+    bar: &'a SharedBar0,
+    hal: FalconHal,
+    _engine: PhantomData<E>,
+}
+
+/// Reads the register a condition is on, as the device answers it.
+fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<u32> {
+    Untrusted::new_untrusted(match cond {
+        Cond::Halted | Cond::AliasInUse => bar
+            .read(regs::NV_PFALCON_FALCON_CPUCTL::of::<E>())
+            .into_raw(),
+        Cond::ScrubbedDmactl => bar
+            .read(regs::NV_PFALCON_FALCON_DMACTL::of::<E>())
+            .into_raw(),
+        Cond::ScrubbedHwcfg2 | Cond::ResetReady => bar
+            .read(regs::NV_PFALCON_FALCON_HWCFG2::of::<E>())
+            .into_raw(),
+        Cond::DmaIdle => bar
+            .read(regs::NV_PFALCON_FALCON_DMATRFCMD::of::<E>())
+            .into_raw(),
+        Cond::FalconCore => bar
+            .read(regs::NV_PRISCV_RISCV_BCR_CTRL::of::<E>())
+            .into_raw(),
+    })
+}
+
+impl<'a, E: FalconEngine> Falcon<'a, E> {
+    /// The engine of a `chipset` device.
+    pub(crate) fn new(bar: &'a SharedBar0, chipset: Chipset) -> Self {
+        Falcon {
+            bar,
+            hal: FalconHal::of(chipset),
+            _engine: PhantomData,
+        }
+    }
+
+    /// Runs `f` on BAR0 while the device is bound.
+    fn with<R>(&self, f: impl FnOnce(&Bar0<'_>) -> R) -> Result<R> {
+        self.bar.with(f)
+    }
+
+    /// Whether `cond` holds now.
+    pub(crate) fn check(&self, cond: Cond) -> Result<Result<Holds, NotYet>> {
+        Ok(self
+            .with(|bar| read_cond::<E>(bar, cond))?
+            .validate_ref_against::<Holds, _>(cond))
+    }
+
+    /// Waits until `cond` holds, at most `timeout`; `Ok(Err(..))` with the last value when it
+    /// did not.
+    pub(crate) fn wait(&self, cond: Cond, timeout: Delta) -> Result<Result<Holds, NotYet>> {
+        read_poll_timeout(
+            || self.check(cond),
+            |state| state.is_ok(),
+            Delta::from_micros(10),
+            timeout,
+        )
+        .or_else(|_| self.check(cond))
+    }
+
+    /// Waits for `cond` as part of a sequence: not holding by the deadline fails with
+    /// `ETIMEDOUT` and a line naming the engine, the step and the value.
+    fn wait_for(&self, cond: Cond, timeout: Delta, step: &str) -> Result {
+        self.wait(cond, timeout)?.map(|_| ()).map_err(|e| {
+            dev_err!(
+                self.bar.device(),
+                "{} falcon {}: {} within {} ms\n",
+                E::NAME,
+                step,
+                e,
+                timeout.as_millis()
+            );
+            ETIMEDOUT
+        })
+    }
+
+    /// Resets the engine, selects its falcon core and waits for its memory to be scrubbed; then
+    /// writes `NV_PMC_BOOT_0`'s value to its RM register, as the firmware expects.
+    pub(crate) fn reset(&self, boot0: u32) -> Result {
+        self.hal.reset::<E>(self)?;
+        self.hal.select_core::<E>(self)?;
+        self.hal.wait_scrubbed::<E>(self)?;
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_RM::from_raw(boot0),
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Holds the engine in reset for at least 10 us, then lets it go.
+    fn toggle_reset(&self) -> Result {
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_ENGINE::zeroed().with_reset(true),
+            )
+        })?;
+        kernel::time::delay::fsleep(Delta::from_micros(10));
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_ENGINE::zeroed().with_reset(false),
+            )
+        })
+    }
+
+    /// Writes `data` into IMEM at `dst` through port 0, one 256-byte block per tag from
+    /// `start_tag` on. `data` is a whole number of words.
+    pub(crate) fn pio_imem(&self, data: &[u8], dst: u16, secure: bool, start_tag: u16) -> Result {
+        if data.len() % 4 != 0 {
+            return Err(EINVAL);
+        }
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_IMEMC::zeroed()
+                    .with_secure(secure)
+                    .with_aincw(true)
+                    .with_offs(dst),
+            );
+        })?;
+        for (n, block) in data.chunks(BLOCK).enumerate() {
+            let tag = u16::try_from(n)
+                .ok()
+                .and_then(|n| start_tag.checked_add(n))
+                .ok_or(ERANGE)?;
+            self.with(|bar| {
+                bar.write(
+                    WithBase::of::<E>(),
+                    regs::NV_PFALCON_FALCON_IMEMT::zeroed().with_tag(tag),
+                );
+                for word in block.chunks_exact(4) {
+                    let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                    bar.write(
+                        WithBase::of::<E>(),
+                        regs::NV_PFALCON_FALCON_IMEMD::zeroed().with_data(word),
+                    );
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Writes `data` into DMEM at `dst` through port 0. `data` is a whole number of words.
+    pub(crate) fn pio_dmem(&self, data: &[u8], dst: u16) -> Result {
+        if data.len() % 4 != 0 {
+            return Err(EINVAL);
+        }
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_DMEMC::zeroed()
+                    .with_aincw(true)
+                    .with_offs(dst),
+            );
+        })?;
+        for block in data.chunks(BLOCK) {
+            self.with(|bar| {
+                for word in block.chunks_exact(4) {
+                    let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                    bar.write(
+                        WithBase::of::<E>(),
+                        regs::NV_PFALCON_FALCON_DMEMD::zeroed().with_data(word),
+                    );
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Lets DMA index `index` reach coherent system memory by physical address (and the
+    /// engine use physical addresses without a context).
+    pub(crate) fn dma_to_sysmem(&self, index: usize) -> Result {
+        self.with(|bar| {
+            bar.update(regs::NV_PFALCON_FBIF_CTL::of::<E>(), |v| {
+                v.with_allow_phys_no_ctx(true)
+            });
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_DMACTL::from_raw(0),
+            );
+            let transcfg = regs::NV_PFALCON_FBIF_TRANSCFG::of::<E>()
+                .try_at(index)
+                .ok_or(EINVAL)?;
+            bar.update(transcfg, |v| v.with_const_target::<1>().with_physical(true));
+            Ok(())
+        })?
+    }
+
+    /// Copies `segment` of the image at bus address `base` into `mem` with the falcon's DMA
+    /// engine, 256 bytes per transfer: IMEM blocks are tagged with their image offset (code
+    /// addresses are virtual), DMEM's source offset is folded into the base.
+    pub(crate) fn dma_load(&self, base: u64, segment: Segment, mem: Mem) -> Result {
+        let (src, base) = match mem {
+            Mem::ImemSecure => (segment.src, base),
+            Mem::Dmem => (0, base + u64::from(segment.src)),
+        };
+        if base % BLOCK as u64 != 0 {
+            return Err(EINVAL);
+        }
+        // Size 6: 256-byte transfers; secure 1 for secure code.
+        let cmd = regs::NV_PFALCON_FALCON_DMATRFCMD::zeroed()
+            .with_const_size::<6>()
+            .with_imem(mem != Mem::Dmem);
+        let cmd = if mem == Mem::ImemSecure {
+            cmd.with_const_sec::<1>()
+        } else {
+            cmd
+        };
+        let base1 = regs::NV_PFALCON_FALCON_DMATRFBASE1::zeroed()
+            .try_with_base(base >> 40)
+            .map_err(|_| EINVAL)?;
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_DMATRFBASE::from_raw((base >> 8) as u32),
+            );
+            bar.write(WithBase::of::<E>(), base1);
+        })?;
+        for pos in (0..segment.len).step_by(BLOCK) {
+            self.with(|bar| -> Result {
+                bar.write(
+                    WithBase::of::<E>(),
+                    regs::NV_PFALCON_FALCON_DMATRFMOFFS::zeroed()
+                        .try_with_offs(segment.dst + pos)
+                        .map_err(|_| EINVAL)?,
+                );
+                bar.write(
+                    WithBase::of::<E>(),
+                    regs::NV_PFALCON_FALCON_DMATRFFBOFFS::from_raw(src + pos),
+                );
+                bar.write(WithBase::of::<E>(), cmd);
+                Ok(())
+            })??;
+            self.wait_for(Cond::DmaIdle, DMA_TIMEOUT, "DMA transfer")?;
+        }
+        Ok(())
+    }
+
+    /// Programs the boot ROM's parameters (GA102 and later; nothing on Turing and GA100).
+    pub(crate) fn program_brom(&self, params: &BromParams) -> Result {
+        self.hal.program_brom::<E>(self, params)
+    }
+
+    /// Starts the CPU at `bootvec` with `mailbox0` in its first mailbox.
+    pub(crate) fn start(&self, bootvec: u32, mailbox0: u32) -> Result {
+        let alias = self.check(Cond::AliasInUse)?.is_ok();
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_BOOTVEC::from_raw(bootvec),
+            );
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_MAILBOX0::from_raw(mailbox0),
+            );
+            if alias {
+                bar.write(
+                    WithBase::of::<E>(),
+                    regs::NV_PFALCON_FALCON_CPUCTL_ALIAS::zeroed().with_startcpu(true),
+                );
+            } else {
+                bar.write(
+                    WithBase::of::<E>(),
+                    regs::NV_PFALCON_FALCON_CPUCTL::zeroed().with_startcpu(true),
+                );
+            }
+        })
+    }
+}

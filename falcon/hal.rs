@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What differs between chip families in driving a falcon, one file per family:
+//! [`tu102`] (Turing and GA100: a plain reset, scrubbing in `DMACTL`, PIO loads, no boot ROM
+//! registers) and [`ga102`] (GA102 to Ada: reset readiness, scrubbing in `HWCFG2`, the core
+//! selection of the dual falcon/RISC-V controller, DMA loads, the boot ROM's parameters).
+
+use kernel::prelude::*;
+
+use crate::{
+    fwsec::image::BromParams,
+    gpu::{
+        Architecture,
+        Chipset, //
+    },
+};
+
+use super::{
+    Falcon,
+    FalconEngine, //
+};
+
+mod ga102;
+mod tu102;
+
+/// How code reaches a falcon's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LoadMethod {
+    /// Programmed I/O through the IMEM and DMEM ports (the only way on Turing and GA100 for
+    /// the driver; signed code goes through the generic bootloader's DMA).
+    Pio,
+    /// The falcon's DMA engine from system memory (GA102 on, where the ports are closed to the
+    /// CPU).
+    Dma,
+}
+
+/// The falcon HAL of a chip family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FalconHal {
+    Tu102,
+    Ga102,
+}
+
+impl FalconHal {
+    /// The HAL of `chipset`: GA100 boots as Turing.
+    pub(crate) fn of(chipset: Chipset) -> FalconHal {
+        match chipset.arch() {
+            Architecture::Turing => FalconHal::Tu102,
+            Architecture::Ampere if chipset == Chipset::GA100 => FalconHal::Tu102,
+            _ => FalconHal::Ga102,
+        }
+    }
+
+    /// How code is loaded.
+    #[cfg_attr(
+        CONFIG_RUST,
+        expect(dead_code, reason = "the booter's load (issue 15)")
+    )]
+    pub(crate) fn load_method(self) -> LoadMethod {
+        match self {
+            FalconHal::Tu102 => LoadMethod::Pio,
+            FalconHal::Ga102 => LoadMethod::Dma,
+        }
+    }
+
+    pub(super) fn reset<E: FalconEngine>(self, falcon: &Falcon<'_, E>) -> Result {
+        match self {
+            FalconHal::Tu102 => tu102::reset(falcon),
+            FalconHal::Ga102 => ga102::reset(falcon),
+        }
+    }
+
+    pub(super) fn select_core<E: FalconEngine>(self, falcon: &Falcon<'_, E>) -> Result {
+        match self {
+            FalconHal::Tu102 => Ok(()),
+            FalconHal::Ga102 => ga102::select_core(falcon),
+        }
+    }
+
+    pub(super) fn wait_scrubbed<E: FalconEngine>(self, falcon: &Falcon<'_, E>) -> Result {
+        match self {
+            FalconHal::Tu102 => tu102::wait_scrubbed(falcon),
+            FalconHal::Ga102 => ga102::wait_scrubbed(falcon),
+        }
+    }
+
+    pub(super) fn program_brom<E: FalconEngine>(
+        self,
+        falcon: &Falcon<'_, E>,
+        params: &BromParams,
+    ) -> Result {
+        match self {
+            FalconHal::Tu102 => Ok(()),
+            FalconHal::Ga102 => ga102::program_brom(falcon, params),
+        }
+    }
+}

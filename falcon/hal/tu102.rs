@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The falcon HAL of Turing and GA100.
+
+use kernel::{
+    prelude::*,
+    time::Delta, //
+};
+
+use super::super::{
+    state::Cond,
+    Falcon,
+    FalconEngine, //
+};
+
+/// How long scrubbing may take after a reset.
+const SCRUB_TIMEOUT: Delta = Delta::from_millis(10);
+
+/// Resets the engine and waits for the scrubbing its reset starts.
+pub(super) fn reset<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
+    falcon.toggle_reset()?;
+    wait_scrubbed(falcon)
+}
+
+/// Waits until `DMACTL` says IMEM and DMEM are scrubbed.
+pub(super) fn wait_scrubbed<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
+    falcon.wait_for(Cond::ScrubbedDmactl, SCRUB_TIMEOUT, "reset")
+}

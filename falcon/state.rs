@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What a falcon's status registers say, read as the device's word: the conditions the driver
+//! waits for (the CPU halted, memory scrubbed, a DMA transfer done, the falcon core selected)
+//! or acts on (the CPU control alias in use, reset ready).
+//!
+//! A register that reads all ones (a device gone from the bus) satisfies no condition: it
+//! confirms nothing, so a wait on it runs to its deadline and memory the falcon may still use
+//! is not freed on its word.
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
+
+use core::fmt;
+
+use crate::untrusted::{
+    Untrusted,
+    Validator, //
+};
+
+/// A condition on one falcon register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cond {
+    /// `CPUCTL` bit 4: the CPU is halted.
+    Halted,
+    /// `CPUCTL` bit 6: starting goes through `CPUCTL_ALIAS`.
+    AliasInUse,
+    /// `DMACTL` bits 2 and 1 clear: IMEM and DMEM scrubbed (Turing and GA100).
+    ScrubbedDmactl,
+    /// `HWCFG2` bit 12 clear: memory scrubbed (GA102 and later).
+    ScrubbedHwcfg2,
+    /// `HWCFG2` bit 31: the engine is ready for a reset (GA102 and later).
+    ResetReady,
+    /// `DMATRFCMD` bit 1: the DMA transfer is done.
+    DmaIdle,
+    /// `RISCV_BCR_CTRL`: the falcon core selected (bit 4 clear) and the choice valid (bit 0).
+    FalconCore,
+}
+
+impl Cond {
+    /// The register it reads.
+    pub(crate) const fn register(self) -> &'static str {
+        match self {
+            Cond::Halted | Cond::AliasInUse => "CPUCTL",
+            Cond::ScrubbedDmactl => "DMACTL",
+            Cond::ScrubbedHwcfg2 | Cond::ResetReady => "HWCFG2",
+            Cond::DmaIdle => "DMATRFCMD",
+            Cond::FalconCore => "RISCV_BCR_CTRL",
+        }
+    }
+
+    /// What it waits for, for the log.
+    const fn what(self) -> &'static str {
+        match self {
+            Cond::Halted => "halted",
+            Cond::AliasInUse => "alias in use",
+            Cond::ScrubbedDmactl | Cond::ScrubbedHwcfg2 => "memory scrubbed",
+            Cond::ResetReady => "ready for reset",
+            Cond::DmaIdle => "DMA transfer done",
+            Cond::FalconCore => "falcon core selected",
+        }
+    }
+
+    fn holds(self, raw: u32) -> bool {
+        let bit = |n: u32| raw & (1 << n) != 0;
+        match self {
+            Cond::Halted => bit(4),
+            Cond::AliasInUse => bit(6),
+            Cond::ScrubbedDmactl => !bit(1) && !bit(2),
+            Cond::ScrubbedHwcfg2 => !bit(12),
+            Cond::ResetReady => bit(31),
+            Cond::DmaIdle => bit(1),
+            Cond::FalconCore => !bit(4) && bit(0),
+        }
+    }
+}
+
+/// The condition holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Holds;
+
+/// The condition does not hold (or the register read all ones), with the value read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NotYet {
+    pub(crate) cond: Cond,
+    pub(crate) raw: u32,
+}
+
+impl fmt::Display for NotYet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "not {} ({} = {:#010x})",
+            self.cond.what(),
+            self.cond.register(),
+            self.raw
+        )
+    }
+}
+
+impl Validator<(&Untrusted<u32>, Cond)> for Holds {
+    type Err = NotYet;
+
+    fn validate((raw, cond): (&u32, Cond)) -> Result<Holds, NotYet> {
+        if *raw != u32::MAX && cond.holds(*raw) {
+            Ok(Holds)
+        } else {
+            Err(NotYet { cond, raw: *raw })
+        }
+    }
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! FWSEC-FRTS on the GSP falcon (Turing to Ada): the FWSEC ucode of the VBIOS, patched to run
+//! the FRTS command on the region of the framebuffer layout ([`image`], parsing core), loaded
+//! by the family's way, started, and its outcome checked ([`outcome`], parsing core): WPR2 now
+//! starts at the FRTS region.
+//!
+//! - GA102 to Ada: the image in DMA memory, IMEM (secure) and DMEM copied by the falcon's DMA
+//!   engine, the boot ROM given the signature's place, engine and ucode id; the signature is
+//!   the one the GSP's fuses choose.
+//! - Turing: the generic bootloader (`gen_bootloader-570.144.bin`, shipped once and used for
+//!   every GSP version: it loads FWSEC, not GSP-RM) written into IMEM by PIO under 64 KiB, its
+//!   descriptor into DMEM, and it copies FWSEC from DMA memory through DMA index 4.
+//! - GA100 has no FRTS region: nothing runs.
+//!
+//! The image's memory stays allocated until the falcon halted, or was reset after it did not;
+//! a falcon that cannot be reset leaves it leaked rather than freed under it.
+
+use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    dma::{
+        Coherent,
+        CoherentBox, //
+    },
+    firmware::Firmware,
+    io::{
+        register::{
+            Array,
+            WithBase, //
+        },
+        Io, //
+    },
+    prelude::*,
+    str::CString,
+    time::Delta,
+};
+
+use crate::{
+    bar0::{
+        Bar0,
+        SharedBar0, //
+    },
+    falcon::{
+        self,
+        gsp::Gsp,
+        state::Cond,
+        Falcon,
+        Mem, //
+    },
+    fb::layout::{
+        FbLayout,
+        Wpr2Regs, //
+    },
+    firmware::FwVersion,
+    gpu::{
+        Architecture,
+        Chipset, //
+    },
+    regs,
+    untrusted::Untrusted,
+    vbios::Vbios,
+};
+
+pub(crate) mod image;
+pub(crate) mod outcome;
+
+use image::{
+    BootloaderDesc,
+    FuseEngine,
+    FuseRegister,
+    FwsecCommand,
+    FwsecError,
+    FwsecImage,
+    GenBootloader,
+    SignatureChoice,
+    BLOCK, //
+};
+use outcome::{
+    FrtsDone,
+    FrtsRegs, //
+};
+
+/// How long FWSEC-FRTS may run (upstream's bound; it takes milliseconds).
+const HALT_TIMEOUT: Delta = Delta::from_secs(2);
+
+/// The generic bootloader's file name stem.
+pub(crate) const GEN_BOOTLOADER: &str = "gen_bootloader";
+
+/// The version the generic bootloader is shipped under.
+pub(crate) const GEN_BOOTLOADER_VERSION: FwVersion = FwVersion::R570_144;
+
+/// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, but it
+/// runs no FWSEC-FRTS).
+pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
+    matches!(chipset.arch(), Architecture::Turing) || matches!(chipset, Chipset::GA100)
+}
+
+/// Reads the signature fuse register `reg`.
+fn read_fuse(bar: &Bar0<'_>, reg: FuseRegister) -> Result<Untrusted<u32>> {
+    let i = reg.index;
+    let raw = match reg.engine {
+        FuseEngine::Sec2 => bar
+            .read(regs::NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION::try_at(i).ok_or(EINVAL)?)
+            .into_raw(),
+        FuseEngine::Nvdec => bar
+            .read(regs::NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION::try_at(i).ok_or(EINVAL)?)
+            .into_raw(),
+        FuseEngine::Gsp => bar
+            .read(regs::NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION::try_at(i).ok_or(EINVAL)?)
+            .into_raw(),
+    };
+    Ok(Untrusted::new_untrusted(raw))
+}
+
+/// Reads what FWSEC-FRTS left: mailbox 0 of the GSP falcon, the scratch error register, WPR2.
+fn read_outcome(bar: &SharedBar0) -> Result<Untrusted<FrtsRegs>> {
+    bar.with(|bar| {
+        Untrusted::new_untrusted(FrtsRegs {
+            mailbox0: bar
+                .read(falcon::regs::NV_PFALCON_FALCON_MAILBOX0::of::<Gsp>())
+                .into_raw(),
+            scratch_0e: bar.read(regs::NV_PBUS_SW_SCRATCH_0E).into_raw(),
+            wpr2: Wpr2Regs {
+                lo: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_LO).into_raw(),
+                hi: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_HI).into_raw(),
+            },
+        })
+    })
+}
+
+/// The generic bootloader, requested and validated, with its code padded to whole blocks.
+fn gen_bootloader(dev: &Device<Bound>, chipset: Chipset) -> Result<(KVec<u8>, u32, u32)> {
+    let name = CString::try_from_fmt(fmt!(
+        "nvidia/{}/gsp/{}-{}.bin",
+        chipset.name(),
+        GEN_BOOTLOADER,
+        GEN_BOOTLOADER_VERSION.name()
+    ))?;
+    let shown = name.to_str().unwrap_or("?");
+    let fw = Firmware::request(&name, dev)?;
+    let bl = Untrusted::new_untrusted_ref(fw.data())
+        .validate_ref::<GenBootloader<'_>>()
+        .map_err(|e| {
+            dev_err!(dev, "{}: invalid: {}\n", shown, e);
+            EINVAL
+        })?;
+    let mut code = KVec::new();
+    code.extend_from_slice(bl.code, GFP_KERNEL)?;
+    code.resize(bl.code.len().next_multiple_of(BLOCK), 0, GFP_KERNEL)?;
+    Ok((code, bl.start_tag, bl.imem_dst))
+}
+
+/// Runs FWSEC-FRTS and checks that WPR2 now starts at the layout's FRTS region. `boot0` is
+/// `NV_PMC_BOOT_0` as identified (the falcon's RM register gets it after each reset).
+pub(crate) fn run_frts(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    chipset: Chipset,
+    boot0: u32,
+    vbios: &Vbios<'_>,
+    layout: &FbLayout,
+) -> Result {
+    if layout.frts.is_empty() {
+        dev_dbg!(dev, "FWSEC-FRTS not run: the FRTS region is empty\n");
+        return Ok(());
+    }
+    let bad = |e: FwsecError| {
+        dev_err!(dev, "{}\n", e);
+        EINVAL
+    };
+    let fwsec = &vbios.fwsec;
+    let bootloader = needs_gen_bootloader(chipset);
+    let signature = match FwsecImage::fuse_register(fwsec).map_err(bad)? {
+        Some(reg) => Some(
+            bar.with(|bar| read_fuse(bar, reg))??
+                .validate_ref_against::<SignatureChoice, _>(FwsecImage::signature_versions(fwsec))
+                .map_err(bad)?,
+        ),
+        None => None,
+    };
+    let command = FwsecCommand::Frts {
+        start: layout.frts.start,
+        len: layout.frts.end - layout.frts.start,
+    };
+    let image =
+        FwsecImage::new(fwsec, if bootloader { 2 } else { 3 }, command, signature).map_err(bad)?;
+    let mut buf =
+        CoherentBox::<[u8]>::zeroed_slice(dev, image.len.next_multiple_of(BLOCK), GFP_KERNEL)?;
+    image
+        .write(fwsec, buf.get_mut(..image.len).ok_or(EINVAL)?)
+        .map_err(bad)?;
+    let buf: Coherent<[u8]> = buf.into();
+    let base = buf.dma_address();
+
+    let falcon = Falcon::<Gsp>::new(bar, chipset);
+    falcon.reset(boot0)?;
+    let bootvec = if bootloader {
+        let (code, start_tag, imem_dst) = gen_bootloader(dev, chipset)?;
+        let desc = BootloaderDesc::new(&image, base).map_err(bad)?;
+        falcon.dma_to_sysmem(BootloaderDesc::CTX_DMA as usize)?;
+        falcon.pio_imem(
+            &code,
+            u16::try_from(imem_dst)?,
+            false,
+            u16::try_from(start_tag)?,
+        )?;
+        falcon.pio_dmem(&desc.to_bytes(), 0)?;
+        start_tag << 8
+    } else {
+        falcon.dma_to_sysmem(0)?;
+        falcon.dma_load(base, image.imem_sec, Mem::ImemSecure)?;
+        falcon.dma_load(base, image.dmem, Mem::Dmem)?;
+        if let Some(brom) = &image.brom {
+            falcon.program_brom(brom)?;
+        }
+        image.boot_addr
+    };
+    if let Some(s) = image.signature {
+        dev_dbg!(
+            dev,
+            "FWSEC-FRTS: signature {} (fuse version {})\n",
+            s.index,
+            s.fuse_version
+        );
+    }
+    falcon.start(bootvec, 0)?;
+    if let Err(e) = falcon.wait(Cond::Halted, HALT_TIMEOUT)? {
+        dev_err!(
+            dev,
+            "FWSEC-FRTS did not halt within {} ms: {}\n",
+            HALT_TIMEOUT.as_millis(),
+            e
+        );
+        // Stopped before its image is freed; if it cannot be, the image stays allocated.
+        if falcon.reset(boot0).is_err() {
+            core::mem::forget(buf);
+        }
+        return Err(ETIMEDOUT);
+    }
+    let done = read_outcome(bar)?
+        .validate_ref_against::<FrtsDone, _>(layout.frts.clone())
+        .map_err(|e| {
+            dev_err!(dev, "{}\n", e);
+            EIO
+        })?;
+    dev_dbg!(
+        dev,
+        "FWSEC-FRTS: WPR2 {:#x}..{:#x}\n",
+        done.wpr2.start,
+        done.wpr2.end
+    );
+    Ok(())
+}
+
+#[kunit_tests(nova_core_fwsec)]
+mod tests {
+    use super::*;
+    use crate::falcon::state::Holds;
+    use image::SignatureVersions;
+
+    #[test]
+    fn the_fuse_chooses_the_signature_by_rank() {
+        let sigs = SignatureVersions {
+            versions: 0b1011,
+            count: 3,
+        };
+        let choose = |fuse: u32| {
+            Untrusted::new_untrusted(fuse).validate_ref_against::<SignatureChoice, _>(sigs)
+        };
+        assert_eq!(choose(0b100).map(|c| (c.fuse_version, c.index)), Ok((3, 2)));
+        assert_eq!(choose(0).map(|c| c.index), Ok(0));
+        assert!(choose(0b10).is_err());
+    }
+
+    #[test]
+    fn frts_is_done_only_with_wpr2_at_the_region() {
+        let frts = 0x5_ffe0_0000..0x5_fff0_0000;
+        let outcome = |mailbox0, lo: u64, hi: u64| {
+            Untrusted::new_untrusted(FrtsRegs {
+                mailbox0,
+                scratch_0e: 0,
+                wpr2: Wpr2Regs {
+                    lo: ((lo >> 12) << 4) as u32,
+                    hi: ((hi >> 12) << 4) as u32,
+                },
+            })
+            .validate_ref_against::<FrtsDone, _>(frts.clone())
+        };
+        assert!(outcome(0, frts.start, frts.end).is_ok());
+        assert!(outcome(1, frts.start, frts.end).is_err());
+        assert!(outcome(0, 0, 0).is_err());
+        assert!(outcome(0, frts.start - 0x1000, frts.end).is_err());
+    }
+
+    #[test]
+    fn all_ones_is_never_halted() {
+        let halted =
+            |raw: u32| Untrusted::new_untrusted(raw).validate_ref_against::<Holds, _>(Cond::Halted);
+        assert!(halted(0x10).is_ok());
+        assert!(halted(0).is_err());
+        assert!(halted(u32::MAX).is_err());
+    }
+}
