@@ -10,6 +10,8 @@
 export NOVA_CACHE ?= /var/cache/nova-core
 CHIPSET ?= ga102
 FIRMWARE ?=
+# `make run VBIOS=FILE`: serve a flash dump of your own board instead of the synthetic VBIOS.
+VBIOS ?=
 export CHIPSET FIRMWARE
 
 .PHONY: all modules modules_install clean rust-analyzer rustdoc setup emu run shell test check rows gates stress fuzz bench audit-untrusted
@@ -46,7 +48,8 @@ emu: setup
 	scripts/emu.sh build
 
 run: modules emu
-	scripts/harness.sh run --chipset $(CHIPSET) $(if $(FIRMWARE),--firmware $(FIRMWARE))
+	$(if $(VBIOS),NOVA_VBIOS_FILE=$(abspath $(VBIOS))) scripts/harness.sh run --chipset $(CHIPSET) \
+		$(if $(FIRMWARE),--firmware $(FIRMWARE)) $(if $(VBIOS),--vbios $(abspath $(VBIOS)))
 
 # The release-check kernel (no KUnit, no debugging) is built on first use.
 test: modules emu

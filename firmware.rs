@@ -602,9 +602,17 @@ mod tests {
         let mut entries = 0;
         for entry in MODINFO.split(|&b| b == 0).filter(|e| !e.is_empty()) {
             let name = entry.strip_prefix(b"firmware=").ok_or(EINVAL)?;
-            // A file the probe requests: a path() of a supported (chip, file, version).
+            // A file the probe requests: a path() of a supported (chip, file, version), or the
+            // generic bootloader of a chip that loads FWSEC through it.
             let mut requested = false;
             for &chipset in Chipset::ALL {
+                let bl = CString::try_from_fmt(fmt!(
+                    "nvidia/{}/gsp/{}-{}.bin",
+                    chipset.name(),
+                    crate::fwsec::GEN_BOOTLOADER,
+                    crate::fwsec::GEN_BOOTLOADER_VERSION.name()
+                ))?;
+                requested |= crate::fwsec::needs_gen_bootloader(chipset) && bl.to_bytes() == name;
                 for &version in FwVersion::ALL {
                     for &kind in FileKind::for_arch(chipset.arch()) {
                         requested |= version.supports(chipset)
@@ -616,8 +624,13 @@ mod tests {
             entries += 1;
         }
         // 16 Turing, Ampere and Ada chips with four files in two versions; 8 Hopper and
-        // Blackwell chips with three files in 570.144 only.
-        assert_eq!(entries, 16 * 4 * 2 + 8 * 3);
+        // Blackwell chips with three files in 570.144 only; the generic bootloader of the five
+        // Turing chips and GA100.
+        assert_eq!(entries, 16 * 4 * 2 + 8 * 3 + 6);
+        assert!(has(b"firmware=nvidia/tu106/gsp/gen_bootloader-570.144.bin"));
+        assert!(!has(
+            b"firmware=nvidia/ga102/gsp/gen_bootloader-570.144.bin"
+        ));
         assert!(has(b"firmware=nvidia/gb202/gsp/fmc-570.144.bin"));
         assert!(has(
             b"firmware=nvidia/tu117/gsp/booter_unload-535.113.01.bin"

@@ -108,6 +108,10 @@ in_root() {
 	if [ -n "${NOVA_VBIOS_DIR:-}" ]; then
 		binds+=(--ro-bind "$NOVA_VBIOS_DIR" "$NOVA_VBIOS_DIR" --setenv NOVA_VBIOS_DIR "$NOVA_VBIOS_DIR")
 	fi
+	# `make run VBIOS=FILE`: the user's own flash dump, read-only.
+	if [ -n "${NOVA_VBIOS_FILE:-}" ]; then
+		binds+=(--ro-bind "$NOVA_VBIOS_FILE" "$NOVA_VBIOS_FILE")
+	fi
 	if [ -n "${NOVA_EXTRA_BIND:-}" ]; then
 		binds+=(--bind "$NOVA_EXTRA_BIND" "$NOVA_EXTRA_BIND")
 	fi

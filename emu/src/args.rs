@@ -23,7 +23,7 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
                 [--no-gsp] [--vbios FILE | --vbios-fault LIE]
                 [--gfw-delay MS] [--gfw-fault LIE] [--fb-fault LIE]
-                [--fwsec-fault LIE]
+                [--fwsec-fault LIE] [--trace FILE]
        nova-emu [--chipset NAME] --write-vbios FILE
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
@@ -39,6 +39,8 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
   --counts FILE          write access counts as JSON to FILE when the
                          connection ends or on SIGTERM/SIGINT
   --log FILE             write the log to FILE instead of stderr
+  --trace FILE           write every BAR access (offset, value, direction) to
+                         FILE, one line each (src/trace.rs)
   --bar0-size BYTES      BAR0 size, a power of two from 4 KiB to 2 GiB, or 0
                          for no BAR0 (default 16 MiB; K, M and G suffixes
                          allowed)
@@ -102,6 +104,8 @@ pub struct Options {
     pub device: DeviceConfig,
     pub counts: Option<PathBuf>,
     pub log: Option<PathBuf>,
+    /// `--trace FILE`: every BAR access.
+    pub trace: Option<PathBuf>,
 }
 
 /// What the command line asks for.
@@ -135,6 +139,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "--boot42",
     "--counts",
     "--log",
+    "--trace",
     "--bar0-size",
     "--bar1-size",
     "--gsp-version",
@@ -362,6 +367,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         .transpose()?;
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
+    let trace = path_of(&mut values, "--trace")?;
     Ok(Command::Serve(Box::new(Options {
         socket: PathBuf::from(socket),
         device: DeviceConfig {
@@ -383,6 +389,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         },
         counts,
         log,
+        trace,
     })))
 }
 

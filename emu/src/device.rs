@@ -39,6 +39,7 @@ use crate::gsp::{Gsp, GspConfig, Stop, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::logger::{LogOnce, Logger};
 use crate::prom::{Dump, Prom, NV_PROM_DATA};
+use crate::trace::{Dir, Trace};
 use crate::vbios::fault::VbiosLie;
 use crate::vbios::Vbios;
 
@@ -263,6 +264,8 @@ pub struct Device {
     engines: Option<Engines>,
     /// FWSEC was started and runs (it never halts).
     fwsec_running: bool,
+    /// `--trace`: every BAR access.
+    trace: Option<Trace>,
     counts: Counts,
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
@@ -349,6 +352,7 @@ impl Device {
             fb,
             engines,
             fwsec_running: false,
+            trace: None,
             gsp: choice
                 .gsp
                 .clone()
@@ -363,6 +367,22 @@ impl Device {
             identity,
             config_choice: choice,
             log,
+        }
+    }
+
+    /// Records every BAR access from now on into `trace`.
+    pub fn set_trace(&mut self, trace: Trace) {
+        self.trace = Some(trace);
+    }
+
+    /// Records a BAR access in the trace, if there is one (the harness's phase marker is not
+    /// the driver's: not recorded).
+    fn trace(&mut self, dir: Dir, bar: &str, offset: u64, data: &[u8]) {
+        let phase = self.counts.phase();
+        if let Some(t) = &mut self.trace {
+            if let Some(line) = t.record(phase, dir, bar, offset, data) {
+                self.log.line(&line);
+            }
         }
     }
 
@@ -458,6 +478,9 @@ impl Device {
                     log: &self.log,
                 };
                 read_bytes(&mut view, offset, data);
+                if !self.is_phase_access(offset, data.len()) {
+                    self.trace(Dir::Read, "BAR0", offset, data);
+                }
             }
             Target::Unbacked(region, _) => {
                 self.counts.record(region, offset, Direction::Read);
@@ -470,6 +493,7 @@ impl Device {
                         )
                     });
                 data.fill(0);
+                self.trace(Dir::Read, &region.name().to_uppercase(), offset, data);
             }
         }
         Ok(())
@@ -498,6 +522,9 @@ impl Device {
                 } else if !self.is_phase_access(offset, data.len()) {
                     self.counts.record(Region::Bar0, offset, Direction::Write);
                 }
+                if !self.is_phase_access(offset, data.len()) {
+                    self.trace(Dir::Write, "BAR0", offset, data);
+                }
                 let mut view = Bar0View {
                     phase_offset: self.phase_offset(),
                     gsp: self.gsp.is_some(),
@@ -514,6 +541,7 @@ impl Device {
                 };
                 write_bytes(&mut view, offset, data);
                 let (event, powered_off) = (view.event, view.powered_off);
+
                 let action = view.falcon_action;
                 if let Some(event) = event {
                     self.gsp_event(event);
@@ -535,6 +563,7 @@ impl Device {
                             region.name().to_uppercase()
                         )
                     });
+                self.trace(Dir::Write, &region.name().to_uppercase(), offset, data);
             }
         }
         Ok(())

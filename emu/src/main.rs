@@ -26,6 +26,7 @@ mod gsp;
 mod guest_mem;
 mod logger;
 mod prom;
+mod trace;
 mod vbios;
 
 use std::ffi::OsString;
@@ -195,7 +196,12 @@ fn serve(options: Options) -> Result<(), String> {
     logger::install_bridge(log.clone());
     block_termination_signals()?;
 
-    let device = Device::new(options.device.clone(), log.clone());
+    let mut device = Device::new(options.device.clone(), log.clone());
+    if let Some(path) = &options.trace {
+        let trace = trace::Trace::create(path)
+            .map_err(|e| format!("cannot open the trace file '{}': {e}", path.display()))?;
+        device.set_trace(trace);
+    }
     let identity = device.identity();
     remove_stale_socket(&options.socket)?;
     let server = backend::server(&options.socket, &device)

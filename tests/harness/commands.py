@@ -17,8 +17,9 @@ import time
 from .bench import bench_job, cmd_bench
 from .boots import run_jobs, table_jobs
 from .fuzzing import fuzz_sample
-from .gates import (audit_untrusted, check_clippy, check_code_size, check_kconfig, check_modinfo,
-    check_rust_analyzer, check_rustdoc, check_style)
+from .gates import (audit_untrusted, check_clippy, check_code_size, check_kconfig,
+                    check_make_run_vbios, check_modinfo, check_rust_analyzer, check_rustdoc,
+                    check_style)
 from .guest import boot, new_run_dir
 from .host_crates import cargo_tests
 from .kernel_log import device_lines
@@ -44,6 +45,7 @@ def static_checks(run_dir, results):
         check_rustdoc(run_dir, r)
         check_rust_analyzer(run_dir, r)
         check_modinfo(r)
+        check_make_run_vbios(r)
         check_code_size(r)
 
     def elsewhere(r):
@@ -142,7 +144,8 @@ def cmd_check(args):
 def one_gpu(args):
     """The emulator options and module parameters of `run` and `shell`."""
     params = f"gsp_version={args.firmware.split('.')[0]}" if args.firmware else ""
-    return ["--chipset", args.chipset], params
+    vbios = ["--vbios", args.vbios] if getattr(args, "vbios", "") else []
+    return ["--chipset", args.chipset] + vbios, params
 
 
 def cmd_run(args):
@@ -181,6 +184,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("--chipset", default="ga102")
     r.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")
+    r.add_argument("--vbios", default="", help="a flash dump of the user's own board to serve")
     sh = sub.add_parser("shell")
     sh.add_argument("--chipset", default="ga102")
     sh.add_argument("--firmware", default="", help="GSP firmware version to force, e.g. 535.113.01")

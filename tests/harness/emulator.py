@@ -40,8 +40,11 @@ class Emulator:
         self.socket = run_dir / f"gpu{index}.sock"
         self.counts = run_dir / f"gpu{index}.counts.json"
         self.log = run_dir / f"gpu{index}.log"
+        # `$TRACE` in a row's options: this emulator's trace file (`--trace $TRACE`).
+        self.trace = run_dir / f"gpu{index}.trace"
         if self.socket.exists():
             self.socket.unlink()
+        args = [str(self.trace) if a == "$TRACE" else a for a in args]
         cmd = [str(EMU), "--socket", str(self.socket), "--counts", str(self.counts),
                "--log", str(self.log)] + list(args)
         self.stderr = open(run_dir / f"gpu{index}.stderr", "w")

@@ -6,6 +6,7 @@ Each gate is first shown to catch a bad input (a fixture) before it is trusted.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -217,6 +218,26 @@ def check_rust_analyzer(run_dir, results):
                   and deps.get("nova_versions") == "nova_versions" and macro.get("is_proc_macro")
                   and Path(macro.get("proc_macro_dylib_path", "/nonexistent")).exists(),
                   f"exit {proc.returncode}, missing roots {missing[:3]}, nova_core deps {deps}")
+
+
+def check_make_run_vbios(results):
+    """`make run VBIOS=FILE` hands the emulated GPU the user's dump (by absolute path) and binds
+    it into the build root read-only; without VBIOS, the synthetic VBIOS."""
+    def dry(*extra):
+        out = subprocess.run(["make", "-n", "-C", str(ROOT), "run", *extra], capture_output=True,
+                             text=True, env=dict(os.environ, KDIR=""))
+        text = out.stdout.replace("\\\n", " ")
+        return [" ".join(l.split()) for l in text.splitlines() if "harness.sh run" in l]
+    with_dump = dry("VBIOS=board.rom", "CHIPSET=tu106")
+    dump = str(ROOT / "board.rom")
+    results.check("make run VBIOS=FILE: the emulated GPU serves the file, bound read-only",
+                  len(with_dump) == 1 and f"--vbios {dump}" in with_dump[0]
+                  and f"NOVA_VBIOS_FILE={dump}" in with_dump[0] and "--chipset tu106" in with_dump[0],
+                  str(with_dump))
+    plain = dry()
+    results.check("make run: the synthetic VBIOS without VBIOS=",
+                  len(plain) == 1 and "--vbios" not in plain[0] and "NOVA_VBIOS_FILE" not in plain[0],
+                  str(plain))
 
 
 def check_modinfo(results):

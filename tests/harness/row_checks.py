@@ -65,6 +65,7 @@ def check_scenarios(console, scenarios, emus, results):
             results.check(f"{sc.name}: the emulated GPU's {what} told the lie {lie}",
                           told in emu_log, f"no '{told}' in {emu.log}")
         check_frts(sc, lines, levels, emu, results)
+        check_trace(sc, emu, results)
         if not fault:
             check_unloads(sc.name, lines, emu, results)
             # Without a lie, every command the driver framed is one the GSP takes: a framing
@@ -99,6 +100,32 @@ def check_scenarios(console, scenarios, emus, results):
                           not counts.get("gsp_runs"), f"runs: {counts.get('gsp_runs')}")
         check_quiet_after(sc.name, counts, results)
         check_no_bus_master_after(sc.name, counts, results)
+
+
+def check_trace(sc, emu, results):
+    """A row traced with `--trace $TRACE`: the file holds every BAR access in order, from the
+    identification reads on; for a Turing chip the generic bootloader's words written through
+    the GSP falcon's IMEM port, and two CPU starts per bind (FWSEC, then the GSP)."""
+    if sc.emu_option("--trace") != "$TRACE":
+        return
+    text = emu.trace.read_text() if emu.trace.exists() else ""
+    rows = [l.split() for l in text.splitlines()]
+    results.check(f"{sc.name}: the trace numbers every access from 1",
+                  bool(rows) and [int(r[0]) for r in rows] == list(range(1, len(rows) + 1)),
+                  f"{len(rows)} lines in {emu.trace}")
+    if not rows:
+        return
+    first = rows[0][2:6]
+    results.check(f"{sc.name}: the trace starts with the driver's NV_PMC_BOOT_0 read",
+                  first == ["R", "BAR0", "0x000000", "4"], f"first access: {rows[0]}")
+    imemd = sum(1 for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x110184)
+    starts = [r for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x110100
+              and int(r[6], 16) & 2]
+    # Each probe reads the VBIOS from the PROM window's start once.
+    binds = sum(1 for r in rows if r[2:5] == ["R", "BAR0", "0x300000"])
+    results.check(f"{sc.name}: the trace has the bootloader's IMEM words and two starts a bind",
+                  imemd >= 128 and len(starts) == 2 * binds,
+                  f"{imemd} IMEMD writes, {len(starts)} starts, {binds} binds")
 
 
 def check_frts(sc, lines, levels, emu, results):
