@@ -74,7 +74,8 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
   --fwsec-fault LIE      FWSEC-FRTS lies: error-mailbox, scratch-error, no-wpr2,
                          no-halt or fuse-unsigned (src/falcon/fwsec.rs)
   --vbios-fault LIE      the synthetic VBIOS lies: rom-signature, image-length,
-                         bit-pointer, desc-version or no-fwsec
+                         bit-pointer, desc-version, no-fwsec or
+                         fwsec-signature
   --write-vbios FILE     write the chip's synthetic VBIOS (the flash the PROM
                          window shows, IFR header included) to FILE and exit
   --list-chipsets        print the chipset table and exit

@@ -654,6 +654,14 @@ impl Device {
                 }
             }
             (Engine::Gsp, Action::Reset) => {
+                // Silicon's reset handshake flushes to the sysmem flush page: on the chips
+                // whose FB unit is modelled, a reset without one is the driver's mistake.
+                if self.fb.as_ref().is_some_and(|fb| fb.flush_page().is_none()) {
+                    self.log.line(
+                        "GSP falcon: reset with no sysmem flush page registered (the reset \
+                         handshake would have nowhere to write)",
+                    );
+                }
                 self.fwsec_running = false;
                 self.gsp_event(GspEvent::FalconReset);
             }

@@ -130,13 +130,25 @@ def check_trace(sc, emu, results):
 
 def check_frts(sc, lines, levels, emu, results):
     """On a chip whose boot runs FWSEC-FRTS, every GSP that came up came after FWSEC-FRTS set
-    WPR2 (the driver's line), and the emulated GPU checked each image byte for byte."""
+    WPR2 (the driver's line), and the emulated GPU checked each image byte for byte; and
+    unless the row makes the VBIOS's signatures lie, the emulated GPU's boot ROM never
+    refused what the driver loaded."""
     chip = sc.emu_option("--chipset") or "ga102"
+    emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+    refused = [l for l in emu_log.splitlines() if "the boot ROM refuses the image" in l]
+    if sc.emu_option("--vbios-fault") != "fwsec-signature":
+        results.check(f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
+                      not refused, f"{emu.log}: {refused[:2]}")
+    else:
+        results.check(f"{sc.name}: the emulated GPU's boot ROM refused the badly signed image",
+                      bool(refused), f"no refusal in {emu.log}")
+    unflushed = [l for l in emu_log.splitlines() if "reset with no sysmem flush page" in l]
+    results.check(f"{sc.name}: every GSP falcon reset came with a sysmem flush page registered",
+                  not unflushed, f"{emu.log}: {unflushed[:2]}")
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
     if not FRTS_CHIP.match(chip) or not ups:
         return
     frts = sum(1 for _, m in levels if m.startswith("FWSEC-FRTS: WPR2 "))
-    emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
     checked = emu_log.count("FWSEC: image checked byte for byte")
     results.check(f"{sc.name}: every GSP came up after FWSEC-FRTS, checked byte for byte",
                   frts >= ups and checked >= ups, f"{ups} up, {frts} FWSEC-FRTS, {checked} checked")

@@ -28,6 +28,9 @@ pub enum VbiosLie {
     DescVersion,
     /// No image is a FWSEC image: their code types say "other" (0x01).
     NoFwsec,
+    /// The FWSEC signatures (v3) are not the ones the GPU's key accepts: each has its first
+    /// byte flipped, so the ROM reads well and the boot ROM refuses the image.
+    FwsecSignature,
 }
 
 /// Every lie with its name.
@@ -56,6 +59,11 @@ const LIES: &[(&str, VbiosLie, &str)] = &[
         "no-fwsec",
         VbiosLie::NoFwsec,
         "the FWSEC images' code types say 0x01",
+    ),
+    (
+        "fwsec-signature",
+        VbiosLie::FwsecSignature,
+        "the FWSEC signatures have their first byte flipped",
     ),
 ];
 
@@ -114,6 +122,17 @@ impl VbiosLie {
             VbiosLie::DescVersion => {
                 // The header's bits 15:8.
                 put(flash, layout.fwsec + 1, &[4]);
+            }
+            VbiosLie::FwsecSignature => {
+                // A v3 descriptor's signature count is its byte 39; the signatures follow
+                // its 44 bytes (v2 has none: nothing changes).
+                let desc = layout.fwsec;
+                let v3 = (flash[desc + 1]) == 3;
+                let count = if v3 { usize::from(flash[desc + 39]) } else { 0 };
+                for i in 0..count {
+                    let at = desc + 44 + i * 384;
+                    flash[at] ^= 0xff;
+                }
             }
             VbiosLie::NoFwsec => {
                 for image in layout
@@ -202,8 +221,19 @@ mod tests {
                 );
                 let changed: Vec<usize> =
                     (0..flash.len()).filter(|&i| flash[i] != clean[i]).collect();
-                assert!(!changed.is_empty(), "{chip} {name}: nothing changed");
+                let v2 = matches!(chip, "tu102" | "ga100");
+                if !(v2 && lie == VbiosLie::FwsecSignature) {
+                    assert!(!changed.is_empty(), "{chip} {name}: nothing changed");
+                }
                 match lie {
+                    // Three signatures after the 44-byte v3 descriptor; none in v2.
+                    VbiosLie::FwsecSignature if v2 => assert!(changed.is_empty()),
+                    VbiosLie::FwsecSignature => assert_eq!(
+                        changed,
+                        (0..3)
+                            .map(|i| layout.fwsec + 44 + i * 384)
+                            .collect::<Vec<_>>()
+                    ),
                     VbiosLie::RomSignature => {
                         assert_eq!(changed, [layout.pci_rom, layout.pci_rom + 1])
                     }
