@@ -17,9 +17,9 @@ import time
 from .bench import bench_job, cmd_bench
 from .boots import run_jobs, table_jobs
 from .fuzzing import fuzz_sample
-from .gates import (audit_untrusted, check_clippy, check_code_size, check_kconfig,
-                    check_make_run_vbios, check_modinfo, check_rust_analyzer, check_rustdoc,
-                    check_style)
+from .gates import (audit_untrusted, check_boot_times, check_clippy, check_code_size,
+                    check_kconfig, check_make_run_vbios, check_modinfo, check_rust_analyzer,
+                    check_rustdoc, check_style)
 from .guest import boot, new_run_dir
 from .host_crates import cargo_tests
 from .kernel_log import device_lines
@@ -46,6 +46,7 @@ def static_checks(run_dir, results):
         check_rust_analyzer(run_dir, r)
         check_modinfo(r)
         check_make_run_vbios(r)
+        check_boot_times(r)
         check_code_size(r)
 
     def elsewhere(r):

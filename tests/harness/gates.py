@@ -220,6 +220,28 @@ def check_rust_analyzer(run_dir, results):
                   f"exit {proc.returncode}, missing roots {missing[:3]}, nova_core deps {deps}")
 
 
+def check_boot_times(results):
+    """scripts/boot-times.py (the README's per-chip figures) reads a run's kernel log copies:
+    a made-up boot of one GPU gives its steps' spans."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        boot = Path(tmp) / "boot0"
+        boot.mkdir()
+        lines = [(1.0, "NVIDIA (Chipset: ga102, Architecture: Ampere, Revision: a.1)"),
+                 (1.1, "GSP firmware 570.144 validated"),
+                 (1.3, "VBIOS: 0x4400 bytes read: 4 images"),
+                 (1.31, "framebuffer: 24576 MiB: VGA 0x0..0x1"),
+                 (1.32, "FWSEC-FRTS: WPR2 0x0..0x1"),
+                 (1.35, "GSP 570.144 up: NVIDIA GeForce RTX 3090")]
+        (boot / "console.log").write_text("".join(
+            f"KLOG <6>[{t:12.6f}] nova_core 0000:00:04.0: {m}\n" for t, m in lines))
+        out = subprocess.run([sys.executable, str(ROOT / "scripts" / "boot-times.py"), tmp],
+                             capture_output=True, text=True)
+    row = [l.split() for l in out.stdout.splitlines() if l.startswith("ga102")]
+    results.check("boot-times.py: a run's per-chip spans (VBIOS, FWSEC-FRTS, GSP start, probe)",
+                  row == [["ga102", "1", "200", "10", "30", "350"]], out.stdout + out.stderr)
+
+
 def check_make_run_vbios(results):
     """`make run VBIOS=FILE` hands the emulated GPU the user's dump (by absolute path) and binds
     it into the build root read-only; without VBIOS, the synthetic VBIOS."""
