@@ -84,6 +84,12 @@ pub(crate) struct Falcon<'a, E: FalconEngine> {
     _engine: PhantomData<E>,
 }
 
+/// The little-endian words of `data` (a whole number of them), as the PIO ports take them.
+fn words(data: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    data.chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+}
+
 /// Reads the register a condition is on, as the device answers it.
 fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<u32> {
     Untrusted::new_untrusted(match cond {
@@ -212,8 +218,7 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
                     WithBase::of::<E>(),
                     regs::NV_PFALCON_FALCON_IMEMT::zeroed().with_tag(tag),
                 );
-                for word in block.chunks_exact(4) {
-                    let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                for word in words(block) {
                     bar.write(
                         WithBase::of::<E>(),
                         regs::NV_PFALCON_FALCON_IMEMD::zeroed().with_data(word),
@@ -239,8 +244,7 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
         })?;
         for block in data.chunks(BLOCK) {
             self.with(|bar| {
-                for word in block.chunks_exact(4) {
-                    let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                for word in words(block) {
                     bar.write(
                         WithBase::of::<E>(),
                         regs::NV_PFALCON_FALCON_DMEMD::zeroed().with_data(word),

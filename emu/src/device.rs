@@ -328,10 +328,7 @@ impl Device {
             log.line(&format!("FB: fault {}: {}", lie.name(), lie.describe()));
         }
         if let Some(lie) = choice.gfw_fault {
-            log.line(&format!(
-                "GFW: fault {}: GFW boot never completes",
-                lie.name()
-            ));
+            log.line(&format!("GFW: fault {}: {}", lie.name(), lie.describe()));
         }
         let engines = choice.gsp.as_ref().map(|g| {
             Engines::new(

@@ -18,11 +18,10 @@
 //! end of video memory), `wpr2-preset` (WPR2 is set from power-on, as after a driver that left
 //! it behind).
 
-use std::fmt;
 use std::ops::Range;
-use std::str::FromStr;
 
 use crate::chipset::Chipset;
+use crate::lie::lies;
 
 pub const NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE: u64 = 0x100ce0;
 pub const NV_USABLE_FB_SIZE_IN_MB: u64 = 0x1183a4;
@@ -37,68 +36,13 @@ pub const NV_PFB_PRI_MMU_WPR2_ADDR_HI: u64 = 0x1fa828;
 /// What `--fb-size` accepts, in bytes: at least what a GSP boot's regions need, at most 1 TiB.
 pub const FB_SIZE_RANGE: Range<u64> = 256 << 20..(1 << 40) + 1;
 
-/// How the FB registers lie.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FbLie {
-    NoMemory,
-    Huge,
-    VgaPastEnd,
-    Wpr2Preset,
-}
-
-impl FbLie {
-    const ALL: [FbLie; 4] = [
-        FbLie::NoMemory,
-        FbLie::Huge,
-        FbLie::VgaPastEnd,
-        FbLie::Wpr2Preset,
-    ];
-
-    /// Its name, as `--fb-fault` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            FbLie::NoMemory => "no-memory",
-            FbLie::Huge => "huge",
-            FbLie::VgaPastEnd => "vga-past-end",
-            FbLie::Wpr2Preset => "wpr2-preset",
-        }
-    }
-
-    /// What it makes the registers say, for the log.
-    pub fn describe(self) -> &'static str {
-        match self {
-            FbLie::NoMemory => "the FB size register reads 0",
-            FbLie::Huge => "the FB size register says 2 TiB",
-            FbLie::VgaPastEnd => "the VGA workspace base lies past the end of video memory",
-            FbLie::Wpr2Preset => "WPR2 is set from power-on",
-        }
-    }
-}
-
-/// An `--fb-fault` value that names no lie.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownFbLie(String);
-
-impl fmt::Display for UnknownFbLie {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<_> = FbLie::ALL.iter().map(|l| l.name()).collect();
-        write!(
-            f,
-            "unknown FB lie '{}' (lies: {})",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl FromStr for FbLie {
-    type Err = UnknownFbLie;
-
-    fn from_str(s: &str) -> Result<Self, UnknownFbLie> {
-        FbLie::ALL
-            .into_iter()
-            .find(|l| l.name() == s)
-            .ok_or_else(|| UnknownFbLie(s.to_string()))
+lies! {
+    /// How the FB registers lie.
+    pub enum FbLie ("FB") {
+        NoMemory = "no-memory" => "the FB size register reads 0",
+        Huge = "huge" => "the FB size register says 2 TiB",
+        VgaPastEnd = "vga-past-end" => "the VGA workspace base lies past the end of video memory",
+        Wpr2Preset = "wpr2-preset" => "WPR2 is set from power-on",
     }
 }
 

@@ -16,12 +16,12 @@
 //! (the progress stops at 0x42). Both registers are read-only.
 
 use std::cell::Cell;
-use std::fmt;
-use std::str::FromStr;
 use std::time::{
     Duration,
     Instant, //
 };
+
+use crate::lie::lies;
 
 /// The privilege level mask of scratch group 05.
 pub const NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK: u64 = 0x118128;
@@ -35,44 +35,13 @@ const PROGRESS_RUNNING: u32 = 0x42;
 /// The progress once complete.
 const PROGRESS_DONE: u32 = 0xff;
 
-/// How GFW boot lies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GfwLie {
-    /// FWSEC never lowers the privilege level: the progress cannot be read.
-    Locked,
-    /// The progress stops short of complete.
-    Stuck,
-}
-
-impl GfwLie {
-    /// Its name, as `--gfw-fault` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            GfwLie::Locked => "locked",
-            GfwLie::Stuck => "stuck",
-        }
-    }
-}
-
-/// A `--gfw-fault` value that names no lie.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownGfwLie(String);
-
-impl fmt::Display for UnknownGfwLie {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown GFW lie '{}' (lies: locked, stuck)", self.0)
-    }
-}
-
-impl FromStr for GfwLie {
-    type Err = UnknownGfwLie;
-
-    fn from_str(s: &str) -> Result<Self, UnknownGfwLie> {
-        match s {
-            "locked" => Ok(GfwLie::Locked),
-            "stuck" => Ok(GfwLie::Stuck),
-            _ => Err(UnknownGfwLie(s.to_string())),
-        }
+lies! {
+    /// How GFW boot lies.
+    pub enum GfwLie ("GFW") {
+        /// FWSEC never lowers the privilege level: the progress cannot be read.
+        Locked = "locked" => "GFW boot never completes",
+        /// The progress stops short of complete.
+        Stuck = "stuck" => "GFW boot never completes",
     }
 }
 

@@ -24,6 +24,7 @@ mod fb;
 mod gfw;
 mod gsp;
 mod guest_mem;
+mod lie;
 mod logger;
 mod prom;
 mod trace;

@@ -31,15 +31,14 @@
 //! halts), `fuse-unsigned` (the fuse selects a version the ucode has no signature for: 2 for
 //! the synthetic VBIOS).
 
-use std::fmt;
 use std::ops::Range;
-use std::str::FromStr;
 
 use super::{
     Falcon,
     BLOCK, //
 };
 use crate::guest_mem::Sysmem;
+use crate::lie::lies;
 use crate::vbios::fwsec::{
     Ucode,
     CMD_FRTS, //
@@ -59,76 +58,16 @@ pub const NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION: u64 = 0x8241c0;
 /// The DMEM mapper's `init_cmd` offset.
 const DMAP_INIT_CMD: usize = 44;
 
-/// How FWSEC lies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FwsecLie {
-    ErrorMailbox,
-    ScratchError,
-    NoWpr2,
-    NoHalt,
-    FuseUnsigned,
-}
-
-impl FwsecLie {
-    const ALL: [FwsecLie; 5] = [
-        FwsecLie::ErrorMailbox,
-        FwsecLie::ScratchError,
-        FwsecLie::NoWpr2,
-        FwsecLie::NoHalt,
-        FwsecLie::FuseUnsigned,
-    ];
-
-    /// Its name, as `--fwsec-fault` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            FwsecLie::ErrorMailbox => "error-mailbox",
-            FwsecLie::ScratchError => "scratch-error",
-            FwsecLie::NoWpr2 => "no-wpr2",
-            FwsecLie::NoHalt => "no-halt",
-            FwsecLie::FuseUnsigned => "fuse-unsigned",
-        }
-    }
-
-    /// What it does, for the log.
-    pub fn describe(self) -> &'static str {
-        match self {
-            FwsecLie::ErrorMailbox => "FWSEC-FRTS halts with 0x4 in mailbox 0",
-            FwsecLie::ScratchError => {
-                "FWSEC-FRTS halts with error code 0x17 in NV_PBUS_SW_SCRATCH_0E"
-            }
-            FwsecLie::NoWpr2 => "FWSEC-FRTS halts with success but sets no WPR2",
-            FwsecLie::NoHalt => "FWSEC-FRTS never halts",
-            FwsecLie::FuseUnsigned => {
-                "the GSP's fuse selects signature version 2, which the ucode does not have"
-            }
-        }
-    }
-}
-
-/// An `--fwsec-fault` value that names no lie.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownFwsecLie(String);
-
-impl fmt::Display for UnknownFwsecLie {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<_> = FwsecLie::ALL.iter().map(|l| l.name()).collect();
-        write!(
-            f,
-            "unknown FWSEC lie '{}' (lies: {})",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl FromStr for FwsecLie {
-    type Err = UnknownFwsecLie;
-
-    fn from_str(s: &str) -> Result<Self, UnknownFwsecLie> {
-        FwsecLie::ALL
-            .into_iter()
-            .find(|l| l.name() == s)
-            .ok_or_else(|| UnknownFwsecLie(s.to_string()))
+lies! {
+    /// How FWSEC lies.
+    pub enum FwsecLie ("FWSEC") {
+        ErrorMailbox = "error-mailbox" => "FWSEC-FRTS halts with 0x4 in mailbox 0",
+        ScratchError = "scratch-error"
+            => "FWSEC-FRTS halts with error code 0x17 in NV_PBUS_SW_SCRATCH_0E",
+        NoWpr2 = "no-wpr2" => "FWSEC-FRTS halts with success but sets no WPR2",
+        NoHalt = "no-halt" => "FWSEC-FRTS never halts",
+        FuseUnsigned = "fuse-unsigned"
+            => "the GSP's fuse selects a signature version the ucode does not have",
     }
 }
 

@@ -7,101 +7,32 @@
 //! driver will look. The emulator logs the lie it told (`VBIOS: fault LIE: ...`), so that a
 //! test can tell a lie that was told from one that never happened.
 
-use std::fmt;
-use std::str::FromStr;
-
 use super::{
     CodeType,
     Layout, //
 };
+use crate::lie::lies;
 
-/// One way of lying.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VbiosLie {
-    /// The first image of the PCI expansion ROM does not start with 0x55 0xAA.
-    RomSignature,
-    /// The PCI-AT image's PCIR and NPDE give a length of 0.
-    ImageLength,
-    /// The BIT's falcon data token points past the end of the ROM.
-    BitPointer,
-    /// The FWSEC descriptor says it is of version 4, which no reader knows.
-    DescVersion,
-    /// No image is a FWSEC image: their code types say "other" (0x01).
-    NoFwsec,
-    /// The FWSEC signatures (v3) are not the ones the GPU's key accepts: each has its first
-    /// byte flipped, so the ROM reads well and the boot ROM refuses the image.
-    FwsecSignature,
-}
-
-/// Every lie with its name.
-const LIES: &[(&str, VbiosLie, &str)] = &[
-    (
-        "rom-signature",
-        VbiosLie::RomSignature,
-        "the first image's ROM signature is 0x0000",
-    ),
-    (
-        "image-length",
-        VbiosLie::ImageLength,
-        "the PCI-AT image's PCIR and NPDE lengths are 0",
-    ),
-    (
-        "bit-pointer",
-        VbiosLie::BitPointer,
-        "the BIT falcon data token points to 0x00fffff0",
-    ),
-    (
-        "desc-version",
-        VbiosLie::DescVersion,
-        "the FWSEC descriptor says version 4",
-    ),
-    (
-        "no-fwsec",
-        VbiosLie::NoFwsec,
-        "the FWSEC images' code types say 0x01",
-    ),
-    (
-        "fwsec-signature",
-        VbiosLie::FwsecSignature,
-        "the FWSEC signatures have their first byte flipped",
-    ),
-];
-
-/// A `--vbios-fault` value that names no lie.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownLie(String);
-
-impl fmt::Display for UnknownLie {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = LIES.iter().map(|(n, ..)| *n).collect();
-        write!(
-            f,
-            "unknown VBIOS lie '{}' (lies: {})",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl FromStr for VbiosLie {
-    type Err = UnknownLie;
-
-    fn from_str(s: &str) -> Result<Self, UnknownLie> {
-        LIES.iter()
-            .find(|(n, ..)| *n == s)
-            .map(|&(_, lie, _)| lie)
-            .ok_or_else(|| UnknownLie(s.to_string()))
+lies! {
+    /// One way of lying.
+    pub enum VbiosLie ("VBIOS") {
+        /// The first image of the PCI expansion ROM does not start with 0x55 0xAA.
+        RomSignature = "rom-signature" => "the first image's ROM signature is 0x0000",
+        /// The PCI-AT image's PCIR and NPDE give a length of 0.
+        ImageLength = "image-length" => "the PCI-AT image's PCIR and NPDE lengths are 0",
+        /// The BIT's falcon data token points past the end of the ROM.
+        BitPointer = "bit-pointer" => "the BIT falcon data token points to 0x00fffff0",
+        /// The FWSEC descriptor says it is of version 4, which no reader knows.
+        DescVersion = "desc-version" => "the FWSEC descriptor says version 4",
+        /// No image is a FWSEC image: their code types say "other" (0x01).
+        NoFwsec = "no-fwsec" => "the FWSEC images' code types say 0x01",
+        /// The FWSEC signatures (v3) are not the ones the GPU's key accepts: each has its
+        /// first byte flipped, so the ROM reads well and the boot ROM refuses the image.
+        FwsecSignature = "fwsec-signature" => "the FWSEC signatures have their first byte flipped",
     }
 }
 
 impl VbiosLie {
-    /// The lie's name, as `--vbios-fault` takes it.
-    pub fn name(self) -> &'static str {
-        LIES.iter()
-            .find(|&&(_, l, _)| l == self)
-            .map_or("?", |(n, ..)| n)
-    }
-
     /// Tells the lie in `flash` (laid out as `layout` says); returns what it changed.
     pub fn apply(self, flash: &mut [u8], layout: &Layout) -> String {
         let pci_rom = layout.pci_rom;
@@ -145,11 +76,7 @@ impl VbiosLie {
                 }
             }
         }
-        let what = LIES
-            .iter()
-            .find(|&&(_, l, _)| l == self)
-            .map_or("", |(.., w)| w);
-        format!("VBIOS: fault {}: {what}", self.name())
+        format!("VBIOS: fault {}: {}", self.name(), self.describe())
     }
 }
 
@@ -195,7 +122,8 @@ mod tests {
 
     #[test]
     fn every_lie_parses_from_its_name_and_back() {
-        for &(name, lie, _) in LIES {
+        for &lie in VbiosLie::ALL {
+            let name = lie.name();
             assert_eq!(name.parse::<VbiosLie>(), Ok(lie));
             assert_eq!(lie.name(), name);
         }
@@ -212,7 +140,8 @@ mod tests {
             let vbios = Vbios::build(find(chip).expect("chip"));
             let layout = vbios.layout().clone();
             let clean = vbios.into_flash();
-            for &(name, lie, _) in LIES {
+            for &lie in VbiosLie::ALL {
+                let name = lie.name();
                 let mut flash = clean.clone();
                 let said = lie.apply(&mut flash, &layout);
                 assert!(
