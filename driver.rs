@@ -287,11 +287,15 @@ impl pci::Driver for NovaCore {
         // Stopped (or, if it cannot be, its memory leaked) before anything is freed; a
         // benchmark running from debugfs ends first.
         let gsp = this.binding.gsp.lock().take();
+        let started = gsp.is_some() || this.binding.flush.is_some();
         if let Some(gsp) = gsp {
             gsp.shutdown(pdev.as_ref(), &this.binding.bar);
-            if let Some(flush) = &this.binding.flush {
-                flush.unregister(&this.binding.bar);
-            }
+        }
+        // After the falcon's last reset (whose handshake writes to it), before it is freed.
+        if let Some(flush) = &this.binding.flush {
+            flush.unregister(&this.binding.bar);
+        }
+        if started {
             clear_master(pdev);
         }
     }

@@ -284,14 +284,15 @@ mod tests {
                 scratch_0e: 0,
                 wpr2: Wpr2Regs {
                     lo: ((lo >> 12) << 4) as u32,
-                    hi: ((hi >> 12) << 4) as u32,
+                    // The start of the last 128 KiB granule.
+                    hi: (((hi - 0x20000) >> 12) << 4) as u32,
                 },
             })
             .validate_ref_against::<FrtsDone, _>(frts.clone())
         };
         assert!(outcome(0, frts.start, frts.end).is_ok());
         assert!(outcome(1, frts.start, frts.end).is_err());
-        assert!(outcome(0, 0, 0).is_err());
+        assert!(outcome(0, 0, 0x20000).is_err());
         assert!(outcome(0, frts.start - 0x1000, frts.end).is_err());
     }
 

@@ -135,7 +135,8 @@ register! {
         31:0    value;
     }
 
-    /// Upper (exclusive) bound of WPR2 (bits 31:4: the address >> 12; 0 when unset).
+    /// Upper bound of WPR2: bits 31:4 the start of its last 128 KiB granule >> 12 (0 when
+    /// unset).
     pub(crate) NV_PFB_PRI_MMU_WPR2_ADDR_HI(u32) @ 0x001fa828 {
         31:0    value;
     }

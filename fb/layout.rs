@@ -376,6 +376,10 @@ pub(crate) struct Wpr2Regs {
     pub(crate) hi: u32,
 }
 
+/// WPR2's granule: the region starts and ends on 128 KiB boundaries, and its upper register
+/// holds the start of its last granule (NVIDIA's booter adds one granule for the end).
+pub(crate) const WPR2_GRANULE: u64 = SZ_128K;
+
 /// What the WPR2 registers say: no region, or one (its bounds as the device states them; each
 /// use checks them against what it expects).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -387,14 +391,16 @@ pub(crate) enum Wpr2 {
 impl Validator<Untrusted<Wpr2Regs>> for Wpr2 {
     type Err = core::convert::Infallible;
 
-    /// Any value means something: a zero upper bound is no region; bits 3:0 are not part of the
-    /// address.
+    /// Any value means something: bits 31:4 of each register are an address >> 12 (bits 3:0
+    /// are not part of it); a zero upper register is no region, and so is one whose last
+    /// granule starts below the first byte.
     fn validate(regs: Wpr2Regs) -> Result<Wpr2, Self::Err> {
-        let bound = |raw: u32| u64::from(raw >> 4) << 12;
-        Ok(if bound(regs.hi) == 0 {
+        let address = |raw: u32| u64::from(raw >> 4) << 12;
+        let (start, last) = (address(regs.lo), address(regs.hi));
+        Ok(if last == 0 || last < start {
             Wpr2::Unset
         } else {
-            Wpr2::Set(bound(regs.lo)..bound(regs.hi))
+            Wpr2::Set(start..last + WPR2_GRANULE)
         })
     }
 }

@@ -10,8 +10,9 @@
 //! - `NV_PDISP_VGA_WORKSPACE_BASE` (0x625f04): the workspace in the last MiB, valid;
 //! - the sysmem flush page, `NV_PFB_NISO_FLUSH_SYSMEM_ADDR` (0x100c10, bits 39:8) and `_HI`
 //!   (0x100c40, bits 63:40, from GA100 on), kept as written;
-//! - WPR2, `NV_PFB_PRI_MMU_WPR2_ADDR_LO`/`_HI` (0x1fa824/0x1fa828, bits 31:4 the address >>
-//!   12): read-only to the CPU; only FWSEC-FRTS (the falcon model) sets the region.
+//! - WPR2, `NV_PFB_PRI_MMU_WPR2_ADDR_LO`/`_HI` (0x1fa824/0x1fa828, bits 31:4 an address >> 12:
+//!   the first byte, and the start of the last 128 KiB granule): read-only to the CPU; only
+//!   FWSEC-FRTS (the falcon model) sets the region.
 //!
 //! The FB size is `--fb-size` (default 24 GiB, in whole MiB). `--fb-fault` lies: `no-memory` (the size
 //! register reads 0), `huge` (it says 2 TiB), `vga-past-end` (the workspace base lies past the
@@ -32,6 +33,9 @@ pub const NV_PFB_NISO_FLUSH_SYSMEM_ADDR: u64 = 0x100c10;
 pub const NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI: u64 = 0x100c40;
 pub const NV_PFB_PRI_MMU_WPR2_ADDR_LO: u64 = 0x1fa824;
 pub const NV_PFB_PRI_MMU_WPR2_ADDR_HI: u64 = 0x1fa828;
+
+/// WPR2's granule: its upper register holds the start of the last one.
+const WPR2_GRANULE: u64 = 128 << 10;
 
 /// What `--fb-size` accepts, in bytes: at least what a GSP boot's regions need, at most 1 TiB.
 pub const FB_SIZE_RANGE: Range<u64> = 256 << 20..(1 << 40) + 1;
@@ -167,7 +171,10 @@ impl Fb {
             NV_PFB_NISO_FLUSH_SYSMEM_ADDR => self.flush_lo,
             NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI if self.family != Family::Tu102 => self.flush_hi,
             NV_PFB_PRI_MMU_WPR2_ADDR_LO => self.wpr2().map_or(0, |r| ((r.start >> 12) << 4) as u32),
-            NV_PFB_PRI_MMU_WPR2_ADDR_HI => self.wpr2().map_or(0, |r| ((r.end >> 12) << 4) as u32),
+            // The start of the region's last 128 KiB granule, as silicon keeps it.
+            NV_PFB_PRI_MMU_WPR2_ADDR_HI => self
+                .wpr2()
+                .map_or(0, |r| (((r.end - WPR2_GRANULE) >> 12) << 4) as u32),
             _ => return None,
         })
     }
@@ -289,7 +296,7 @@ mod tests {
         assert_eq!(g.wpr2(), None, "read-only to the CPU");
         g.set_wpr2(0x1_ff00_0000..0x1_ff10_0000);
         assert_eq!(g.read(NV_PFB_PRI_MMU_WPR2_ADDR_LO), Some(0x1ff000 << 4));
-        assert_eq!(g.read(NV_PFB_PRI_MMU_WPR2_ADDR_HI), Some(0x1ff100 << 4));
+        assert_eq!(g.read(NV_PFB_PRI_MMU_WPR2_ADDR_HI), Some(0x1ff0e0 << 4));
         g.reset();
         assert_eq!((g.wpr2(), g.flush_page()), (None, None));
     }

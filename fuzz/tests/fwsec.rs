@@ -142,18 +142,20 @@ fn the_generic_bootloader_of_the_firmware_package() {
 fn frts_is_done_only_with_clear_status_and_wpr2_at_the_region() {
     let frts = (0x5_ffe0_0000, 0x5_fff0_0000);
     let reg = |a: u64| ((a >> 12) << 4) as u32;
+    // HI holds the start of the last 128 KiB granule.
+    let last = |end: u64| reg(end - 0x20000);
     assert_eq!(
-        check::frts_outcome(0, 0, reg(frts.0), reg(frts.1), frts),
+        check::frts_outcome(0, 0, reg(frts.0), last(frts.1), frts),
         Ok(frts)
     );
     // The low 16 bits of the scratch register are not the error code.
-    assert!(check::frts_outcome(0, 0xffff, reg(frts.0), reg(frts.1), frts).is_ok());
+    assert!(check::frts_outcome(0, 0xffff, reg(frts.0), last(frts.1), frts).is_ok());
     assert_eq!(
-        check::frts_outcome(4, 0, reg(frts.0), reg(frts.1), frts).unwrap_err(),
+        check::frts_outcome(4, 0, reg(frts.0), last(frts.1), frts).unwrap_err(),
         "FWSEC-FRTS failed: mailbox 0 = 0x00000004"
     );
     assert!(
-        check::frts_outcome(0, 0x17 << 16, reg(frts.0), reg(frts.1), frts)
+        check::frts_outcome(0, 0x17 << 16, reg(frts.0), last(frts.1), frts)
             .unwrap_err()
             .contains("error code 0x0017")
     );
@@ -162,12 +164,12 @@ fn frts_is_done_only_with_clear_status_and_wpr2_at_the_region() {
         "FWSEC-FRTS halted without setting WPR2"
     );
     assert!(
-        check::frts_outcome(0, 0, reg(0x1000_0000), reg(frts.1), frts)
+        check::frts_outcome(0, 0, reg(0x1000_0000), last(frts.1), frts)
             .unwrap_err()
             .contains("not at the FRTS region")
     );
     // Ending short of the region is not covering it.
-    assert!(check::frts_outcome(0, 0, reg(frts.0), reg(frts.1 - 0x1000), frts).is_err());
+    assert!(check::frts_outcome(0, 0, reg(frts.0), last(frts.1 - 0x20000), frts).is_err());
     // A device gone reads all ones everywhere.
     assert!(check::frts_outcome(u32::MAX, u32::MAX, u32::MAX, u32::MAX, frts).is_err());
 }
