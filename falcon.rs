@@ -13,6 +13,7 @@
 use core::marker::PhantomData;
 
 use kernel::{
+    dma::Coherent,
     io::{
         poll::read_poll_timeout,
         register::{
@@ -22,7 +23,11 @@ use kernel::{
         Io,
     },
     prelude::*,
-    time::Delta,
+    time::{
+        Delta,
+        Instant,
+        Monotonic, //
+    },
 };
 
 use crate::{
@@ -66,8 +71,8 @@ pub(crate) trait FalconEngine:
     const NAME: &'static str;
 }
 
-/// How long a DMA transfer of one block may take.
-const DMA_TIMEOUT: Delta = Delta::from_secs(2);
+/// How long a whole DMA load may take (transfers of 256 bytes take microseconds).
+pub(crate) const DMA_TIMEOUT: Delta = Delta::from_secs(2);
 
 /// Which falcon memory a load goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,17 +150,18 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
         .or_else(|_| self.check(cond))
     }
 
-    /// Waits for `cond` as part of a sequence: not holding by the deadline fails with
-    /// `ETIMEDOUT` and a line naming the engine, the step and the value.
-    fn wait_for(&self, cond: Cond, timeout: Delta, step: &str) -> Result {
-        self.wait(cond, timeout)?.map(|_| ()).map_err(|e| {
+    /// Waits for `cond` as part of a sequence, at most `left` of the step's `budget`: not
+    /// holding by then fails with `ETIMEDOUT` and a line naming the engine, the step, the
+    /// value and the budget.
+    fn wait_for(&self, cond: Cond, left: Delta, budget: Delta, step: &str) -> Result {
+        self.wait(cond, left)?.map(|_| ()).map_err(|e| {
             dev_err!(
                 self.bar.device(),
                 "{} falcon {}: {} within {} ms\n",
                 E::NAME,
                 step,
                 e,
-                timeout.as_millis()
+                budget.as_millis()
             );
             ETIMEDOUT
         })
@@ -274,10 +280,22 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
         })?
     }
 
-    /// Copies `segment` of the image at bus address `base` into `mem` with the falcon's DMA
-    /// engine, 256 bytes per transfer: IMEM blocks are tagged with their image offset (code
-    /// addresses are virtual), DMEM's source offset is folded into the base.
-    pub(crate) fn dma_load(&self, base: u64, segment: Segment, mem: Mem) -> Result {
+    /// Copies `segment` of the image in `buf` into `mem` with the falcon's DMA engine, 256
+    /// bytes per transfer: IMEM blocks are tagged with their image offset (code addresses are
+    /// virtual), DMEM's source offset is folded into the base. The segment must lie in `buf`
+    /// (whole blocks); every transfer must be done by `deadline`, one deadline for the load.
+    pub(crate) fn dma_load(
+        &self,
+        buf: &Coherent<[u8]>,
+        segment: Segment,
+        mem: Mem,
+        deadline: Instant<Monotonic>,
+    ) -> Result {
+        let end = segment.src as usize + (segment.len as usize).next_multiple_of(BLOCK);
+        if end > buf.len() {
+            return Err(EINVAL);
+        }
+        let base = buf.dma_address();
         let (src, base) = match mem {
             Mem::ImemSecure => (segment.src, base),
             Mem::Dmem => (0, base + u64::from(segment.src)),
@@ -319,7 +337,13 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
                 bar.write(WithBase::of::<E>(), cmd);
                 Ok(())
             })??;
-            self.wait_for(Cond::DmaIdle, DMA_TIMEOUT, "DMA transfer")?;
+            let left = deadline - Instant::<Monotonic>::now();
+            let left = if left.as_nanos() > 0 {
+                left
+            } else {
+                Delta::ZERO
+            };
+            self.wait_for(Cond::DmaIdle, left, DMA_TIMEOUT, "DMA load")?;
         }
         Ok(())
     }

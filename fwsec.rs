@@ -35,7 +35,11 @@ use kernel::{
     },
     prelude::*,
     str::CString,
-    time::Delta,
+    time::{
+        Delta,
+        Instant,
+        Monotonic, //
+    },
 };
 
 use crate::{
@@ -131,8 +135,9 @@ fn read_outcome(bar: &SharedBar0) -> Result<Untrusted<FrtsRegs>> {
     })
 }
 
-/// The generic bootloader, requested and validated, with its code padded to whole blocks.
-fn gen_bootloader(dev: &Device<Bound>, chipset: Chipset) -> Result<(KVec<u8>, u32, u32)> {
+/// The generic bootloader, requested and validated: its code padded to whole blocks, its start
+/// tag and its IMEM destination.
+fn gen_bootloader(dev: &Device<Bound>, chipset: Chipset) -> Result<(KVec<u8>, u16, u16)> {
     let name = CString::try_from_fmt(fmt!(
         "nvidia/{}/gsp/{}-{}.bin",
         chipset.name(),
@@ -151,6 +156,54 @@ fn gen_bootloader(dev: &Device<Bound>, chipset: Chipset) -> Result<(KVec<u8>, u3
     code.extend_from_slice(bl.code, GFP_KERNEL)?;
     code.resize(bl.code.len().next_multiple_of(BLOCK), 0, GFP_KERNEL)?;
     Ok((code, bl.start_tag, bl.imem_dst))
+}
+
+/// Resets the falcon, loads FWSEC-FRTS from `buf` (or the generic bootloader `bl`, which
+/// loads it), starts it and waits for its halt.
+fn load_and_run(
+    dev: &Device<Bound>,
+    falcon: &Falcon<'_, Gsp>,
+    image: &FwsecImage,
+    buf: &Coherent<[u8]>,
+    bl: Option<&(KVec<u8>, u16, u16)>,
+    boot0: u32,
+) -> Result {
+    falcon.reset(boot0)?;
+    let bootvec = match bl {
+        Some((code, start_tag, imem_dst)) => {
+            let desc = BootloaderDesc::new(image, buf.dma_address()).map_err(|e| {
+                dev_err!(dev, "{}\n", e);
+                EINVAL
+            })?;
+            falcon.dma_to_sysmem(BootloaderDesc::CTX_DMA as usize)?;
+            falcon.pio_imem(code, *imem_dst, false, *start_tag)?;
+            falcon.pio_dmem(&desc.to_bytes(), 0)?;
+            u32::from(*start_tag) << 8
+        }
+        None => {
+            let deadline = Instant::<Monotonic>::now() + falcon::DMA_TIMEOUT;
+            falcon.dma_to_sysmem(0)?;
+            falcon.dma_load(buf, image.imem_sec, Mem::ImemSecure, deadline)?;
+            falcon.dma_load(buf, image.dmem, Mem::Dmem, deadline)?;
+            if let Some(brom) = &image.brom {
+                falcon.program_brom(brom)?;
+            }
+            image.boot_addr
+        }
+    };
+    falcon.start(bootvec, 0)?;
+    falcon
+        .wait(Cond::Halted, HALT_TIMEOUT)?
+        .map(|_| ())
+        .map_err(|e| {
+            dev_err!(
+                dev,
+                "FWSEC-FRTS did not halt within {} ms: {}\n",
+                HALT_TIMEOUT.as_millis(),
+                e
+            );
+            ETIMEDOUT
+        })
 }
 
 /// Runs FWSEC-FRTS and checks that WPR2 now starts at the layout's FRTS region. `boot0` is
@@ -193,30 +246,10 @@ pub(crate) fn run_frts(
         .write(fwsec, buf.get_mut(..image.len).ok_or(EINVAL)?)
         .map_err(bad)?;
     let buf: Coherent<[u8]> = buf.into();
-    let base = buf.dma_address();
-
-    let falcon = Falcon::<Gsp>::new(bar, chipset);
-    falcon.reset(boot0)?;
-    let bootvec = if bootloader {
-        let (code, start_tag, imem_dst) = gen_bootloader(dev, chipset)?;
-        let desc = BootloaderDesc::new(&image, base).map_err(bad)?;
-        falcon.dma_to_sysmem(BootloaderDesc::CTX_DMA as usize)?;
-        falcon.pio_imem(
-            &code,
-            u16::try_from(imem_dst)?,
-            false,
-            u16::try_from(start_tag)?,
-        )?;
-        falcon.pio_dmem(&desc.to_bytes(), 0)?;
-        start_tag << 8
+    let bl = if bootloader {
+        Some(gen_bootloader(dev, chipset)?)
     } else {
-        falcon.dma_to_sysmem(0)?;
-        falcon.dma_load(base, image.imem_sec, Mem::ImemSecure)?;
-        falcon.dma_load(base, image.dmem, Mem::Dmem)?;
-        if let Some(brom) = &image.brom {
-            falcon.program_brom(brom)?;
-        }
-        image.boot_addr
+        None
     };
     if let Some(s) = image.signature {
         dev_dbg!(
@@ -226,19 +259,18 @@ pub(crate) fn run_frts(
             s.fuse_version
         );
     }
-    falcon.start(bootvec, 0)?;
-    if let Err(e) = falcon.wait(Cond::Halted, HALT_TIMEOUT)? {
-        dev_err!(
-            dev,
-            "FWSEC-FRTS did not halt within {} ms: {}\n",
-            HALT_TIMEOUT.as_millis(),
-            e
-        );
-        // Stopped before its image is freed; if it cannot be, the image stays allocated.
+    let falcon = Falcon::<Gsp>::new(bar, chipset);
+    // From the falcon's reset to its halt, every way out leaves it stopped before the image it
+    // may be reading is freed; one that cannot be stopped keeps the image.
+    if let Err(e) = load_and_run(dev, &falcon, &image, &buf, bl.as_ref(), boot0) {
         if falcon.reset(boot0).is_err() {
+            dev_err!(
+                dev,
+                "GSP falcon cannot be reset: FWSEC's image stays allocated\n"
+            );
             core::mem::forget(buf);
         }
-        return Err(ETIMEDOUT);
+        return Err(e);
     }
     let done = read_outcome(bar)?
         .validate_ref_against::<FrtsDone, _>(layout.frts.clone())

@@ -484,9 +484,9 @@ pub(crate) struct GenBootloader<'a> {
     /// The code.
     pub(crate) code: &'a [u8],
     /// The IMEM tag of its first block; the falcon starts at `start_tag << 8`.
-    pub(crate) start_tag: u32,
+    pub(crate) start_tag: u16,
     /// Where it goes in IMEM: under the ceiling, its size rounded up to whole blocks.
-    pub(crate) imem_dst: u32,
+    pub(crate) imem_dst: u16,
 }
 
 impl<'a> Validator<&'a Untrusted<[u8]>> for GenBootloader<'a> {
@@ -515,10 +515,11 @@ impl<'a> Validator<&'a Untrusted<[u8]>> for GenBootloader<'a> {
                 "bootloader start tag past the IMEM tags",
             ));
         }
+        // Both fit 16 bits: the tags end at 0x100, the destination under 64 KiB.
         Ok(GenBootloader {
             code,
-            start_tag: desc.start_tag,
-            imem_dst,
+            start_tag: desc.start_tag as u16,
+            imem_dst: imem_dst as u16,
         })
     }
 }

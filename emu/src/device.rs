@@ -182,8 +182,10 @@ impl Engines {
                 .map_err(|e| format!("{}: {e}", path.display()))
                 .and_then(|file| GenBootloader::parse(&file))
         });
+        let mut gsp = Falcon::new("GSP", GSP_BASE, generation);
+        gsp.set_dma_stuck(lie == Some(FwsecLie::DmaStuck));
         Engines {
-            gsp: Falcon::new("GSP", GSP_BASE, generation),
+            gsp,
             sec2: Falcon::new("SEC2", SEC2_BASE, generation),
             fwsec: fwsec.map(|e| Fwsec::new(e, bootloader, lie)),
         }
@@ -650,7 +652,16 @@ impl Device {
                         .line(&format!("{name} falcon: DMA transfer failed: {e}"));
                 }
             }
-            (Engine::Gsp, Action::Reset) => {
+            (_, Action::DmaStuck) => {
+                self.log.line(&format!(
+                    "{name} falcon: DMA transfer commanded; the engine is stuck, it stays in flight"
+                ));
+            }
+            (Engine::Gsp, Action::Reset { dma_in_flight }) => {
+                if dma_in_flight {
+                    self.log
+                        .line("GSP falcon: the reset stops the DMA transfer in flight");
+                }
                 // Silicon's reset handshake flushes to the sysmem flush page: on the chips
                 // whose FB unit is modelled, a reset without one is the driver's mistake.
                 if self.fb.as_ref().is_some_and(|fb| fb.flush_page().is_none()) {
@@ -662,7 +673,7 @@ impl Device {
                 self.fwsec_running = false;
                 self.gsp_event(GspEvent::FalconReset);
             }
-            (Engine::Sec2, Action::Reset) => {}
+            (Engine::Sec2, Action::Reset { .. }) => {}
             (Engine::Gsp, Action::Start) if engines.gsp.loaded() => self.play_fwsec(bus_master),
             (Engine::Gsp, Action::Start) => self.gsp_event(GspEvent::Start),
             (Engine::Sec2, Action::Start) => {

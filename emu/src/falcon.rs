@@ -85,6 +85,12 @@ const BCR_RISCV: u32 = 1 << 4;
 /// BCR_CTRL: the selection is valid.
 const BCR_VALID: u32 = 1;
 
+/// How many reads of the scrubbing status say busy after a reset: a driver must wait for it.
+const SCRUB_READS: u8 = 2;
+
+/// How many reads of DMATRFCMD say busy after a transfer is commanded: a driver must wait.
+const DMA_READS: u8 = 1;
+
 /// Falcon memory block size.
 pub const BLOCK: usize = 256;
 /// IMEM and DMEM sizes of the model.
@@ -106,10 +112,13 @@ pub struct ImemBlock {
 pub enum Action {
     /// The CPU was started (it was halted).
     Start,
-    /// The engine went into reset (the device stops what ran on it).
-    Reset,
+    /// The engine went into reset (the device stops what ran on it); a DMA transfer was in
+    /// flight and the reset stopped it.
+    Reset { dma_in_flight: bool },
     /// A DMA transfer was commanded.
     Dma,
+    /// A DMA transfer was commanded on an engine that never completes one.
+    DmaStuck,
 }
 
 /// The register families of the falcon's chip.
@@ -147,6 +156,14 @@ pub struct Falcon {
     in_reset: bool,
     bcr: u32,
     brom: [u32; 4],
+    /// Reads of the scrubbing status left before scrubbing reads done (after a reset).
+    scrub_reads: std::cell::Cell<u8>,
+    /// Reads of DMATRFCMD left before the commanded transfer reads done.
+    dma_reads: std::cell::Cell<u8>,
+    /// The DMA engine never completes a transfer (`--fwsec-fault dma-stuck`).
+    dma_stuck: bool,
+    /// A transfer was commanded and has not completed (only with `dma_stuck`).
+    dma_in_flight: bool,
 }
 
 impl Falcon {
@@ -177,6 +194,10 @@ impl Falcon {
             in_reset: false,
             bcr: BCR_RISCV | BCR_VALID,
             brom: [0; 4],
+            scrub_reads: std::cell::Cell::new(0),
+            dma_reads: std::cell::Cell::new(0),
+            dma_stuck: false,
+            dma_in_flight: false,
         };
         f.power_on();
         f
@@ -218,6 +239,10 @@ impl Falcon {
         self.transcfg = [0; 8];
         self.fbif_ctl = 0;
         self.brom = [0; 4];
+        // Scrubbing takes a while: its status says busy for the next two looks.
+        self.scrub_reads.set(SCRUB_READS);
+        self.dma_reads.set(0);
+        self.dma_in_flight = false;
     }
 
     /// The engine's name, for the log.
@@ -254,7 +279,7 @@ impl Falcon {
             MAILBOX1 => self.mailbox[1],
             OS => self.os,
             RM => self.rm,
-            HWCFG2 if ga => HWCFG2_RESET_READY,
+            HWCFG2 if ga => HWCFG2_RESET_READY | (u32::from(self.scrubbing()) << 12),
             CPUCTL => {
                 if self.halted {
                     CPUCTL_HALTED
@@ -263,12 +288,12 @@ impl Falcon {
                 }
             }
             BOOTVEC => self.bootvec,
-            DMACTL => self.dmactl & !0b110,
+            DMACTL => (self.dmactl & !0b110) | if self.scrubbing() { 0b110 } else { 0 },
             DMATRFBASE => self.dmatrfbase,
             DMATRFBASE1 => self.dmatrfbase1,
             DMATRFMOFFS => self.dmatrfmoffs,
             DMATRFFBOFFS => self.dmatrffboffs,
-            DMATRFCMD => self.dmatrfcmd | DMATRFCMD_IDLE,
+            DMATRFCMD => self.dmatrfcmd | if self.dma_busy() { 0 } else { DMATRFCMD_IDLE },
             r if (IMEM_PORTS..IMEM_PORTS + 0x40).contains(&r) => {
                 let port = ((r - IMEM_PORTS) / 16) as usize;
                 match (r - IMEM_PORTS) % 16 {
@@ -309,9 +334,10 @@ impl Falcon {
                 let was = self.in_reset;
                 self.in_reset = reset;
                 if reset && !was {
+                    let dma_in_flight = self.dma_in_flight;
                     self.engine_reset();
                     self.in_reset = true;
-                    return Some(Action::Reset);
+                    return Some(Action::Reset { dma_in_flight });
                 }
                 return None;
             }
@@ -332,6 +358,11 @@ impl Falcon {
             DMATRFFBOFFS => self.dmatrffboffs = value,
             DMATRFCMD => {
                 self.dmatrfcmd = value & !DMATRFCMD_IDLE;
+                self.dma_reads.set(DMA_READS);
+                if self.dma_stuck {
+                    self.dma_in_flight = true;
+                    return Some(Action::DmaStuck);
+                }
                 return Some(Action::Dma);
             }
             r if (IMEM_PORTS..IMEM_PORTS + 0x40).contains(&r) => {
@@ -365,6 +396,35 @@ impl Falcon {
         None
     }
 
+    /// Whether scrubbing still reads busy (one look fewer each time).
+    fn scrubbing(&self) -> bool {
+        let left = self.scrub_reads.get();
+        self.scrub_reads.set(left.saturating_sub(1));
+        left > 0
+    }
+
+    /// Whether the commanded transfer still reads busy (one look fewer each time; forever
+    /// when the engine is stuck).
+    fn dma_busy(&self) -> bool {
+        if self.dma_in_flight {
+            return true;
+        }
+        let left = self.dma_reads.get();
+        self.dma_reads.set(left.saturating_sub(1));
+        left > 0
+    }
+
+    /// Makes the DMA engine never complete a transfer.
+    pub fn set_dma_stuck(&mut self, stuck: bool) {
+        self.dma_stuck = stuck;
+    }
+
+    /// Whether a transfer is in flight (the engine is stuck).
+    #[cfg(test)]
+    pub fn dma_in_flight(&self) -> bool {
+        self.dma_in_flight
+    }
+
     /// A word written through IMEM port `port`: at IMEMC's offset, into its block, which takes
     /// the port's tag and IMEMC's secure flag; the offset moves on with auto-increment.
     fn imem_word(&mut self, port: usize, value: u32) {
@@ -392,9 +452,10 @@ impl Falcon {
 
     /// Runs the commanded DMA transfer: 256 bytes from guest memory at the base plus the
     /// source offset, into IMEM (tagged with the source offset's block, secure as the command
-    /// says) or DMEM at the destination offset. Only DMA index 0's target is honoured by the
-    /// engine's own transfers; it must be system memory by physical address, which the
-    /// interface must allow. Returns what went wrong, for the log.
+    /// says) or DMEM at the destination offset, through the DMA index the command names (bits
+    /// 14:12; 0 for the driver's own loads), which must reach system memory by physical
+    /// address, as the interface must allow. The status reads busy for one more look. Returns
+    /// what went wrong, for the log.
     pub fn dma(&mut self, mem: &mut Sysmem<'_>) -> Result<(), String> {
         let cmd = self.dmatrfcmd;
         let size = (cmd >> 8) & 7;

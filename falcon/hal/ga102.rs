@@ -53,12 +53,17 @@ pub(super) fn select_core<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
             regs::NV_PRISCV_RISCV_BCR_CTRL::from_raw(0),
         )
     })?;
-    falcon.wait_for(Cond::FalconCore, CORE_TIMEOUT, "core selection")
+    falcon.wait_for(
+        Cond::FalconCore,
+        CORE_TIMEOUT,
+        CORE_TIMEOUT,
+        "core selection",
+    )
 }
 
 /// Waits until `HWCFG2` says memory is scrubbed.
 pub(super) fn wait_scrubbed<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
-    falcon.wait_for(Cond::ScrubbedHwcfg2, SCRUB_TIMEOUT, "reset")
+    falcon.wait_for(Cond::ScrubbedHwcfg2, SCRUB_TIMEOUT, SCRUB_TIMEOUT, "reset")
 }
 
 /// Programs the boot ROM's parameters: the signature's DMEM offset, the engine mask, the

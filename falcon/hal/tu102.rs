@@ -24,5 +24,5 @@ pub(super) fn reset<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
 
 /// Waits until `DMACTL` says IMEM and DMEM are scrubbed.
 pub(super) fn wait_scrubbed<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
-    falcon.wait_for(Cond::ScrubbedDmactl, SCRUB_TIMEOUT, "reset")
+    falcon.wait_for(Cond::ScrubbedDmactl, SCRUB_TIMEOUT, SCRUB_TIMEOUT, "reset")
 }

@@ -984,7 +984,11 @@ pub fn gen_bootloader(file: &[u8]) -> Result<(usize, u32, u32), String> {
     let bl = Untrusted::new_untrusted_ref(file)
         .validate_ref::<GenBootloader<'_>>()
         .map_err(|e| e.to_string())?;
-    assert!(bl.imem_dst as usize + bl.code.len().next_multiple_of(256) <= 0x10000);
-    assert!(bl.start_tag + (bl.code.len().div_ceil(256) as u32) <= 0x100);
-    Ok((bl.code.len(), bl.start_tag, bl.imem_dst))
+    assert!(usize::from(bl.imem_dst) + bl.code.len().next_multiple_of(256) <= 0x10000);
+    assert!(usize::from(bl.start_tag) + bl.code.len().div_ceil(256) <= 0x100);
+    Ok((
+        bl.code.len(),
+        u32::from(bl.start_tag),
+        u32::from(bl.imem_dst),
+    ))
 }

@@ -142,6 +142,22 @@ def check_frts(sc, lines, levels, emu, results):
     else:
         results.check(f"{sc.name}: the emulated GPU's boot ROM refused the badly signed image",
                       bool(refused), f"no refusal in {emu.log}")
+    if sc.emu_option("--fwsec-fault") == "dma-stuck":
+        # The driver gave up on the transfer: it must stop the falcon before it frees the
+        # image the transfer reads, within the probe (no phase change in between).
+        stuck, stopped, late = 0, 0, 0
+        pending = False
+        for l in emu_log.splitlines():
+            if "the engine is stuck, it stays in flight" in l and not pending:
+                stuck, pending = stuck + 1, True
+            elif "the reset stops the DMA transfer in flight" in l:
+                stopped, pending = stopped + 1, False
+            elif re.search(r"\bphase \d+ -> \d+", l) and pending:
+                late, pending = late + 1, False
+        results.check(f"{sc.name}: the driver reset the falcon whose DMA transfer never ended, "
+                      f"before its probe ended",
+                      stuck > 0 and stopped == stuck and not late and not pending,
+                      f"{stuck} stuck, {stopped} stopped, {late} left past a phase (see {emu.log})")
     unflushed = [l for l in emu_log.splitlines() if "reset with no sysmem flush page" in l]
     results.check(f"{sc.name}: every GSP falcon reset came with a sysmem flush page registered",
                   not unflushed, f"{emu.log}: {unflushed[:2]}")

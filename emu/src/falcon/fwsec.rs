@@ -29,7 +29,8 @@
 //! `--fwsec-fault` lies: `error-mailbox` (mailbox 0 = 0x4), `scratch-error` (error code 0x17
 //! in the scratch register), `no-wpr2` (halts with success, WPR2 unset), `no-halt` (never
 //! halts), `fuse-unsigned` (the fuse selects a version the ucode has no signature for: 2 for
-//! the synthetic VBIOS).
+//! the synthetic VBIOS), `dma-stuck` (the GSP falcon's DMA engine never completes a transfer:
+//! the falcon model's, set by the device).
 
 use std::ops::Range;
 
@@ -68,6 +69,7 @@ lies! {
         NoHalt = "no-halt" => "FWSEC-FRTS never halts",
         FuseUnsigned = "fuse-unsigned"
             => "the GSP's fuse selects a signature version the ucode does not have",
+        DmaStuck = "dma-stuck" => "the GSP falcon's DMA engine never completes a transfer",
     }
 }
 

@@ -51,13 +51,20 @@ fn reset_scrubs_and_halts_and_start_is_reported_once() {
     assert_eq!(f.read(CPUCTL) & CPUCTL_HALTED, 0);
     // A running CPU does not start again.
     assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), None);
-    assert_eq!(f.write(ENGINE, 1), Some(Action::Reset));
+    assert_eq!(
+        f.write(ENGINE, 1),
+        Some(Action::Reset {
+            dma_in_flight: false
+        })
+    );
     // Held in reset: writes are ignored.
     f.write(MAILBOX0, 9);
     assert_eq!(f.write(ENGINE, 0), None);
     assert_eq!((f.read(MAILBOX0), f.loaded()), (0, false));
     assert_eq!(f.read(CPUCTL), CPUCTL_HALTED);
-    // Scrubbing is instant; GA102 says it is ready for a reset.
+    // Scrubbing reads busy for two looks, then done; GA102 says it is ready for a reset.
+    assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY | (1 << 12));
+    assert_eq!(f.read(DMACTL) & 0b110, 0b110);
     assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY);
     assert_eq!(f.read(DMACTL) & 0b110, 0);
     assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), Some(Action::Start));
@@ -114,6 +121,8 @@ fn dma_reads_guest_memory_into_imem_and_dmem() {
     let err = f.dma(&mut Sysmem::new(&mem, &mut counts)).unwrap_err();
     assert!(err.contains("DMA read of guest 0x100200"), "{err}");
     assert!(!f.loaded());
+    // Busy for one look after the command, then idle.
+    assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, 0);
     assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, DMATRFCMD_IDLE);
     // A wrong size.
     f.write(DMATRFCMD, 5 << 8);
@@ -121,4 +130,29 @@ fn dma_reads_guest_memory_into_imem_and_dmem() {
         .dma(&mut Sysmem::new(&mem, &mut counts))
         .unwrap_err()
         .contains("size code 5"));
+}
+
+#[test]
+fn a_transfer_reads_busy_once_and_a_stuck_engine_forever_until_a_reset() {
+    let mut f = ga();
+    f.write(DMATRFCMD, 6 << 8);
+    assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, 0);
+    assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, DMATRFCMD_IDLE);
+    f.set_dma_stuck(true);
+    assert_eq!(
+        f.write(DMATRFCMD, 6 << 8),
+        Some(Action::DmaStuck),
+        "a stuck engine moves nothing"
+    );
+    for _ in 0..100 {
+        assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, 0);
+    }
+    assert!(f.dma_in_flight());
+    assert_eq!(
+        f.write(ENGINE, 1),
+        Some(Action::Reset {
+            dma_in_flight: true
+        })
+    );
+    assert!(!f.dma_in_flight());
 }
