@@ -319,6 +319,9 @@ fn start_gsp(
     // (below) and frees only from its unbind, which cannot overlap.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
     let dev = pdev.as_ref();
+    // The GPU reads and writes system memory (FWSEC's image, the GSP's memory): bus mastering
+    // from here on, and off again on every failure.
+    pdev.set_master();
     let flush = match chain {
         Some(chain) => Some(run_fwsec_frts(pdev, bar, &spec, chain)?),
         None => None,
@@ -328,9 +331,6 @@ fn start_gsp(
             flush.unregister(bar);
         }
     };
-    // The GSP reads and writes system memory: bus mastering from its start on, and off again on
-    // every failure.
-    pdev.set_master();
     let mut gsp =
         Gsp::boot(dev, bar, spec, fw.version, &fw.image_head, &facts).inspect_err(|_| {
             unregister(&flush);
@@ -348,9 +348,9 @@ fn start_gsp(
     Ok((gsp, flush))
 }
 
-/// The part of the GSP boot that runs before GSP-RM on Turing to Ada: the sysmem flush page,
-/// WPR2 not yet set, FWSEC-FRTS (with bus mastering for its DMA), then the GSP falcon reset for
-/// what follows. Every failure unregisters the page and turns bus mastering off again.
+/// The part of the GSP boot that runs before GSP-RM on Turing to Ada (bus mastering on): the
+/// sysmem flush page, WPR2 not yet set, FWSEC-FRTS, then the GSP falcon reset for what
+/// follows. Every failure unregisters the page and turns bus mastering off again.
 fn run_fwsec_frts(
     pdev: &pci::Device<Core<'_>>,
     bar: &SharedBar0,
@@ -358,11 +358,13 @@ fn run_fwsec_frts(
     chain: &FwsecChain,
 ) -> Result<SysmemFlush> {
     let dev = pdev.as_ref();
-    let flush = SysmemFlush::register(dev, bar, spec)?;
+    let flush = SysmemFlush::register(dev, bar, spec).inspect_err(|_| clear_master(pdev))?;
     let run = || -> Result {
         crate::fb::check_wpr2_unset(dev, bar)?;
-        let vbios = chain.rom.vbios().map_err(|_| EINVAL)?;
-        pdev.set_master();
+        let vbios = chain.rom.vbios().map_err(|e| {
+            dev_err!(pdev, "VBIOS: {}\n", e);
+            EINVAL
+        })?;
         crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)?;
         Falcon::<GspFalcon>::new(bar, spec.chipset).reset(chain.boot0)
     };

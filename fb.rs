@@ -3,6 +3,11 @@
 //! The framebuffer for the GSP boot (Turing to Ada): its layout, read from the device and
 //! validated ([`layout`], the parsing core), the WPR2 registers, and the sysmem flush page.
 
+use core::sync::atomic::{
+    AtomicBool,
+    Ordering, //
+};
+
 use kernel::{
     device,
     dma::CoherentHandle,
@@ -122,11 +127,24 @@ pub(crate) fn check_wpr2_unset(dev: &device::Device, bar: &SharedBar0) -> Result
 /// to system memory (a falcon's reset handshake does), registered before any falcon is reset
 /// and for as long as the binding lasts.
 ///
-/// Dropped, it unregisters the page (when the device still answers) before the page is freed.
+/// [`SysmemFlush::unregister`] takes it back from the GPU; dropped while still registered (a
+/// path that forgot to, or a device that did not answer), the page is leaked, never freed
+/// under the GPU.
 pub(crate) struct SysmemFlush {
     family: FbFamily,
-    /// Held, never read: the page must live while the GPU may write it.
-    _page: CoherentHandle,
+    /// Freed on drop only once unregistered: the page must live while the GPU may write it.
+    page: Option<CoherentHandle>,
+    registered: AtomicBool,
+}
+
+impl Drop for SysmemFlush {
+    fn drop(&mut self) {
+        if let Some(page) = self.page.take() {
+            if self.registered.load(Ordering::Acquire) {
+                core::mem::forget(page);
+            }
+        }
+    }
 }
 
 /// Shift of the low register: it holds address bits 39:8.
@@ -157,14 +175,17 @@ impl SysmemFlush {
         dev_dbg!(dev, "sysmem flush page at {:#x}\n", addr);
         Ok(SysmemFlush {
             family,
-            _page: page,
+            page: Some(page),
+            registered: AtomicBool::new(true),
         })
     }
 
     /// Unregisters the page, before it is freed: the binding's end calls this while BAR0 still
-    /// answers.
+    /// answers (a device that no longer does keeps the page: it is leaked).
     pub(crate) fn unregister(&self, bar: &SharedBar0) {
-        let _ = bar.with(|bar| write_flush(bar, self.family, 0));
+        if bar.with(|bar| write_flush(bar, self.family, 0)).is_ok() {
+            self.registered.store(false, Ordering::Release);
+        }
     }
 }
 

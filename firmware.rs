@@ -90,8 +90,8 @@ pub(crate) const IMAGE_HEAD: usize = 0x10000;
 /// warning).
 fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result<GspFirmware> {
     let mut image_head = None;
-    let mut elf_size = 0;
-    let mut bootloader_size = 0;
+    let mut elf_size = None;
+    let mut bootloader_size = None;
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let shown = name.to_str().unwrap_or("?");
@@ -114,17 +114,30 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
         );
         match validated {
             Validated::Gsp(image) => {
-                elf_size = image.image.len();
+                elf_size = Some(image.image.len());
                 image_head = Some(ImageHead::copy(&image)?);
             }
-            Validated::Bin(bin) if kind == FileKind::Bootloader => bootloader_size = bin.data_size,
+            Validated::Bin(bin) if kind == FileKind::Bootloader => {
+                bootloader_size = Some(bin.data_size)
+            }
             _ => {}
         }
     }
+    // Every architecture's file list has the GSP image and the bootloader, and each validates
+    // as its kind: a set without them is the driver's mistake, said in one line.
+    let (Some(image_head), Some(elf_size), Some(bootloader_size)) =
+        (image_head, elf_size, bootloader_size)
+    else {
+        dev_err!(
+            dev,
+            "GSP firmware {}: no GSP image or bootloader among its files\n",
+            version
+        );
+        return Err(ENOENT);
+    };
     Ok(GspFirmware {
         version,
-        // Every architecture's file list has the GSP image.
-        image_head: image_head.ok_or(ENOENT)?,
+        image_head,
         elf_size,
         bootloader_size,
     })

@@ -96,8 +96,8 @@ pub(crate) const GEN_BOOTLOADER: &str = "gen_bootloader";
 /// The version the generic bootloader is shipped under.
 pub(crate) const GEN_BOOTLOADER_VERSION: FwVersion = FwVersion::R570_144;
 
-/// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, but it
-/// runs no FWSEC-FRTS).
+/// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, which runs
+/// no FWSEC-FRTS but will run FWSEC-SB at teardown, issue 15: its file is listed already).
 pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
     matches!(chipset.arch(), Architecture::Turing) || matches!(chipset, Chipset::GA100)
 }

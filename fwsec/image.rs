@@ -544,7 +544,7 @@ impl BootloaderDesc {
     /// The DMA index the descriptor names: physical, non-coherent system memory.
     pub(crate) const CTX_DMA: u32 = 4;
     /// Its size in DMEM.
-    pub(crate) const SIZE: usize = 88;
+    pub(crate) const SIZE: usize = 84;
 
     /// The descriptor for `image` placed at bus address `base`: the bootloader uses one offset
     /// for source and destination, so the image must sit at the IMEM offsets it is loaded to

@@ -160,6 +160,9 @@ impl Fb {
             NV_FUSE_STATUS_OPT_DISPLAY_GA100 if self.family != Family::Tu102 => {
                 u32::from(self.family == Family::Ga100)
             }
+            // No display engine on GA100: its registers answer a PRI error pattern (not a
+            // valid workspace), which a driver that read them anyway would see.
+            NV_PDISP_VGA_WORKSPACE_BASE if self.family == Family::Ga100 => 0xbadf_5040,
             NV_PDISP_VGA_WORKSPACE_BASE => {
                 let base = if self.lie == Some(FbLie::VgaPastEnd) {
                     self.size() + (16 << 20)

@@ -110,6 +110,68 @@ fn the_signature_is_the_rank_of_the_fuse_version_among_the_descriptors() {
     }
 }
 
+/// A generic bootloader file made here: the binary header (magic, version, size, descriptor
+/// at 0x18, data at 0x30 of `code.len()` bytes) and the descriptor (start tag, DMEM load
+/// offset, code offset 0, code size).
+fn gen_bootloader_file(start_tag: u32, code: &[u8]) -> Vec<u8> {
+    let mut f = vec![0u8; 0x30];
+    let len = code.len() as u32;
+    for (at, v) in [
+        (0, 0x10de),
+        (4, 1),
+        (8, 0x30 + len),
+        (12, 0x18),
+        (16, 0x30),
+        (20, len),
+    ] {
+        f[at..at + 4].copy_from_slice(&(v as u32).to_le_bytes());
+    }
+    f[0x18..0x1c].copy_from_slice(&start_tag.to_le_bytes());
+    f[0x24..0x28].copy_from_slice(&len.to_le_bytes());
+    f.extend_from_slice(code);
+    f
+}
+
+#[test]
+fn a_generic_bootloader_made_here() {
+    // 0x300 bytes of code in 3 blocks right under 64 KiB, tagged from 0xfd: the last tag.
+    let ok = gen_bootloader_file(0xfd, &[0x5a; 0x300]);
+    assert_eq!(check::gen_bootloader(&ok), Ok((0x300, 0xfd, 0xfd00)));
+    // A partial block rounds up: 0x101 bytes take two blocks.
+    assert_eq!(
+        check::gen_bootloader(&gen_bootloader_file(0x10, &[1; 0x101])),
+        Ok((0x101, 0x10, 0xfe00))
+    );
+    // One tag too far.
+    assert!(
+        check::gen_bootloader(&gen_bootloader_file(0xfe, &[0x5a; 0x300]))
+            .unwrap_err()
+            .contains("start tag")
+    );
+    // Code larger than 64 KiB.
+    assert!(
+        check::gen_bootloader(&gen_bootloader_file(0, &vec![0; 0x10100]))
+            .unwrap_err()
+            .contains("64 KiB")
+    );
+    // No code.
+    assert!(check::gen_bootloader(&gen_bootloader_file(0, &[])).is_err());
+    // The code past the data.
+    let mut past = ok.clone();
+    past[0x24..0x28].copy_from_slice(&0x301u32.to_le_bytes());
+    assert!(check::gen_bootloader(&past)
+        .unwrap_err()
+        .contains("bootloader code"));
+    // Every byte of the headers, every value class: never a panic.
+    for at in 0..0x30 {
+        for v in [0, 1, 0x7f, 0x80, 0xff] {
+            let mut f = ok.clone();
+            f[at] = v;
+            let _ = check::gen_bootloader(&f);
+        }
+    }
+}
+
 #[test]
 fn the_generic_bootloader_of_the_firmware_package() {
     let path = "/usr/lib/firmware/nvidia/tu102/gsp/gen_bootloader-570.144.bin";

@@ -225,24 +225,41 @@ impl Fwsec {
         }
     }
 
-    /// Its registers: the scratch register and the fuse arrays (the GSP's for the ucode id
-    /// says the fuse version; the others read 0).
+    /// The fuse register that holds the signature version for the ucode: the array of the
+    /// engine its descriptor's mask names first (bit 0 SEC2, bit 2 NVDEC, bit 10 GSP), at its
+    /// ucode id; `None` for a descriptor without one (v2).
+    fn fuse_register(&self) -> Option<u64> {
+        let mask = self.expected.engine_id_mask;
+        let base = if mask & 1 != 0 {
+            NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION
+        } else if mask & 4 != 0 {
+            NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION
+        } else if mask & 0x400 != 0 {
+            NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION
+        } else {
+            return None;
+        };
+        let id = u64::from(self.expected.ucode_id);
+        (1..=16).contains(&id).then(|| base + 4 * (id - 1))
+    }
+
+    /// Its registers: the scratch register and the fuse arrays (the ucode's fuse says the
+    /// fuse version, its highest set bit counted from 1; every other reads 0).
     pub fn read(&self, offset: u64) -> Option<u32> {
         let fuse = |base: u64| (base..base + 64).contains(&offset);
         if offset == NV_PBUS_SW_SCRATCH_0E {
             Some(self.scratch_0e)
-        } else if fuse(NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION) {
-            let id = u64::from(self.expected.ucode_id);
-            let ours = id != 0 && offset == NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION + 4 * (id - 1);
-            Some(if ours {
-                1 << (self.fuse_version() - 1)
+        } else if fuse(NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION)
+            || fuse(NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION)
+            || fuse(NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION)
+        {
+            let version = self.fuse_version();
+            let ours = self.fuse_register() == Some(offset);
+            Some(if ours && version > 0 {
+                1 << (version - 1)
             } else {
                 0
             })
-        } else if fuse(NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION)
-            || fuse(NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION)
-        {
-            Some(0)
         } else {
             None
         }
@@ -389,7 +406,8 @@ impl Fwsec {
                 bl.start_tag << 8
             ));
         }
-        let d = falcon.dmem()[..88].to_vec();
+        // `BootloaderDmemDescV2`: 84 bytes, packed.
+        let d = falcon.dmem()[..84].to_vec();
         let u32_at = |at: usize| u32::from_le_bytes([d[at], d[at + 1], d[at + 2], d[at + 3]]);
         let u64_at = |at: usize| u64::from(u32_at(at)) | (u64::from(u32_at(at + 4)) << 32);
         let ctx_dma = u32_at(32);
@@ -613,6 +631,25 @@ mod tests {
             .expected_dmem(&FRTS)
             .unwrap_err()
             .contains("version 2"));
+    }
+
+    #[test]
+    fn the_fuse_is_the_engine_the_mask_names_first_and_version_0_reads_0() {
+        let v = Vbios::build(chipset::find("ga102").unwrap());
+        let mut e = Expected::from_ucode(v.fwsec());
+        // SEC2 (bit 0) wins over the GSP (bit 10); ucode id 7; only version 0 signed.
+        e.engine_id_mask = 0x401;
+        e.signature_versions = 0b1;
+        let fwsec = Fwsec::new(e, None, None);
+        let sec2_id7 = NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION + 4 * 6;
+        assert_eq!(fwsec.fuse_register(), Some(sec2_id7));
+        assert_eq!(fwsec.read(sec2_id7), Some(0));
+        assert_eq!(
+            fwsec.read(NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION + 4 * 6),
+            Some(0)
+        );
+        assert_eq!(fwsec.read(NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION), Some(0));
+        assert_eq!(fwsec.read(NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION + 64), None);
     }
 
     #[test]

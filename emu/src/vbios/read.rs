@@ -21,7 +21,21 @@ use crate::falcon::fwsec::{
 /// A read failure.
 pub type Res<T> = Result<T, String>;
 
-pub fn u16_at(b: &[u8], at: usize) -> Res<u16> {
+/// The byte at `at`, or an error past the end.
+pub fn byte(b: &[u8], at: usize) -> Res<u8> {
+    b.get(at)
+        .copied()
+        .ok_or_else(|| format!("byte at {at:#x} out of bounds ({:#x})", b.len()))
+}
+
+/// The `len` bytes at `at`, or an error past the end.
+pub fn slice(b: &[u8], at: usize, len: usize) -> Res<&[u8]> {
+    at.checked_add(len)
+        .and_then(|end| b.get(at..end))
+        .ok_or_else(|| format!("{len:#x} bytes at {at:#x} out of bounds ({:#x})", b.len()))
+}
+
+fn u16_at(b: &[u8], at: usize) -> Res<u16> {
     b.get(at..at + 2)
         .map(|s| u16::from_le_bytes([s[0], s[1]]))
         .ok_or_else(|| format!("u16 at {at:#x} out of bounds ({:#x})", b.len()))
@@ -103,12 +117,12 @@ pub fn images(rom: &[u8], start: usize) -> Res<Vec<Img>> {
         }
         let pcir_len = usize::from(u16_at(rom, pcir + 0xa)?);
         let blocks = usize::from(u16_at(rom, pcir + 0x10)?);
-        let code_type = rom[pcir + 0x14];
-        let pcir_last = rom[pcir + 0x15] & 0x80 != 0;
+        let code_type = byte(rom, pcir + 0x14)?;
+        let pcir_last = byte(rom, pcir + 0x15)? & 0x80 != 0;
         let npde = (pcir + pcir_len).next_multiple_of(16);
         let (len, npde_last) = if code_type != 0x70 && rom.get(npde..npde + 4) == Some(b"NPDE") {
             let sub = usize::from(u16_at(rom, npde + 8)?);
-            (sub * 512, Some(rom[npde + 0xa] & 0x80 != 0))
+            (sub * 512, Some(byte(rom, npde + 0xa)? & 0x80 != 0))
         } else {
             (blocks * 512, None)
         };
@@ -121,7 +135,11 @@ pub fn images(rom: &[u8], start: usize) -> Res<Vec<Img>> {
             code_type,
             vendor: u16_at(rom, pcir + 4)?,
             device: u16_at(rom, pcir + 6)?,
-            class: [rom[pcir + 0xd], rom[pcir + 0xe], rom[pcir + 0xf]],
+            class: [
+                byte(rom, pcir + 0xd)?,
+                byte(rom, pcir + 0xe)?,
+                byte(rom, pcir + 0xf)?,
+            ],
             pcir_last,
             npde_last,
         });
@@ -148,15 +166,15 @@ pub fn falcon_data(rom: &[u8], imgs: &[Img]) -> Res<FalconData> {
         .iter()
         .find(|i| i.code_type == 0)
         .ok_or("no PCI-AT image")?;
-    let image = &rom[pci_at.base..pci_at.base + pci_at.len];
+    let image = slice(rom, pci_at.base, pci_at.len)?;
     let bit = image
         .windows(6)
         .position(|w| w == [0xff, 0xb8, b'B', b'I', b'T', 0])
         .ok_or("no BIT")?;
-    let header_size = usize::from(image[bit + 8]);
-    let token_size = usize::from(image[bit + 9]);
-    let tokens = usize::from(image[bit + 10]);
-    let checksum = image[bit..bit + header_size]
+    let header_size = usize::from(byte(image, bit + 8)?);
+    let token_size = usize::from(byte(image, bit + 9)?);
+    let tokens = usize::from(byte(image, bit + 10)?);
+    let checksum = slice(image, bit, header_size)?
         .iter()
         .fold(0u8, |s, &b| s.wrapping_add(b));
     if checksum != 0 {
@@ -165,8 +183,8 @@ pub fn falcon_data(rom: &[u8], imgs: &[Img]) -> Res<FalconData> {
     let mut pointer = None;
     for t in 0..tokens {
         let entry = bit + header_size + t * token_size;
-        if image[entry] == 0x70 {
-            if image[entry + 1] != 2 || u16_at(image, entry + 2)? < 4 {
+        if byte(image, entry)? == 0x70 {
+            if byte(image, entry + 1)? != 2 || u16_at(image, entry + 2)? < 4 {
                 return Err("falcon data token not version 2 with 4 bytes".into());
             }
             let data = usize::from(u16_at(image, entry + 4)?);
@@ -181,8 +199,9 @@ pub fn falcon_data(rom: &[u8], imgs: &[Img]) -> Res<FalconData> {
     let section_base = imgs[first].base;
     let section: Vec<u8> = imgs[first..]
         .iter()
-        .flat_map(|i| rom[i.base..i.base + i.len].iter().copied())
-        .collect();
+        .map(|i| slice(rom, i.base, i.len))
+        .collect::<Res<Vec<_>>>()?
+        .concat();
     let table = pointer
         .checked_sub(pci_at.len)
         .ok_or("falcon data pointer inside the PCI-AT image")?;
@@ -229,10 +248,14 @@ pub fn find_ucode(fd: &FalconData, app: u8) -> Res<Found> {
     if s.get(t) != Some(&1) {
         return Err(format!("ucode table version {:?}", s.get(t)));
     }
-    let (hdr, len, count) = (usize::from(s[t + 1]), usize::from(s[t + 2]), s[t + 3]);
+    let (hdr, len, count) = (
+        usize::from(byte(s, t + 1)?),
+        usize::from(byte(s, t + 2)?),
+        byte(s, t + 3)?,
+    );
     let entry = (0..usize::from(count))
         .map(|i| t + hdr + i * len)
-        .find(|&e| s[e] == app)
+        .find(|&e| byte(s, e).ok() == Some(app))
         .ok_or(format!("no application {app:#x}"))?;
     let desc = usize_at(s, entry + 2)?
         .checked_sub(fd.pci_at_len)
@@ -270,10 +293,10 @@ pub fn find_ucode(fd: &FalconData, app: u8) -> Res<Found> {
             }
         }
         3 => {
-            let count = usize::from(s[desc + 39]);
+            let count = usize::from(byte(s, desc + 39)?);
             let signatures = (0..count)
-                .map(|i| s[desc + 44 + 384 * i..desc + 44 + 384 * (i + 1)].to_vec())
-                .collect();
+                .map(|i| slice(s, desc + 44 + 384 * i, 384).map(<[u8]>::to_vec))
+                .collect::<Res<_>>()?;
             if size != 44 + 384 * count {
                 return Err(format!("V3 size {size:#x} with {count} signatures"));
             }
@@ -293,7 +316,7 @@ pub fn find_ucode(fd: &FalconData, app: u8) -> Res<Found> {
                 imem_sec: None,
                 dmem_phys_base: word(7)?,
                 engine_id_mask: u16_at(s, desc + 36)?,
-                ucode_id: s[desc + 38],
+                ucode_id: byte(s, desc + 38)?,
             }
         }
         v => return Err(format!("descriptor version {v}")),
@@ -314,7 +337,11 @@ pub fn find_dmap(f: &Found) -> Res<(usize, usize, u32)> {
     if d.get(i) != Some(&1) {
         return Err("application interface table not version 1".into());
     }
-    let (hdr, len, count) = (usize::from(d[i + 1]), usize::from(d[i + 2]), d[i + 3]);
+    let (hdr, len, count) = (
+        usize::from(byte(d, i + 1)?),
+        usize::from(byte(d, i + 2)?),
+        byte(d, i + 3)?,
+    );
     for e in 0..usize::from(count) {
         let entry = i + hdr + e * len;
         if u32_at(d, entry)? != 4 {
@@ -413,5 +440,14 @@ mod tests {
         let mut bad = flash.clone();
         bad[0] = 0;
         assert!(read_fwsec(&bad).is_err());
+        // Every byte of every header and table set to 0x00 and 0xff in turn: an error or a
+        // ucode, never a panic (a user's dump, `make run VBIOS=`, may be anything).
+        for at in (0..flash.len()).step_by(3) {
+            for value in [0x00, 0xff] {
+                let mut f = flash.clone();
+                f[at] = value;
+                let _ = read_fwsec(&f);
+            }
+        }
     }
 }

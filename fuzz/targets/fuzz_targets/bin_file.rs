@@ -3,4 +3,5 @@
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = nova_core_parse::check::bin_file(data);
+    let _ = nova_core_parse::check::gen_bootloader(data);
 });
