@@ -159,7 +159,11 @@ fn wpr2_registers() {
     // Bits 31:4 of each hold an address >> 12: LO the first byte, HI the start of the last
     // 128 KiB granule (NVIDIA's own booter adds 128 KiB to it for the end).
     assert_eq!(check::wpr2(0, 0), None);
-    assert_eq!(check::wpr2(0xffff_fff0, 0), None, "a zero upper bound is no region");
+    assert_eq!(
+        check::wpr2(0xffff_fff0, 0),
+        None,
+        "a zero upper bound is no region"
+    );
     assert_eq!(
         check::wpr2(0x1ff000 << 4, (0x1ff0e0 << 4) | 0xf),
         Some((0x1_ff00_0000, 0x1_ff10_0000))

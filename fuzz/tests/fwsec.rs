@@ -124,7 +124,7 @@ fn gen_bootloader_file(start_tag: u32, code: &[u8]) -> Vec<u8> {
         (16, 0x30),
         (20, len),
     ] {
-        f[at..at + 4].copy_from_slice(&(v as u32).to_le_bytes());
+        f[at..at + 4].copy_from_slice(&v.to_le_bytes());
     }
     f[0x18..0x1c].copy_from_slice(&start_tag.to_le_bytes());
     f[0x24..0x28].copy_from_slice(&len.to_le_bytes());
