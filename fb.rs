@@ -76,9 +76,7 @@ pub(crate) fn read_layout(
         family,
         bootloader: fw.bootloader_size as u64,
         elf: fw.elf_size as u64,
-        heap: fw
-            .version
-            .heap_params(!matches!(family, FbFamily::Tu102 | FbFamily::Ga100)),
+        heap: fw.version.heap_params(!spec.chipset.boots_like_turing()),
         wpr_meta: fw.version.wpr_meta_size(),
     };
     let layout = bar
@@ -210,12 +208,12 @@ mod tests {
         gpu::Chipset, //
     };
 
-    fn needs(version: FwVersion, family: FbFamily) -> FbNeeds {
+    fn needs(version: FwVersion, chipset: Chipset) -> FbNeeds {
         FbNeeds {
-            family,
+            family: FbFamily::of(chipset).unwrap(),
             bootloader: 0x6000,
             elf: 16 << 20,
-            heap: version.heap_params(family == FbFamily::Ga102),
+            heap: version.heap_params(!chipset.boots_like_turing()),
             wpr_meta: version.wpr_meta_size(),
         }
     }
@@ -229,7 +227,7 @@ mod tests {
             vga_workspace: Some((0x5fff0 << 8) | 8),
         });
         let l = regs
-            .validate_ref_against::<FbLayout, _>(needs(FwVersion::R570_144, FbFamily::Ga102))
+            .validate_ref_against::<FbLayout, _>(needs(FwVersion::R570_144, Chipset::GA102))
             .unwrap();
         assert_eq!(l.frts, 0x5_ffe0_0000..0x5_fff0_0000);
         assert_eq!(l.elf.start, 0x5_fedf_0000);
@@ -238,21 +236,20 @@ mod tests {
         assert_eq!(l.non_wpr_heap, 0x5_f6a0_0000..0x5_f6b0_0000);
         // 535.113.01's LIBOS 3 carve-out is 2 MiB smaller: the heap starts 2 MiB higher.
         let old = regs
-            .validate_ref_against::<FbLayout, _>(needs(FwVersion::R535_113_01, FbFamily::Ga102))
+            .validate_ref_against::<FbLayout, _>(needs(FwVersion::R535_113_01, Chipset::GA102))
             .unwrap();
         assert_eq!(old.wpr2_heap.start, 0x5_f6e0_0000);
     }
 
     #[test]
     fn lies_are_refused() {
-        let family = FbFamily::of(Chipset::TU102).unwrap();
         let regs = |fb_size, vga| {
             Untrusted::new_untrusted(FbRegs {
                 fb_size,
                 display_fuse: 0,
                 vga_workspace: Some(vga),
             })
-            .validate_ref_against::<FbLayout, _>(needs(FwVersion::R570_144, family))
+            .validate_ref_against::<FbLayout, _>(needs(FwVersion::R570_144, Chipset::TU102))
         };
         assert!(matches!(
             regs(0, 0),

@@ -59,10 +59,7 @@ use crate::{
         Wpr2Regs, //
     },
     firmware::FwVersion,
-    gpu::{
-        Architecture,
-        Chipset, //
-    },
+    gpu::Chipset,
     regs,
     untrusted::Untrusted,
     vbios::Vbios,
@@ -99,7 +96,7 @@ pub(crate) const GEN_BOOTLOADER_VERSION: FwVersion = FwVersion::R570_144;
 /// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, which runs
 /// no FWSEC-FRTS but will run FWSEC-SB at teardown, issue 15: its file is listed already).
 pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
-    matches!(chipset.arch(), Architecture::Turing) || matches!(chipset, Chipset::GA100)
+    chipset.boots_like_turing()
 }
 
 /// Reads the signature fuse register `reg`.

@@ -94,6 +94,16 @@ define_chipsets! {
     GB207 = 0x1b7, "gb207", BlackwellGB20x;
 }
 
+impl Chipset {
+    /// Whether the chip's GSP boot is Turing's: Turing, and GA100, the Ampere chip without a
+    /// display, which boots as Turing does (upstream's HALs pair them too). Falcons are loaded
+    /// by PIO, FWSEC through the generic bootloader, and GSP-RM runs LIBOS 2; from GA102 on, DMA,
+    /// the boot ROM's registers and LIBOS 3. The one place this rule is decided.
+    pub(crate) const fn boots_like_turing(self) -> bool {
+        matches!(self.arch(), Architecture::Turing) || matches!(self, Chipset::GA100)
+    }
+}
+
 impl fmt::Display for Chipset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

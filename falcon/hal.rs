@@ -7,13 +7,7 @@
 
 use kernel::prelude::*;
 
-use crate::{
-    fwsec::image::BromParams,
-    gpu::{
-        Architecture,
-        Chipset, //
-    },
-};
+use crate::{fwsec::image::BromParams, gpu::Chipset};
 
 use super::{
     Falcon,
@@ -44,10 +38,10 @@ pub(crate) enum FalconHal {
 impl FalconHal {
     /// The HAL of `chipset`: GA100 boots as Turing.
     pub(crate) fn of(chipset: Chipset) -> FalconHal {
-        match chipset.arch() {
-            Architecture::Turing => FalconHal::Tu102,
-            Architecture::Ampere if chipset == Chipset::GA100 => FalconHal::Tu102,
-            _ => FalconHal::Ga102,
+        if chipset.boots_like_turing() {
+            FalconHal::Tu102
+        } else {
+            FalconHal::Ga102
         }
     }
 

@@ -764,7 +764,7 @@ pub fn fb_layout(
         family,
         bootloader,
         elf,
-        heap: version.heap_params(family == FbFamily::Ga102),
+        heap: version.heap_params(!chipset.boots_like_turing()),
         wpr_meta: version.wpr_meta_size(),
     };
     let regs = FbRegs {
