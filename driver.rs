@@ -35,10 +35,6 @@ use crate::{
         read_id,
         SharedBar0, //
     },
-    falcon::{
-        gsp::Gsp as GspFalcon,
-        Falcon, //
-    },
     fb::SysmemFlush,
     firmware,
     firmware::FwVersion,
@@ -349,8 +345,8 @@ fn start_gsp(
 }
 
 /// The part of the GSP boot that runs before GSP-RM on Turing to Ada (bus mastering on): the
-/// sysmem flush page, WPR2 not yet set, FWSEC-FRTS, then the GSP falcon reset for what
-/// follows. Every failure unregisters the page and turns bus mastering off again.
+/// sysmem flush page, WPR2 not yet set, FWSEC-FRTS (which leaves the GSP falcon reset for what
+/// follows). Every failure unregisters the page and turns bus mastering off again.
 fn run_fwsec_frts(
     pdev: &pci::Device<Core<'_>>,
     bar: &SharedBar0,
@@ -365,8 +361,7 @@ fn run_fwsec_frts(
             dev_err!(pdev, "VBIOS: {}\n", e);
             EINVAL
         })?;
-        crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)?;
-        Falcon::<GspFalcon>::new(bar, spec.chipset).reset(chain.boot0)
+        crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)
     };
     run().inspect_err(|_| {
         flush.unregister(bar);

@@ -327,7 +327,7 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
                 bar.write(
                     WithBase::of::<E>(),
                     regs::NV_PFALCON_FALCON_DMATRFMOFFS::zeroed()
-                        .try_with_offs(segment.dst + pos)
+                        .try_with_offs(segment.dst.checked_add(pos).ok_or(EINVAL)?)
                         .map_err(|_| EINVAL)?,
                 );
                 bar.write(

@@ -203,7 +203,8 @@ fn load_and_run(
         })
 }
 
-/// Runs FWSEC-FRTS and checks that WPR2 now starts at the layout's FRTS region. `boot0` is
+/// Runs FWSEC-FRTS and checks that WPR2 now starts at the layout's FRTS region; the GSP falcon
+/// is left reset, whatever the outcome. `boot0` is
 /// `NV_PMC_BOOT_0` as identified (the falcon's RM register gets it after each reset).
 pub(crate) fn run_frts(
     dev: &Device<Bound>,
@@ -269,7 +270,18 @@ pub(crate) fn run_frts(
         }
         return Err(e);
     }
-    let done = read_outcome(bar)?
+    let outcome = read_outcome(bar);
+    // Halted by its own word: reset before its image is freed all the same (a device that lies
+    // about halting is stopped too), and for what follows.
+    if falcon.reset(boot0).is_err() {
+        dev_err!(
+            dev,
+            "GSP falcon cannot be reset: FWSEC's image stays allocated\n"
+        );
+        core::mem::forget(buf);
+        return Err(EIO);
+    }
+    let done = outcome?
         .validate_ref_against::<FrtsDone, _>(layout.frts.clone())
         .map_err(|e| {
             dev_err!(dev, "{}\n", e);

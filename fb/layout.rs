@@ -392,12 +392,13 @@ impl Validator<Untrusted<Wpr2Regs>> for Wpr2 {
     type Err = core::convert::Infallible;
 
     /// Any value means something: bits 31:4 of each register are an address >> 12 (bits 3:0
-    /// are not part of it); a zero upper register is no region, and so is one whose last
-    /// granule starts below the first byte.
+    /// are not part of it); only a zero upper address is no region (as NVIDIA's drivers read
+    /// it). An upper bound below the lower one is still a region (set, and wrong): it passes
+    /// no check that wants WPR2 unset or at a given place.
     fn validate(regs: Wpr2Regs) -> Result<Wpr2, Self::Err> {
         let address = |raw: u32| u64::from(raw >> 4) << 12;
         let (start, last) = (address(regs.lo), address(regs.hi));
-        Ok(if last == 0 || last < start {
+        Ok(if last == 0 {
             Wpr2::Unset
         } else {
             Wpr2::Set(start..last + WPR2_GRANULE)

@@ -60,6 +60,9 @@ const FRTS_REGION_TYPE_FB: u32 = 2;
 /// Falcon memory moves in blocks of 256 bytes (DMA transfers, IMEM tags).
 pub(crate) const BLOCK: usize = 256;
 
+/// The IMEM and DMEM the driver loads into: at most 64 KiB each (16-bit offsets).
+const FALCON_MEMORY: u64 = 0x1_0000;
+
 /// What FWSEC is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FwsecCommand {
@@ -140,6 +143,12 @@ pub(crate) enum FwsecError {
     },
     /// The output buffer is not the image's size.
     OutputSize { len: usize, wanted: usize },
+    /// A part would go past the falcon's 64 KiB of IMEM or DMEM.
+    PastMemory {
+        part: &'static str,
+        dst: u32,
+        len: u32,
+    },
 }
 
 impl fmt::Display for FwsecError {
@@ -183,6 +192,10 @@ impl fmt::Display for FwsecError {
             FwsecError::NotMirrored { part, src, dst } => write!(
                 f,
                 "FWSEC {part} at {src:#x} in the image goes to {dst:#x}; the generic bootloader needs both the same"
+            ),
+            FwsecError::PastMemory { part, dst, len } => write!(
+                f,
+                "FWSEC {part} of {len:#x} bytes at {dst:#x} goes past the falcon's 64 KiB"
             ),
             FwsecError::OutputSize { len, wanted } => {
                 write!(f, "FWSEC image buffer of {len} bytes, not {wanted}")
@@ -397,6 +410,22 @@ impl FwsecImage {
                 return Err(FwsecError::Unaligned { part, offset });
             }
         }
+        // Each part, rounded up to whole blocks, lies in the falcon's memory (the offsets the
+        // registers and the bootloader take are 16-bit).
+        for (part, s) in imem_ns
+            .iter()
+            .map(|s| ("non-secure IMEM", s))
+            .chain([("IMEM", &imem_sec), ("DMEM", &dmem)])
+        {
+            let end = u64::from(s.dst) + u64::from(s.len).next_multiple_of(BLOCK as u64);
+            if end > FALCON_MEMORY {
+                return Err(FwsecError::PastMemory {
+                    part,
+                    dst: s.dst,
+                    len: s.len,
+                });
+            }
+        }
         Ok(FwsecImage {
             len: fwsec.ucode.bytes.len(),
             imem_ns,
@@ -516,10 +545,12 @@ impl<'a> Validator<&'a Untrusted<[u8]>> for GenBootloader<'a> {
             ));
         }
         // Both fit 16 bits: the tags end at 0x100, the destination under 64 KiB.
+        let narrow =
+            |v: u32| u16::try_from(v).map_err(|_| FwError::Malformed("bootloader offsets"));
         Ok(GenBootloader {
             code,
-            start_tag: desc.start_tag as u16,
-            imem_dst: imem_dst as u16,
+            start_tag: narrow(desc.start_tag)?,
+            imem_dst: narrow(imem_dst)?,
         })
     }
 }

@@ -168,6 +168,11 @@ fn wpr2_registers() {
         check::wpr2(0x1ff000 << 4, (0x1ff0e0 << 4) | 0xf),
         Some((0x1_ff00_0000, 0x1_ff10_0000))
     );
+    // An upper bound below the lower one is still a region, not "unset".
+    assert_eq!(
+        check::wpr2(0x1ff000 << 4, 0x1000 << 4),
+        Some((0x1_ff00_0000, 0x102_0000))
+    );
     // One granule: LO and HI equal.
     assert_eq!(
         check::wpr2(0x1ff000 << 4, 0x1ff000 << 4),

@@ -85,6 +85,13 @@ fn real_dumps_make_their_images() {
         }
     }
     assert_eq!(picked, [0, 1, 2]);
+    // IMEM placed where it would run past the falcon's 64 KiB (the v3 descriptor's IMEM
+    // physical base, its fifth word): refused by name, not loaded.
+    let mut far = ga104.clone();
+    let base = facts.desc.0 + 16;
+    far[base..base + 4].copy_from_slice(&0xff00u32.to_le_bytes());
+    let e = check::fwsec_image(&far, FRTS, 1).unwrap_err();
+    assert_eq!(e, "FWSEC IMEM of 0xe200 bytes at 0xff00 goes past the falcon's 64 KiB");
 }
 
 #[test]
@@ -205,7 +212,7 @@ fn frts_is_done_only_with_clear_status_and_wpr2_at_the_region() {
     let frts = (0x5_ffe0_0000, 0x5_fff0_0000);
     let reg = |a: u64| ((a >> 12) << 4) as u32;
     // HI holds the start of the last 128 KiB granule.
-    let last = |end: u64| reg(end - 0x20000);
+    let last = |end: u64| reg(end.saturating_sub(0x20000));
     assert_eq!(
         check::frts_outcome(0, 0, reg(frts.0), last(frts.1), frts),
         Ok(frts)

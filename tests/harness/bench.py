@@ -105,7 +105,7 @@ def bench_job(iterations=20, race_iterations=1000, late_iterations=10000):
                               f"nova-test: bench {bdf} {race_iterations}: ok" in console
                               and unbinding >= 0 and trips and trips[-1] > unbinding,
                               f"unbinding at {unbinding}, round trips at {trips}")
-            check_unloads(name, lines, emu, results, lying="--gsp-fault" in sc.emu_args)
+            check_unloads(name, lines, emu, results, lying=bool(sc.gsp_fault))
             counts = emu.read_counts() or {}
             check_gsp_stopped(name, counts, results, expect_runs=True)
             check_quiet_after(name, counts, results)
