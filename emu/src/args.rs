@@ -276,17 +276,8 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
                 .ok_or_else(|| ArgError(format!("--device-id: '{v}' is not a 16-bit number")))
         })
         .transpose()?;
-    let gsp_fault = values
-        .get("--gsp-fault")
-        .map(|v| v.parse().map_err(|e| ArgError(format!("--gsp-fault: {e}"))))
-        .transpose()?;
-    let gsp_version = values
-        .get("--gsp-version")
-        .map(|v| {
-            v.parse()
-                .map_err(|e| ArgError(format!("--gsp-version: {e}")))
-        })
-        .transpose()?;
+    let gsp_fault = parsed(&values, "--gsp-fault")?;
+    let gsp_version = parsed(&values, "--gsp-version")?;
     let fb_size = match values.get("--fb-size") {
         Some(v) => parse_number(v, true)
             .filter(|n| crate::fb::FB_SIZE_RANGE.contains(n))
@@ -331,13 +322,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             Err(e) => Err(ArgError(format!("--vbios: {e}"))),
         })
         .transpose()?;
-    let vbios_fault = values
-        .get("--vbios-fault")
-        .map(|v| {
-            v.parse()
-                .map_err(|e| ArgError(format!("--vbios-fault: {e}")))
-        })
-        .transpose()?;
+    let vbios_fault = parsed(&values, "--vbios-fault")?;
     if vbios.is_some() && vbios_fault.is_some() {
         return Err(ArgError(
             "--vbios-fault makes no sense with --vbios: only the synthetic VBIOS lies".to_string(),
@@ -351,21 +336,9 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         ),
         None => std::time::Duration::ZERO,
     };
-    let gfw_fault = values
-        .get("--gfw-fault")
-        .map(|v| v.parse().map_err(|e| ArgError(format!("--gfw-fault: {e}"))))
-        .transpose()?;
-    let fb_fault = values
-        .get("--fb-fault")
-        .map(|v| v.parse().map_err(|e| ArgError(format!("--fb-fault: {e}"))))
-        .transpose()?;
-    let fwsec_fault = values
-        .get("--fwsec-fault")
-        .map(|v| {
-            v.parse()
-                .map_err(|e| ArgError(format!("--fwsec-fault: {e}")))
-        })
-        .transpose()?;
+    let gfw_fault = parsed(&values, "--gfw-fault")?;
+    let fb_fault = parsed(&values, "--fb-fault")?;
+    let fwsec_fault = parsed(&values, "--fwsec-fault")?;
     let counts = path_of(&mut values, "--counts")?;
     let log = path_of(&mut values, "--log")?;
     let trace = path_of(&mut values, "--trace")?;
@@ -392,6 +365,20 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         log,
         trace,
     })))
+}
+
+/// The value of option `name` parsed as `T`, if the option was given; an error names it.
+fn parsed<T: std::str::FromStr>(
+    values: &HashMap<&'static str, String>,
+    name: &str,
+) -> Result<Option<T>, ArgError>
+where
+    T::Err: std::fmt::Display,
+{
+    values
+        .get(name)
+        .map(|v| v.parse().map_err(|e| ArgError(format!("{name}: {e}"))))
+        .transpose()
 }
 
 /// Parses a number: `0x` hex or decimal, with an optional binary K, M or G

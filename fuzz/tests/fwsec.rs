@@ -91,7 +91,10 @@ fn real_dumps_make_their_images() {
     let base = facts.desc.0 + 16;
     far[base..base + 4].copy_from_slice(&0xff00u32.to_le_bytes());
     let e = check::fwsec_image(&far, FRTS, 1).unwrap_err();
-    assert_eq!(e, "FWSEC IMEM of 0xe200 bytes at 0xff00 goes past the falcon's 64 KiB");
+    assert_eq!(
+        e,
+        "FWSEC IMEM of 0xe200 bytes at 0xff00 goes past the falcon's 64 KiB"
+    );
 }
 
 #[test]
