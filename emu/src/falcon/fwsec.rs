@@ -36,7 +36,9 @@ use std::ops::Range;
 
 use super::{
     Falcon,
-    BLOCK, //
+    BLOCK,
+    DMEM_SIZE,
+    IMEM_SIZE, //
 };
 use crate::guest_mem::Sysmem;
 use crate::lie::lies;
@@ -427,18 +429,28 @@ impl Fwsec {
             (u32_at(44), u32_at(48), false),
             (u32_at(52), u32_at(56), true),
         ];
+        // What the descriptor says is the driver's: checked against the falcon's memories
+        // before anything is allocated or copied, as the bootloader's own bounds would.
         for (off, len, secure) in parts {
+            if u64::from(off) + u64::from(len) > IMEM_SIZE as u64 {
+                return Err(format!(
+                    "bootloader descriptor: code {off:#x}+{len:#x} past IMEM ({IMEM_SIZE:#x})"
+                ));
+            }
+            let at = code_base
+                .checked_add(u64::from(off))
+                .ok_or("bootloader descriptor: code address overflows")?;
             let mut buf = vec![0u8; len as usize];
-            mem.read(code_base + u64::from(off), &mut buf)
-                .map_err(|e| {
-                    format!(
-                        "bootloader's DMA of code at {:#x}: {e}",
-                        code_base + u64::from(off)
-                    )
-                })?;
+            mem.read(at, &mut buf)
+                .map_err(|e| format!("bootloader's DMA of code at {at:#x}: {e}"))?;
             falcon.load_imem(off as usize, &buf, secure)?;
         }
         let (data_base, data_size) = (u64_at(64), u32_at(72) as usize);
+        if data_size > DMEM_SIZE {
+            return Err(format!(
+                "bootloader descriptor: data of {data_size:#x} bytes larger than DMEM ({DMEM_SIZE:#x})"
+            ));
+        }
         let mut data = vec![0u8; data_size];
         mem.read(data_base, &mut data)
             .map_err(|e| format!("bootloader's DMA of data at {data_base:#x}: {e}"))?;
@@ -685,6 +697,38 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("fuse-unsigned"));
+    }
+
+    #[test]
+    fn a_bootloader_descriptor_past_the_falcon_memories_is_refused() {
+        let v = Vbios::build(chipset::find("tu102").unwrap());
+        let bl = GenBootloader {
+            code: vec![0x5a; 0x100],
+            start_tag: 0xff,
+        };
+        let mut fwsec = Fwsec::new(Expected::from_ucode(v.fwsec()), Some(Ok(bl)), None);
+        let mut f = Falcon::new("GSP", GSP_BASE, Generation::Tu102);
+        f.load_imem(0xff00, &[0x5a; 0x100], false).unwrap();
+        f.write(0x104, 0xff00);
+        f.write(0x610, 1 | 4);
+        f.write(0x624, 1 << 7);
+        let desc = f.dmem_mut();
+        desc[32..36].copy_from_slice(&4u32.to_le_bytes());
+        // Data of 4 GiB - 1.
+        desc[72..76].copy_from_slice(&u32::MAX.to_le_bytes());
+        let (played, lines) = play(&mut f, &mut fwsec);
+        assert!(matches!(
+            played,
+            Played::Halted {
+                mailbox0: REFUSED,
+                ..
+            }
+        ));
+        assert!(lines[0].contains("larger than DMEM"), "{lines:?}");
+        // Code past IMEM.
+        f.dmem_mut()[44..52].copy_from_slice(&[0, 0xff, 0, 0, 0, 0x02, 0, 0]);
+        let (_, lines) = play(&mut f, &mut fwsec);
+        assert!(lines[0].contains("past IMEM"), "{lines:?}");
     }
 
     #[test]
