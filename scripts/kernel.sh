@@ -3,8 +3,10 @@
 #
 # Builds (once per config fragment and kernel version) a Linux kernel from the
 # build root's linux-source package, with LLVM=1:
-#   kernel.sh          the test kernel (tests/kernel.config): $NOVA_CACHE/kernel;
-#                      the module builds against it with KDIR pointing there;
+#   kernel.sh          the test kernel (tests/kernel.config, then
+#                      tests/kernel-oracle.config: the kernel's own nova-core as
+#                      a module): $NOVA_CACHE/kernel; the module builds against
+#                      it with KDIR pointing there;
 #   kernel.sh release  the release-check kernel (the same, then
 #                      tests/kernel-release.config): $NOVA_CACHE/kernel-release.
 
@@ -13,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 FRAGMENTS=("$NOVA_ROOT/tests/kernel.config")
 LINK=kernel
 case "${1:-test}" in
-test) ;;
+test) FRAGMENTS+=("$NOVA_ROOT/tests/kernel-oracle.config") ;;
 release)
 	FRAGMENTS+=("$NOVA_ROOT/tests/kernel-release.config")
 	LINK=kernel-release

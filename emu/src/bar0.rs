@@ -75,13 +75,26 @@ pub static REGISTERS: &[Register] = &[
 
 /// The GSP's own registers beside its falcon (whose registers are the falcon
 /// model's, `src/falcon.rs`), modelled unless the GSP is disabled (`--no-gsp`):
-/// the command queue doorbell, whose writes wake the GSP.
-pub static GSP_REGISTERS: &[Register] = &[Register::read_write(
-    NV_PGSP_QUEUE_HEAD0,
-    "NV_PGSP_QUEUE_HEAD(0)",
-    |_| 0,
-    !0,
-)];
+/// the command queue doorbell, whose writes wake the GSP; the scratch register
+/// GSP-RM's CPU sequence works on (`src/gsp/sequencer.rs`); the secure scratch
+/// register whose bit 26 says GSP-RM resumed (set by the device).
+pub static GSP_REGISTERS: &[Register] = &[
+    Register::read_write(NV_PGSP_QUEUE_HEAD0, "NV_PGSP_QUEUE_HEAD(0)", |_| 0, !0),
+    Register::read_write(
+        crate::gsp::sequencer::SCRATCH,
+        "NV_PBUS_SW_SCRATCH(0x1f)",
+        |_| 0,
+        !0,
+    ),
+    Register::read_only(
+        NV_PGC6_BSI_SECURE_SCRATCH_14,
+        "NV_PGC6_BSI_SECURE_SCRATCH_14",
+        |_| 0,
+    ),
+];
+
+/// Its bit 26: GSP-RM's boot stage 3 handed over (the resume completed).
+pub const NV_PGC6_BSI_SECURE_SCRATCH_14: u64 = 0x1180f8;
 
 /// How many distinct unmodelled offsets are logged per direction before the
 /// log says that further ones are not.
@@ -138,6 +151,14 @@ impl Bar0 {
     /// Value of the register at a 4-aligned offset, without side effects.
     pub fn peek(&self, offset: u64) -> u32 {
         self.regs.get(&offset).map_or(0, |s| s.value)
+    }
+
+    /// Sets a modelled register to `value`, as the hardware does (the guest's writes may not
+    /// reach every bit).
+    pub fn set(&mut self, offset: u64, value: u32) {
+        if let Some(s) = self.regs.get_mut(&offset) {
+            s.value = value;
+        }
     }
 
     /// A guest read of the register at a 4-aligned offset.

@@ -30,7 +30,20 @@ use crate::config::{
     self as config_space, ConfigSpace, BAR3_SIZE, BAR5_SIZE, CONFIG_SIZE, PHASE_ALIAS_OFFSET,
 };
 use crate::counts::{Counts, Direction, Region};
+use crate::bar0::NV_PGC6_BSI_SECURE_SCRATCH_14;
+use crate::boot_chain::{
+    BootChain,
+    Sec2Outcome, //
+};
 use crate::falcon::fwsec::{Expected, Fwsec, FwsecLie, GenBootloader, Played};
+use crate::gsp::package::Package;
+use crate::gsp::wire::Version;
+use crate::gsp::wpr_meta::FbFacts;
+
+/// NV_PGC6_BSI_SECURE_SCRATCH_14's bit 26: GSP-RM's boot stage 3 handed over.
+const BOOT_STAGE_3_HANDOFF: u32 = 1 << 26;
+/// GSP mailbox 0's bit 31 after an orderly unload: LIBOS_INTERRUPT_PROCESSOR_SUSPENDED.
+const PROCESSOR_SUSPENDED: u32 = 1 << 31;
 use crate::falcon::{Action, Falcon, Generation, GSP_BASE, SEC2_BASE};
 use crate::fb::{Fb, FbLie};
 use crate::gfw::{Gfw, GfwLie};
@@ -272,9 +285,12 @@ pub struct Device {
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
     gsp: Option<Gsp>,
-    /// STARTCPU was written with these LIBOS arguments; the GSP's next tick
-    /// starts it.
-    start_pending: Option<u64>,
+    /// GSP-RM is to start with these LIBOS arguments (and, started by the booter, this
+    /// version); the GSP's next tick starts it.
+    start_pending: Option<(u64, Option<Version>)>,
+    /// The booter on SEC2 and the package it checks against (Turing to Ada, unless the
+    /// reduced boot was asked for).
+    chain: Option<BootChain>,
     /// Wakes the GSP thread when the driver rings or starts it.
     kick: std::sync::Arc<Kick>,
     unbacked_reads: LogOnce,
@@ -343,6 +359,17 @@ impl Device {
         if let Some(lie) = choice.fwsec_fault {
             log.line(&format!("FWSEC: fault {}: {}", lie.name(), lie.describe()));
         }
+        let chain = match (&choice.gsp, &fb) {
+            (Some(g), Some(_)) if !g.reduced_boot => {
+                let mut say = |line: String| log.line(&line);
+                Some(BootChain::new(Package::load(
+                    &g.firmware_root,
+                    choice.chipset.name,
+                    &mut say,
+                )))
+            }
+            _ => None,
+        };
         Device {
             config,
             bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
@@ -357,6 +384,7 @@ impl Device {
                 .clone()
                 .map(|g| Gsp::new(choice.chipset, g, log.clone())),
             start_pending: None,
+            chain,
             kick: Kick::new(),
             counts: Counts::new(),
             irqs,
@@ -472,6 +500,7 @@ impl Device {
                     gfw: &self.gfw,
                     fb: self.fb.as_mut(),
                     engines: self.engines.as_mut(),
+                    chain: self.chain.as_ref(),
                     falcon_action: None,
                     counts: &mut self.counts,
                     log: &self.log,
@@ -534,6 +563,7 @@ impl Device {
                     gfw: &self.gfw,
                     fb: self.fb.as_mut(),
                     engines: self.engines.as_mut(),
+                    chain: self.chain.as_ref(),
                     falcon_action: None,
                     counts: &mut self.counts,
                     log: &self.log,
@@ -617,8 +647,10 @@ impl Device {
                 let Some(e) = &self.engines else {
                     return;
                 };
-                self.start_pending =
-                    Some((u64::from(e.gsp.mailbox(1)) << 32) | u64::from(e.gsp.mailbox(0)));
+                self.start_pending = Some((
+                    (u64::from(e.gsp.mailbox(1)) << 32) | u64::from(e.gsp.mailbox(0)),
+                    None,
+                ));
                 self.note_gsp();
                 self.kick.kick();
             }
@@ -675,13 +707,88 @@ impl Device {
             }
             (Engine::Sec2, Action::Reset { .. }) => {}
             (Engine::Gsp, Action::Start) if engines.gsp.loaded() => self.play_fwsec(bus_master),
+            (Engine::Gsp, Action::Start) if self.chain.is_some() => {
+                // Silicon: a falcon with nothing in IMEM has nothing to run.
+                self.log
+                    .line("GSP falcon: started with nothing loaded: halts at once");
+                engines.gsp.set_halted(true);
+            }
             (Engine::Gsp, Action::Start) => self.gsp_event(GspEvent::Start),
+            (Engine::Sec2, Action::Start) if self.chain.is_some() => self.play_sec2(bus_master),
             (Engine::Sec2, Action::Start) => {
                 self.log.line(
-                    "SEC2 falcon: started, but the model plays nothing on SEC2 yet: halts refusing",
+                    "SEC2 falcon: started, but the reduced boot plays nothing on SEC2: halts \
+                     refusing",
                 );
                 engines.sec2.set_mailbox(0, crate::falcon::fwsec::REFUSED);
                 engines.sec2.set_halted(true);
+            }
+        }
+    }
+
+    /// SEC2 was started: the booter (or the sequencer's resume) is checked and played.
+    fn play_sec2(&mut self, bus_master: bool) {
+        let (Some(engines), Some(fb), Some(chain)) =
+            (&mut self.engines, &mut self.fb, &mut self.chain)
+        else {
+            return;
+        };
+        let facts = FbFacts {
+            size: fb.size(),
+            frts: fb.frts_region(),
+        };
+        let (wants_resume, gsp_rm_up) = self.gsp.as_ref().map_or((false, false), |g| {
+            (g.wants_resume(), g.running() || engines.gsp.riscv_active())
+        });
+        let log = &self.log;
+        let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
+        let (outcome, wpr2) = chain.sec2_start(
+            &engines.sec2,
+            (engines.gsp.mailbox(0), engines.gsp.mailbox(1)),
+            &facts,
+            fb.wpr2(),
+            gsp_rm_up,
+            wants_resume,
+            &mut mem,
+            &mut |line| log.line(&line),
+        );
+        match wpr2 {
+            Some(r) => fb.set_wpr2(r),
+            None => fb.clear_wpr2(),
+        }
+        match outcome {
+            Sec2Outcome::Halted(code) => {
+                engines.sec2.set_mailbox(0, code);
+                engines.sec2.set_halted(true);
+            }
+            Sec2Outcome::Unloaded => {
+                engines.sec2.set_mailbox(0, 0);
+                engines.sec2.set_halted(true);
+            }
+            Sec2Outcome::GspRmStarts { version, libos } => {
+                engines.sec2.set_mailbox(0, 0);
+                engines.sec2.set_halted(true);
+                engines.gsp.set_riscv_active(true);
+                self.start_pending = Some((libos, Some(version)));
+                self.note_gsp();
+                self.kick.kick();
+            }
+            Sec2Outcome::Resume => {
+                let scratch = self.bar0.peek(crate::gsp::sequencer::SCRATCH);
+                let code = match &mut self.gsp {
+                    Some(gsp) => gsp.resume(&mut mem, scratch),
+                    None => crate::gsp::ERR_BAD_ARGUMENTS,
+                };
+                engines.sec2.set_mailbox(0, code);
+                if code == 0 {
+                    // SEC2-RTOS runs on; GSP-RM is back on the GSP's RISC-V core.
+                    engines.gsp.set_riscv_active(true);
+                    self.bar0
+                        .set(NV_PGC6_BSI_SECURE_SCRATCH_14, BOOT_STAGE_3_HANDOFF);
+                } else {
+                    engines.sec2.set_halted(true);
+                }
+                self.note_gsp();
             }
         }
     }
@@ -734,10 +841,15 @@ impl Device {
         let Some(mut gsp) = self.gsp.take() else {
             return false;
         };
-        if let Some(args) = self.start_pending.take() {
-            let code = gsp.start(&mut self.gsp_sysmem(), args);
+        if let Some((args, booted)) = self.start_pending.take() {
+            let code = gsp.start(&mut self.gsp_sysmem(), args, booted);
             if let Some(e) = &mut self.engines {
-                e.gsp.set_mailbox(0, code);
+                if booted.is_none() {
+                    e.gsp.set_mailbox(0, code);
+                } else if code != 0 {
+                    // GSP-RM did not come up: its core stops.
+                    e.gsp.set_riscv_active(false);
+                }
             }
         } else {
             gsp.tick(&mut self.gsp_sysmem());
@@ -759,8 +871,18 @@ impl Device {
                 Transition::Started => self.counts.gsp_started(),
                 Transition::Stopped(stop) => {
                     self.counts.gsp_stopped(stop.name());
-                    // The reduced boot's stand-in for booter_unload (issue 15): an orderly
-                    // unload leaves no WPR2 behind, so the driver can bind again.
+                    if let (Some(e), Some(_)) = (&mut self.engines, &self.chain) {
+                        // GSP-RM's core stops; an orderly unload says so in mailbox 0
+                        // (LIBOS_INTERRUPT_PROCESSOR_SUSPENDED).
+                        e.gsp.set_riscv_active(false);
+                        if stop == Stop::Unload {
+                            let m = e.gsp.mailbox(0);
+                            e.gsp.set_mailbox(0, m | PROCESSOR_SUSPENDED);
+                        }
+                        continue;
+                    }
+                    // The reduced boot's stand-in for booter_unload: an orderly unload
+                    // leaves no WPR2 behind, so the driver can bind again.
                     if let (Stop::Unload, Some(fb)) = (stop, &mut self.fb) {
                         if fb.wpr2().is_some() {
                             fb.clear_wpr2();
@@ -771,6 +893,11 @@ impl Device {
                     }
                 }
             }
+        }
+        if self.chain.is_some() {
+            // GSP-RM runs on the RISC-V core: the falcon's own CPU state is the falcon
+            // model's.
+            return;
         }
         let running = gsp.running();
         // Started but not yet ticked counts as running: the CPU is out of halt; so does
@@ -1062,6 +1189,8 @@ struct Bar0View<'a> {
     gfw: &'a Gfw,
     fb: Option<&'a mut Fb>,
     engines: Option<&'a mut Engines>,
+    /// The booter's fuse registers.
+    chain: Option<&'a BootChain>,
     /// What a falcon register write asked for.
     falcon_action: Option<(Engine, Action)>,
     counts: &'a mut Counts,
@@ -1071,10 +1200,15 @@ struct Bar0View<'a> {
 impl Bar0View<'_> {
     /// The FB unit's or an engine's register at `offset`, if it is one.
     fn unit_read(&self, offset: u64) -> Option<u32> {
+        let booter_fuse = self.chain.and_then(|c| c.fuse_read(offset));
         self.fb
             .as_ref()
             .and_then(|fb| fb.read(offset))
-            .or_else(|| self.engines.as_ref().and_then(|e| e.read(offset)))
+            .or_else(|| match (self.engines.as_ref().and_then(|e| e.read(offset)), booter_fuse) {
+                // A fuse register both FWSEC's and a booter's signature versions read.
+                (Some(a), Some(b)) => Some(a | b),
+                (a, b) => a.or(b),
+            })
     }
 }
 

@@ -32,11 +32,14 @@
 //! | 0x600 + 4 n | FBIF_TRANSCFG(n) | DMA index n: bits 1:0 target (1, 2: system memory), bit 2 physical |
 //! | 0x624 | FBIF_CTL | bit 7 physical addresses without a context |
 //! | 0x1180, 0x1198, 0x119c, 0x1210 | MOD_SEL, BROM_CURR_UCODE_ID, BROM_ENGIDMASK, BROM_PARAADDR | GA102 on, kept |
+//! | 0x1240 | RISCV_CORE_SWITCH_RISCV_STATUS | Turing and GA100: bit 0 the RISC-V core active |
+//! | 0x1388 | RISCV_CPUCTL | GA102 on: bit 7 the RISC-V core active, bit 4 halted (not active) |
 //! | 0x1668 | RISCV_BCR_CTRL | GA102 on: bit 4 the RISC-V core selected (from power-on), bit 0 valid |
 
 use crate::guest_mem::Sysmem;
 
 pub mod fwsec;
+pub mod hs;
 
 /// The GSP falcon's base.
 pub const GSP_BASE: u64 = 0x110000;
@@ -71,6 +74,8 @@ const BROM_UCODE_ID: u64 = 0x1198;
 const BROM_ENGIDMASK: u64 = 0x119c;
 const BROM_PARAADDR: u64 = 0x1210;
 const BCR_CTRL: u64 = 0x1668;
+const RISCV_STATUS: u64 = 0x1240;
+const RISCV_CPUCTL: u64 = 0x1388;
 
 /// CPUCTL: halted.
 pub const CPUCTL_HALTED: u32 = 1 << 4;
@@ -164,6 +169,8 @@ pub struct Falcon {
     dma_stuck: bool,
     /// A transfer was commanded and has not completed (only with `dma_stuck`).
     dma_in_flight: bool,
+    /// The RISC-V core runs (what the booter left running on the GSP).
+    riscv_active: bool,
 }
 
 impl Falcon {
@@ -198,6 +205,7 @@ impl Falcon {
             dma_reads: std::cell::Cell::new(0),
             dma_stuck: false,
             dma_in_flight: false,
+            riscv_active: false,
         };
         f.power_on();
         f
@@ -243,6 +251,7 @@ impl Falcon {
         self.scrub_reads.set(SCRUB_READS);
         self.dma_reads.set(0);
         self.dma_in_flight = false;
+        self.riscv_active = false;
     }
 
     /// The engine's name, for the log.
@@ -264,7 +273,9 @@ impl Falcon {
             MAILBOX0 | MAILBOX1 | OS | RM | CPUCTL | BOOTVEC | DMACTL | DMATRFBASE
             | DMATRFMOFFS | DMATRFCMD | DMATRFFBOFFS | DMATRFBASE1 | CPUCTL_ALIAS | ENGINE
             | FBIF_CTL => true,
-            HWCFG2 | MOD_SEL | BROM_UCODE_ID | BROM_ENGIDMASK | BROM_PARAADDR | BCR_CTRL => ga,
+            HWCFG2 | MOD_SEL | BROM_UCODE_ID | BROM_ENGIDMASK | BROM_PARAADDR | BCR_CTRL
+            | RISCV_CPUCTL => ga,
+            RISCV_STATUS => !ga,
             r if (IMEM_PORTS..IMEM_PORTS + 0x40).contains(&r) => (r - IMEM_PORTS) % 16 < 12,
             r if (DMEM_PORTS..DMEM_PORTS + 0x40).contains(&r) => true,
             r => (TRANSCFG..TRANSCFG + 0x20).contains(&r),
@@ -321,6 +332,14 @@ impl Falcon {
             BROM_ENGIDMASK if ga => self.brom[2],
             BROM_PARAADDR if ga => self.brom[3],
             BCR_CTRL if ga => self.bcr,
+            RISCV_STATUS if !ga => u32::from(self.riscv_active),
+            RISCV_CPUCTL if ga => {
+                if self.riscv_active {
+                    1 << 7
+                } else {
+                    1 << 4
+                }
+            }
             _ => 0,
         }
     }
@@ -516,8 +535,20 @@ impl Falcon {
         &self.imem
     }
 
-    /// Writes `data` into IMEM at `offset` (the model's own DMA, for a bootloader it plays).
+    /// Writes `data` into IMEM at `offset` (the model's own DMA, for a bootloader it plays),
+    /// each block tagged with its IMEM offset.
     pub fn load_imem(&mut self, offset: usize, data: &[u8], secure: bool) -> Result<(), String> {
+        self.load_imem_tagged(offset, data, secure, (offset / BLOCK) as u16)
+    }
+
+    /// Writes `data` into IMEM at `offset`, its blocks tagged from `tag` on.
+    pub fn load_imem_tagged(
+        &mut self,
+        offset: usize,
+        data: &[u8],
+        secure: bool,
+        tag: u16,
+    ) -> Result<(), String> {
         for (n, chunk) in data.chunks(BLOCK).enumerate() {
             let at = offset + n * BLOCK;
             let block = self
@@ -526,7 +557,7 @@ impl Falcon {
                 .filter(|_| at % BLOCK == 0)
                 .ok_or_else(|| format!("IMEM load at {at:#x} outside or unaligned"))?;
             block.data[..chunk.len()].copy_from_slice(chunk);
-            block.tag = (at / BLOCK) as u16;
+            block.tag = tag.wrapping_add(n as u16);
             block.secure = secure;
             block.loaded = true;
         }
@@ -571,6 +602,21 @@ impl Falcon {
     /// Halts or releases the CPU (what the code running on it does).
     pub fn set_halted(&mut self, halted: bool) {
         self.halted = halted;
+    }
+
+    /// The register family.
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    /// Sets whether the RISC-V core runs (the booter starts GSP-RM on it; a reset stops it).
+    pub fn set_riscv_active(&mut self, active: bool) {
+        self.riscv_active = active;
+    }
+
+    /// Whether the RISC-V core runs.
+    pub fn riscv_active(&self) -> bool {
+        self.riscv_active
     }
 }
 

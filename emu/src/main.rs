@@ -15,6 +15,7 @@ mod access;
 mod args;
 mod backend;
 mod bar0;
+mod boot_chain;
 mod chipset;
 mod config;
 mod counts;

@@ -44,7 +44,8 @@ use crate::guest_mem::Sysmem;
 use crate::lie::lies;
 use crate::vbios::fwsec::{
     Ucode,
-    CMD_FRTS, //
+    CMD_FRTS,
+    CMD_SB, //
 };
 
 /// Mailbox 0 when the boot ROM refuses the image (the model's own code).
@@ -272,25 +273,37 @@ impl Fwsec {
         self.scratch_0e = 0;
     }
 
-    /// The DMEM FWSEC must run with: the ROM's, patched for FRTS on `frts`, and (v3) with the
-    /// signature the fuse selects; `Err` when the fuse selects none.
-    pub fn expected_dmem(&self, frts: &Range<u64>) -> Result<Vec<u8>, String> {
+    /// The DMEM FWSEC must run with: the ROM's, patched for FRTS on `frts` (for SB when
+    /// `None`: its command, and the READ_VBIOS header of the command input, the region left as
+    /// the ROM has it), and (v3) with the signature the fuse selects; `Err` when the fuse
+    /// selects none.
+    pub fn expected_dmem(&self, frts: Option<&Range<u64>>) -> Result<Vec<u8>, String> {
         let u = &self.expected;
         let mut dmem = u.dmem.clone();
         let put = |d: &mut Vec<u8>, at: usize, v: u32| {
             d[at..at + 4].copy_from_slice(&v.to_le_bytes());
         };
-        put(&mut dmem, u.dmap + DMAP_INIT_CMD, CMD_FRTS);
-        for (i, v) in [1u32, 24, 0, 0, 0, 2, 1, 20]
-            .into_iter()
-            .chain([
+        put(
+            &mut dmem,
+            u.dmap + DMAP_INIT_CMD,
+            if frts.is_some() { CMD_FRTS } else { CMD_SB },
+        );
+        for (i, v) in [1u32, 24, 0, 0, 0, 2].into_iter().enumerate() {
+            put(&mut dmem, u.cmd_in + 4 * i, v);
+        }
+        if let Some(frts) = frts {
+            for (i, v) in [
+                1u32,
+                20,
                 (frts.start >> 12) as u32,
                 ((frts.end - frts.start) >> 12) as u32,
                 2,
-            ])
+            ]
+            .into_iter()
             .enumerate()
-        {
-            put(&mut dmem, u.cmd_in + 4 * i, v);
+            {
+                put(&mut dmem, u.cmd_in + 24 + 4 * i, v);
+            }
         }
         if let Some(pkc) = u.pkc {
             let fuse = self.fuse_version();
@@ -317,16 +330,37 @@ impl Fwsec {
             log("FWSEC: the generic bootloader's DMA never completes".to_string());
             return Played::Running;
         }
-        let checked = if self.expected.version == 3 {
-            self.check_v3(falcon, frts)
+        let u = &self.expected;
+        // The command the driver asked for, as the DMEM mapper holds it once loaded: SB
+        // (teardown) or FRTS.
+        let sb = |falcon: &Falcon| {
+            let at = u.dmem_dst + u.dmap + DMAP_INIT_CMD;
+            falcon.dmem().get(at..at + 4) == Some(&CMD_SB.to_le_bytes()[..])
+        };
+        let mut is_sb = false;
+        let checked = if u.version == 3 {
+            is_sb = sb(falcon);
+            self.check_v3(falcon, (!is_sb).then_some(frts))
         } else {
-            self.run_bootloader(falcon, mem)
-                .and_then(|()| self.check_v2(falcon, frts))
+            self.run_bootloader(falcon, mem).and_then(|()| {
+                is_sb = sb(falcon);
+                self.check_v2(falcon, (!is_sb).then_some(frts))
+            })
         };
         if let Err(why) = checked {
             log(format!("FWSEC: the boot ROM refuses the image: {why}"));
             return Played::Halted {
                 mailbox0: REFUSED,
+                scratch_0e: self.scratch_0e,
+                wpr2: None,
+            };
+        }
+        if is_sb {
+            log("FWSEC: image checked byte for byte; SB runs (the GSP falcon back to its \
+                 pre-LIBOS state)"
+                .to_string());
+            return Played::Halted {
+                mailbox0: 0,
                 scratch_0e: self.scratch_0e,
                 wpr2: None,
             };
@@ -351,7 +385,7 @@ impl Fwsec {
     }
 
     /// GA102 on: the loads, the boot ROM registers and the boot vector.
-    fn check_v3(&self, falcon: &Falcon, frts: &Range<u64>) -> Result<(), String> {
+    fn check_v3(&self, falcon: &Falcon, frts: Option<&Range<u64>>) -> Result<(), String> {
         let u = &self.expected;
         if !falcon.falcon_core() {
             return Err("started with the RISC-V core selected".to_string());
@@ -463,7 +497,7 @@ impl Fwsec {
     }
 
     /// Turing: what the bootloader copied.
-    fn check_v2(&self, falcon: &Falcon, frts: &Range<u64>) -> Result<(), String> {
+    fn check_v2(&self, falcon: &Falcon, frts: Option<&Range<u64>>) -> Result<(), String> {
         let u = &self.expected;
         let ns = u.imem_ns.ok_or("a v2 ucode without non-secure IMEM")?;
         for (part, secure) in [(ns, false), (u.imem_sec, true)] {
@@ -476,7 +510,7 @@ impl Fwsec {
 
 /// Checks IMEM from `at` on against `want`: each block loaded, tagged from `tag` on, with the
 /// secure flag `secure`, and its bytes.
-fn check_imem(
+pub(super) fn check_imem(
     falcon: &Falcon,
     want: &[u8],
     at: usize,
@@ -518,7 +552,7 @@ fn check_imem(
 }
 
 /// Checks DMEM from `at` on against `want`.
-fn check_dmem(falcon: &Falcon, want: &[u8], at: usize) -> Result<(), String> {
+pub(super) fn check_dmem(falcon: &Falcon, want: &[u8], at: usize) -> Result<(), String> {
     let got = falcon
         .dmem()
         .get(at..at + want.len())
@@ -561,7 +595,7 @@ mod tests {
         f.write(0x1668, 0);
         f.load_imem(0, v.fwsec().imem(), true).unwrap();
         let dmem = Fwsec::new(Expected::from_ucode(v.fwsec()), None, None)
-            .expected_dmem(&FRTS)
+            .expected_dmem(Some(&FRTS))
             .unwrap();
         f.dmem_mut()[..dmem.len()].copy_from_slice(&dmem);
         for (reg, value) in [(0x1180, 1), (0x1198, 7), (0x119c, 0x400), (0x1210, 0x200)] {
@@ -645,7 +679,7 @@ mod tests {
         let (_, unsigned) = loaded(Some(FwsecLie::FuseUnsigned));
         assert_eq!(unsigned.read(id7), Some(0b10));
         assert!(unsigned
-            .expected_dmem(&FRTS)
+            .expected_dmem(Some(&FRTS))
             .unwrap_err()
             .contains("version 2"));
     }

@@ -48,6 +48,12 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 /// The first `FWIMAGE_HEAD` bytes (fewer if the section is shorter) of the
 /// `.fwimage` section of the ELF64 little-endian file at `path`.
 pub fn fwimage_head(path: &Path) -> Result<Vec<u8>, String> {
+    section(path, ".fwimage", FWIMAGE_HEAD)
+}
+
+/// The first `limit` bytes (fewer if the section is shorter) of the section called `wanted`
+/// of the ELF64 little-endian file at `path`; an empty section is an error.
+pub fn section(path: &Path, wanted: &str, limit: usize) -> Result<Vec<u8>, String> {
     let mut file = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
     let file_len = file
         .metadata()
@@ -98,22 +104,22 @@ pub fn fwimage_head(path: &Path) -> Result<Vec<u8>, String> {
             continue;
         };
         let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
-        if &rest[..end] != b".fwimage" {
+        if &rest[..end] != wanted.as_bytes() {
             continue;
         }
         if !in_file(offset, size) {
             return Err(format!(
-                ".fwimage ({size:#x} bytes at {offset:#x}) lies outside the file"
+                "{wanted} ({size:#x} bytes at {offset:#x}) lies outside the file"
             ));
         }
         if size == 0 {
-            return Err(".fwimage is empty".to_string());
+            return Err(format!("{wanted} is empty"));
         }
-        let mut head = vec![0u8; (size as usize).min(FWIMAGE_HEAD)];
-        read_at(&mut file, offset, &mut head).map_err(|e| format!(".fwimage: {e}"))?;
+        let mut head = vec![0u8; usize::try_from(size).unwrap_or(usize::MAX).min(limit)];
+        read_at(&mut file, offset, &mut head).map_err(|e| format!("{wanted}: {e}"))?;
         return Ok(head);
     }
-    Err("no .fwimage section".to_string())
+    Err(format!("no {wanted} section"))
 }
 
 /// The `.fwimage` heads of every version present for one chip, loaded once.

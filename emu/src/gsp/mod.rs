@@ -20,7 +20,10 @@
 pub mod clock;
 pub mod fault;
 pub mod firmware;
+pub mod package;
+pub mod sequencer;
 pub mod wire;
+pub mod wpr_meta;
 
 #[cfg(test)]
 mod fault_tests;
@@ -58,6 +61,10 @@ const NV_ERR_NOT_SUPPORTED: u32 = 0x56;
 /// Default framebuffer size reported in GspStaticConfigInfo.fb_length.
 pub const DEFAULT_FB_SIZE: u64 = 24 << 30;
 
+/// The LIBOS regions of GSP-RM's log buffers.
+const LOGINIT: u64 = libos::id8("LOGINIT");
+const LOGRM: u64 = libos::id8("LOGRM");
+
 /// Largest page table accepted (entries): 4 GiB of shared memory.
 const MAX_PAGE_TABLE_ENTRIES: u64 = 1 << 20;
 
@@ -76,6 +83,9 @@ pub struct GspConfig {
     /// `--record DIR`: every status queue message posted is also written to
     /// `DIR/status-<n>.bin` (fuzzing seeds of recorded traffic).
     pub record: Option<PathBuf>,
+    /// `--reduced-boot`: GSP-RM starts from a start of the empty GSP falcon
+    /// (docs/gsp-reduced-boot.md) instead of through the booter.
+    pub reduced_boot: bool,
 }
 
 impl Default for GspConfig {
@@ -86,6 +96,7 @@ impl Default for GspConfig {
             firmware_root: PathBuf::from(firmware::DEFAULT_FIRMWARE_ROOT),
             fault: None,
             record: None,
+            reduced_boot: false,
         }
     }
 }
@@ -150,6 +161,23 @@ struct Running {
     /// The last complaint logged about the driver's side of the queues, so
     /// that a tick repeating it stays quiet.
     complaint: Option<String>,
+    /// Where GSP-RM started by the booter is in its CPU sequence.
+    seq: Seq,
+    /// The LOGINIT and LOGRM buffers (address, size), where the LIBOS arguments have them.
+    logs: [Option<(u64, u64)>; 2],
+}
+
+/// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`, the real chain only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seq {
+    /// Started by the reduced boot: there is none.
+    None,
+    /// Sent; GSP-RM waits (touching nothing) for its core reset and resume.
+    Sent,
+    /// Its core was reset; it waits for the resume.
+    Reset,
+    /// Resumed.
+    Done,
 }
 
 /// What stopped command processing.
@@ -290,9 +318,14 @@ impl Gsp {
     }
 
     /// A falcon reset (NV_PGSP_FALCON_ENGINE): the GSP stops without touching
-    /// memory, unless it lies that it cannot be stopped.
+    /// memory, unless it lies that it cannot be stopped, or it is GSP-RM
+    /// waiting for the reset its CPU sequence asked for (it keeps its state,
+    /// which lives in WPR2, and waits for its resume).
     pub fn falcon_reset(&mut self) {
-        if self.state.is_none() {
+        if let Some(s) = self.state.as_mut().filter(|s| matches!(s.seq, Seq::Sent | Seq::Reset)) {
+            s.seq = Seq::Reset;
+            self.line("core reset by the CPU sequence: GSP-RM waits for its resume");
+        } else if self.state.is_none() {
             self.line("falcon reset while stopped");
         } else if self.lies(Lie::Unstoppable) {
             let index = self.state.as_ref().map_or(0, |s| s.posted);
@@ -307,21 +340,86 @@ impl Gsp {
         }
     }
 
-    /// STARTCPU with the LIBOS arguments at `libos_args`. Returns the value
+    /// A start with the LIBOS arguments at `libos_args`: STARTCPU of the
+    /// reduced boot (`booted` is `None`: the version is found from FWIMAGE),
+    /// or the booter's start of GSP-RM of version `booted`. Returns the value
     /// for MAILBOX0: 0 once up, an error code when the start is refused.
-    pub fn start(&mut self, mem: &mut Sysmem<'_>, libos_args: u64) -> u32 {
+    pub fn start(&mut self, mem: &mut Sysmem<'_>, libos_args: u64, booted: Option<Version>) -> u32 {
         self.halt(Stop::Restart, "STARTCPU while running: restarting");
-        self.line(&format!("STARTCPU, LIBOS arguments at {libos_args:#x}"));
-        let running = match self.boot(mem, libos_args) {
+        self.line(&format!(
+            "{}, LIBOS arguments at {libos_args:#x}",
+            if booted.is_some() { "started by the booter" } else { "STARTCPU" }
+        ));
+        let running = match self.boot(mem, libos_args, booted) {
             Ok(r) => r,
             Err((code, msg)) => {
                 self.line(&format!("start refused ({code:#010x}): {msg}"));
                 return code;
             }
         };
-        let version = running.version;
         self.state = Some(running);
         self.transitions.push(Transition::Started);
+        if booted.is_some() {
+            return self.send_sequence(mem);
+        }
+        self.come_up(mem)
+    }
+
+    /// GSP-RM's first words: a line in LOGINIT, and its CPU sequence; then
+    /// it waits for the core reset and resume the sequence asks for.
+    fn send_sequence(&mut self, mem: &mut Sysmem<'_>) -> u32 {
+        let logged = self.log_record(mem, 0, "GSP-RM: LIBOS up, sending the CPU sequence");
+        let reply = Reply {
+            function: function::GSP_RUN_CPU_SEQUENCER,
+            rpc_result: 0,
+            rpc_seq: 0,
+            payload: sequencer::payload(&sequencer::commands()),
+        };
+        match logged.and_then(|()| self.post(mem, &reply)) {
+            Ok(_) => {
+                self.state.as_mut().expect("running").seq = Seq::Sent;
+                self.line("RUN_CPU_SEQUENCER posted; waits for its core reset and resume");
+                0
+            }
+            Err(e) => {
+                self.halt(Stop::Fault, &format!("stopped: {e}"));
+                ERR_FAULT
+            }
+        }
+    }
+
+    /// Whether GSP-RM waits for the sequencer's resume.
+    pub fn wants_resume(&self) -> bool {
+        self.state
+            .as_ref()
+            .is_some_and(|s| matches!(s.seq, Seq::Sent | Seq::Reset))
+    }
+
+    /// The sequencer's resume (SEC2 started while GSP-RM waits); `scratch` is what the
+    /// sequence's register holds. Returns the value for SEC2's MAILBOX0: 0 when GSP-RM is
+    /// back, an error code when it is not.
+    pub fn resume(&mut self, mem: &mut Sysmem<'_>, scratch: u32) -> u32 {
+        let seq = self.state.as_ref().map(|s| s.seq);
+        if seq != Some(Seq::Reset) {
+            self.line("resume before the core reset of the CPU sequence: refused");
+            return ERR_BAD_ARGUMENTS;
+        }
+        if scratch != sequencer::SCRATCH_AFTER {
+            self.line(&format!(
+                "resume refused: the CPU sequence's register holds {scratch:#010x}, not \
+                 {:#010x} (its writes were not carried out)",
+                sequencer::SCRATCH_AFTER
+            ));
+            return ERR_BAD_ARGUMENTS;
+        }
+        self.state.as_mut().expect("running").seq = Seq::Done;
+        self.line("resumed after the CPU sequence");
+        self.come_up(mem)
+    }
+
+    /// Processes what is queued and posts GSP_INIT_DONE: the GSP is up.
+    fn come_up(&mut self, mem: &mut Sysmem<'_>) -> u32 {
+        let version = self.state.as_ref().expect("running").version;
         match self.process(mem) {
             Halt::Wait => {}
             Halt::Stopped => {
@@ -352,8 +450,34 @@ impl Gsp {
                 return ERR_FAULT;
             }
         }
+        if let Err(e) = self.log_record(mem, 1, "GSP-RM: init done") {
+            self.halt(Stop::Fault, &format!("stopped: {e}"));
+            return ERR_FAULT;
+        }
         self.line(&format!("{version} up"));
         0
+    }
+
+    /// Appends a record holding `text` to log buffer `which` (0: LOGINIT, 1: LOGRM), if the
+    /// LIBOS arguments have it: word 0 of the buffer is the put pointer (in words, from 1 on
+    /// past the buffer's own page table), the record the text's bytes, padded to whole words.
+    fn log_record(&mut self, mem: &mut Sysmem<'_>, which: usize, text: &str) -> Result<(), GuestMemError> {
+        let Some((pa, size)) = self.state.as_ref().and_then(|s| s.logs[which]) else {
+            return Ok(());
+        };
+        let words = size / 8;
+        let first = 1 + size.div_ceil(PAGE);
+        let put = u64::from(mem.read_u32(pa)?) | (u64::from(mem.read_u32(pa + 4)?) << 32);
+        let at = if (first..words).contains(&put) { put } else { first };
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.resize(bytes.len().next_multiple_of(8), 0);
+        let len = bytes.len() as u64 / 8;
+        if at + len > words {
+            return Ok(());
+        }
+        mem.write(pa + at * 8, &bytes)?;
+        let next = at + len;
+        mem.write(pa, &next.to_le_bytes())
     }
 
     /// One tick of a running GSP: polls the command queue and carries out
@@ -363,6 +487,10 @@ impl Gsp {
         let Some(s) = self.state.as_ref() else {
             return;
         };
+        if matches!(s.seq, Seq::Sent | Seq::Reset) {
+            // Waiting for its core reset and resume: it touches nothing.
+            return;
+        }
         if s.silent == Some(Lie::Mute) {
             // Alive but deaf: it still reads its command queue's write
             // pointer, and answers nothing.
@@ -461,13 +589,19 @@ impl Gsp {
 
     /// Reads the arguments and sets the queues up; the error is the MAILBOX0
     /// code and the reason.
-    fn boot(&mut self, mem: &mut Sysmem<'_>, libos_args: u64) -> Result<Running, (u32, String)> {
+    fn boot(
+        &mut self,
+        mem: &mut Sysmem<'_>,
+        libos_args: u64,
+        booted: Option<Version>,
+    ) -> Result<Running, (u32, String)> {
         let bad = |msg: String| (ERR_BAD_ARGUMENTS, msg);
         let fault = |e: GuestMemError| (ERR_BAD_ARGUMENTS, e.to_string());
         let mut page = vec![0u8; PAGE as usize];
         mem.read(libos_args, &mut page).map_err(fault)?;
         let mut rmargs = None;
         let mut fwimage = None;
+        let mut logs = [None, None];
         for entry in page.chunks_exact(libos::SIZE_OF) {
             let id8 = get_u64(entry, libos::ID8);
             if id8 == 0 {
@@ -482,6 +616,8 @@ impl Gsp {
             match id8 {
                 libos::RMARGS if rmargs.is_none() => rmargs = Some(region),
                 libos::FWIMAGE if fwimage.is_none() => fwimage = Some(region),
+                LOGINIT if logs[0].is_none() => logs[0] = Some(region),
+                LOGRM if logs[1].is_none() => logs[1] = Some(region),
                 _ => {}
             }
         }
@@ -499,12 +635,19 @@ impl Gsp {
         };
         let (rm_pa, rm_size) = check("RMARGS", rmargs)?;
 
-        let version = match self.config.forced_version {
-            Some(v) => {
+        let logs = logs.map(|r| {
+            r.and_then(|(pa, size, kind, loc)| {
+                (kind == libos::KIND_CONTIGUOUS && loc == libos::LOC_SYSMEM && size >= 2 * PAGE)
+                    .then_some((pa, size))
+            })
+        });
+        let version = match (self.config.forced_version, booted) {
+            (Some(v), _) => {
                 self.line(&format!("firmware version forced to {v}"));
                 v
             }
-            None => {
+            (None, Some(v)) => v,
+            (None, None) => {
                 let (fw_pa, fw_size) = check("FWIMAGE", fwimage)?;
                 let log = self.log.clone();
                 let mut say = |m: String| log.line(&m);
@@ -643,6 +786,8 @@ impl Gsp {
             silent: None,
             bad_read_ptr: false,
             complaint: None,
+            seq: Seq::None,
+            logs,
         })
     }
 

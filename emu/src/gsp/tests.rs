@@ -110,8 +110,11 @@ impl Driver {
     fn with_config(version: Version, configure: impl FnOnce(&mut GspConfig)) -> Driver {
         let root = firmware_root();
         let mut choice = ga102_config();
+        // These tests drive the GSP through the reduced boot's start (docs/gsp-reduced-boot.md);
+        // the booter's start is boot_chain's tests'.
         let mut gsp = GspConfig {
             firmware_root: root.clone(),
+            reduced_boot: true,
             ..GspConfig::default()
         };
         configure(&mut gsp);

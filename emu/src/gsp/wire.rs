@@ -198,6 +198,8 @@ pub mod function {
     pub const SET_REGISTRY: u32 = 73;
     /// Event: the GSP is up.
     pub const GSP_INIT_DONE: u32 = 0x1001;
+    /// Event: GSP-RM's CPU sequence, for the driver to carry out.
+    pub const GSP_RUN_CPU_SEQUENCER: u32 = 0x1002;
 
     /// A name for the log.
     pub fn name(function: u32) -> &'static str {
@@ -208,6 +210,7 @@ pub mod function {
             GSP_SET_SYSTEM_INFO => "GSP_SET_SYSTEM_INFO",
             SET_REGISTRY => "SET_REGISTRY",
             GSP_INIT_DONE => "GSP_INIT_DONE",
+            GSP_RUN_CPU_SEQUENCER => "GSP_RUN_CPU_SEQUENCER",
             _ => "unknown",
         }
     }

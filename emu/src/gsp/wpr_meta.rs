@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `GspFwWprMeta`, the booter's input, as the model's booter checks it before it "copies"
+//! GSP-RM into WPR2: 256 bytes in guest memory, at the address the driver put in SEC2's
+//! mailboxes (the same layout in 535.113.01 and 570.144 up to offset 241; see
+//! `gsp/fw/<version>/nvrm.h`).
+//!
+//! What is checked, each failure named:
+//! - the magic and revision;
+//! - the ELF: `sizeOfRadix3Elf` is the size of the version's `.fwimage`, and the radix3 page
+//!   tables at `sysmemAddrOfRadix3Elf` (level 0: one page whose first entry is the level 1
+//!   page; level 1: one entry per level 2 page; level 2: one entry per 4 KiB page of the
+//!   image, in order) map exactly the bytes of `.fwimage`;
+//! - the bootloader: its size and bytes are the ucode of `bootloader-<version>.bin`, and its
+//!   code, data and manifest offsets the file's;
+//! - the signature: its bytes are the chip's `.fwsignature_*` section;
+//! - the framebuffer layout against the FB unit: `fbSize`, the FRTS region FWSEC-FRTS made,
+//!   `gspFwWprEnd` its end, the VGA workspace above it and inside the FB; below the FRTS
+//!   region, in order and without overlap, the bootloader's copy (`bootBinOffset`), the ELF's
+//!   (`gspFwOffset`), the heap (`gspFwHeapOffset`: 64 to 256 MiB for these chips' LIBOS,
+//!   give or take the 1 MiB alignment of its ends), WPR2's start (`gspFwWprStart`) with room
+//!   for this structure below the heap, and the non-WPR heap below that; every region 4 KiB
+//!   aligned.
+//!
+//! A good meta gives the WPR2 the booter sets: `gspFwWprStart..gspFwWprEnd`.
+
+use std::ops::Range;
+
+use super::package::VersionFiles;
+use super::wire::{
+    get_u64,
+    PAGE, //
+};
+use crate::guest_mem::Sysmem;
+
+/// The structure's size.
+pub const SIZE: usize = 256;
+/// `GSP_FW_WPR_META_MAGIC` and `GSP_FW_WPR_META_REVISION` (both versions).
+const MAGIC: u64 = 0xdc3a_ae21_371a_60b3;
+const REVISION: u64 = 1;
+
+/// Member offsets.
+mod off {
+    pub const MAGIC: usize = 0;
+    pub const REVISION: usize = 8;
+    pub const RADIX3_ELF: usize = 16;
+    pub const SIZE_OF_RADIX3_ELF: usize = 24;
+    pub const BOOTLOADER: usize = 32;
+    pub const SIZE_OF_BOOTLOADER: usize = 40;
+    pub const BOOTLOADER_CODE_OFFSET: usize = 48;
+    pub const BOOTLOADER_DATA_OFFSET: usize = 56;
+    pub const BOOTLOADER_MANIFEST_OFFSET: usize = 64;
+    pub const SIGNATURE: usize = 72;
+    pub const SIZE_OF_SIGNATURE: usize = 80;
+    pub const NON_WPR_HEAP_OFFSET: usize = 96;
+    pub const NON_WPR_HEAP_SIZE: usize = 104;
+    pub const WPR_START: usize = 112;
+    pub const HEAP_OFFSET: usize = 120;
+    pub const HEAP_SIZE: usize = 128;
+    pub const FW_OFFSET: usize = 136;
+    pub const BOOT_BIN_OFFSET: usize = 144;
+    pub const FRTS_OFFSET: usize = 152;
+    pub const FRTS_SIZE: usize = 160;
+    pub const WPR_END: usize = 168;
+    pub const FB_SIZE: usize = 176;
+    pub const VGA_OFFSET: usize = 184;
+    pub const VGA_SIZE: usize = 192;
+}
+
+/// The heap GSP-RM's LIBOS accepts on Turing to Ada (64 to 256 MiB), with 1 MiB of slack
+/// each way for the alignment of its two ends.
+const HEAP: Range<u64> = 63 << 20..(257 << 20) + 1;
+
+/// What the FB unit says.
+pub struct FbFacts {
+    pub size: u64,
+    pub frts: Range<u64>,
+}
+
+/// Reads `len` bytes of guest memory at `addr` and compares them with `want`; names the first
+/// difference.
+fn compare(mem: &mut Sysmem<'_>, addr: u64, want: &[u8], what: &str) -> Result<(), String> {
+    let mut got = vec![0u8; want.len()];
+    mem.read(addr, &mut got)
+        .map_err(|e| format!("{what} at {addr:#x}: {e}"))?;
+    match (0..want.len()).find(|&i| got[i] != want[i]) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what} differs at byte {i:#x}: {:#04x}, expected {:#04x}",
+            got[i], want[i]
+        )),
+    }
+}
+
+/// Walks the radix3 tables at `level0` and compares every page they map with `image`.
+fn walk_radix3(mem: &mut Sysmem<'_>, level0: u64, image: &[u8]) -> Result<(), String> {
+    let page = PAGE as usize;
+    let entries = page / 8;
+    let pages = image.len().div_ceil(page);
+    let read_page = |mem: &mut Sysmem<'_>, addr: u64, what: &str| -> Result<Vec<u8>, String> {
+        if addr % PAGE != 0 {
+            return Err(format!("{what} at {addr:#x} is not page-aligned"));
+        }
+        let mut p = vec![0u8; page];
+        mem.read(addr, &mut p)
+            .map_err(|e| format!("{what} at {addr:#x}: {e}"))?;
+        Ok(p)
+    };
+    let l0 = read_page(mem, level0, "radix3 level 0")?;
+    let l1 = read_page(mem, get_u64(&l0, 0), "radix3 level 1")?;
+    let level2_pages = pages.div_ceil(entries);
+    if level2_pages > entries {
+        return Err(format!("an image of {pages} pages needs more than one level 1 page"));
+    }
+    for l2_index in 0..level2_pages {
+        let l2 = read_page(
+            mem,
+            get_u64(&l1, l2_index * 8),
+            &format!("radix3 level 2 page {l2_index}"),
+        )?;
+        for e in 0..entries.min(pages - l2_index * entries) {
+            let n = l2_index * entries + e;
+            let addr = get_u64(&l2, e * 8);
+            if addr % PAGE != 0 {
+                return Err(format!("radix3 entry of image page {n} ({addr:#x}) not aligned"));
+            }
+            let want = &image[n * page..((n + 1) * page).min(image.len())];
+            compare(mem, addr, want, &format!("image page {n} (radix3)"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks the meta `meta` against the version's files, the FB unit and guest memory; returns
+/// the WPR2 region the booter sets.
+pub fn check(
+    meta: &[u8],
+    files: &mut VersionFiles,
+    fb: &FbFacts,
+    mem: &mut Sysmem<'_>,
+) -> Result<Range<u64>, String> {
+    let v = |at: usize| get_u64(meta, at);
+    if v(off::MAGIC) != MAGIC || v(off::REVISION) != REVISION {
+        return Err(format!(
+            "magic {:#x} revision {}, expected {MAGIC:#x} revision {REVISION}",
+            v(off::MAGIC),
+            v(off::REVISION)
+        ));
+    }
+    let bl = files.bootloader.clone();
+    let expect = |name: &str, got: u64, want: u64| {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{name} = {got:#x}, expected {want:#x}"))
+        }
+    };
+    expect("sizeOfBootloader", v(off::SIZE_OF_BOOTLOADER), bl.ucode.len() as u64)?;
+    expect("bootloaderCodeOffset", v(off::BOOTLOADER_CODE_OFFSET), bl.code_offset.into())?;
+    expect("bootloaderDataOffset", v(off::BOOTLOADER_DATA_OFFSET), bl.data_offset.into())?;
+    expect(
+        "bootloaderManifestOffset",
+        v(off::BOOTLOADER_MANIFEST_OFFSET),
+        bl.manifest_offset.into(),
+    )?;
+    compare(mem, v(off::BOOTLOADER), &bl.ucode, "bootloader")?;
+    let (image, signature) = files.image()?;
+    expect("sizeOfRadix3Elf", v(off::SIZE_OF_RADIX3_ELF), image.len() as u64)?;
+    expect("sizeOfSignature", v(off::SIZE_OF_SIGNATURE), signature.len() as u64)?;
+    compare(mem, v(off::SIGNATURE), signature, "signature")?;
+    walk_radix3(mem, v(off::RADIX3_ELF), image)?;
+
+    expect("fbSize", v(off::FB_SIZE), fb.size)?;
+    expect("frtsOffset", v(off::FRTS_OFFSET), fb.frts.start)?;
+    expect("frtsSize", v(off::FRTS_SIZE), fb.frts.end - fb.frts.start)?;
+    expect("gspFwWprEnd", v(off::WPR_END), fb.frts.end)?;
+    let vga = v(off::VGA_OFFSET)..v(off::VGA_OFFSET).saturating_add(v(off::VGA_SIZE));
+    if vga.start < fb.frts.end || vga.end > fb.size || vga.is_empty() {
+        return Err(format!(
+            "VGA workspace {:#x}..{:#x} not between the FRTS region's end {:#x} and the FB's {:#x}",
+            vga.start, vga.end, fb.frts.end, fb.size
+        ));
+    }
+    // From the top down: bootloader, ELF, heap, each below the one above it.
+    let boot = v(off::BOOT_BIN_OFFSET)..v(off::BOOT_BIN_OFFSET) + v(off::SIZE_OF_BOOTLOADER);
+    let elf = v(off::FW_OFFSET)..v(off::FW_OFFSET) + v(off::SIZE_OF_RADIX3_ELF);
+    let heap = v(off::HEAP_OFFSET)..v(off::HEAP_OFFSET).saturating_add(v(off::HEAP_SIZE));
+    let wpr_start = v(off::WPR_START);
+    let non_wpr =
+        v(off::NON_WPR_HEAP_OFFSET)..v(off::NON_WPR_HEAP_OFFSET) + v(off::NON_WPR_HEAP_SIZE);
+    for (name, start) in [
+        ("bootBinOffset", boot.start),
+        ("gspFwOffset", elf.start),
+        ("gspFwHeapOffset", heap.start),
+        ("gspFwWprStart", wpr_start),
+        ("nonWprHeapOffset", non_wpr.start),
+    ] {
+        if start % PAGE != 0 {
+            return Err(format!("{name} {start:#x} is not 4 KiB aligned"));
+        }
+    }
+    let order = [
+        ("the bootloader", &boot, fb.frts.start),
+        ("the ELF", &elf, boot.start),
+        ("the heap", &heap, elf.start),
+    ];
+    for (name, region, limit) in order {
+        if region.end > limit || region.is_empty() {
+            return Err(format!(
+                "{name} {:#x}..{:#x} runs into what lies above it at {limit:#x}",
+                region.start, region.end
+            ));
+        }
+    }
+    if !HEAP.contains(&(heap.end - heap.start)) {
+        return Err(format!(
+            "gspFwHeapSize {:#x} outside {:#x}..={:#x}",
+            heap.end - heap.start,
+            HEAP.start,
+            HEAP.end - 1
+        ));
+    }
+    if wpr_start.saturating_add(SIZE as u64) > heap.start || non_wpr.end > wpr_start {
+        return Err(format!(
+            "gspFwWprStart {wpr_start:#x} leaves no room for the meta below the heap at {:#x}, \
+             or the non-WPR heap ending at {:#x} runs into it",
+            heap.start, non_wpr.end
+        ));
+    }
+    Ok(wpr_start..fb.frts.end)
+}
