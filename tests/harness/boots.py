@@ -125,6 +125,12 @@ class Job:
     check: object = None
     # during(folder, QEMU process, emulators): runs while the guest runs (see boot()).
     during: object = None
+    # Another module to load instead of ours (the kernel's nova-core, tests/harness/oracle.py),
+    # files to add to each chip's firmware folder, and whether the emulated GPUs take the real
+    # boot chain (see Emulator).
+    module: object = None
+    extra_firmware: object = None
+    real_chain: bool = False
 
     @property
     def key(self):
@@ -181,7 +187,10 @@ def run_jobs(run_dir, jobs, results):
             f"{' (nova_core ' + job.params + ')' if job.params else ''}: {names}")
         console, emus, elapsed, timed_out = boot(
             boot_dir, [s.emu_args for s in job.rows], job.steps, job.params,
-            {s.chipset: s.firmware for s in job.rows}, kunit=job.kunit, during=job.during)
+            {s.chipset: s.firmware for s in job.rows}, kunit=job.kunit, during=job.during,
+            module=job.module,
+            extra_firmware=job.extra_firmware(boot_dir) if job.extra_firmware else None,
+            real_chain=job.real_chain)
         log(f"{job.label}: guest ran for {elapsed:.1f}s")
         return boot_dir, console, emus, elapsed, timed_out
 

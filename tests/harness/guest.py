@@ -48,11 +48,12 @@ def new_run_dir(kind):
     return d
 
 
-def build_initramfs(run_dir, firmware, module=None):
+def build_initramfs(run_dir, firmware, module=None, extra_firmware=None):
     """Packs busybox, the guest init, the module and firmware into a cpio.
 
     `firmware` maps a chipset name to its firmware column (see
-    parse_firmware_spec).
+    parse_firmware_spec); `extra_firmware` maps a chipset name to a folder whose files
+    are added to its firmware folder (the kernel's nova-core's TLV files).
     """
     ko = module or MODULE_SNAPSHOT or ROOT / "nova_core.ko"
     if not ko.exists():
@@ -67,6 +68,11 @@ def build_initramfs(run_dir, firmware, module=None):
     shutil.copy2(ko, tree / "nova_core.ko")
     for chipset, spec in sorted(firmware.items()):
         add_firmware(tree, chipset, spec)
+    for chipset, folder in sorted((extra_firmware or {}).items()):
+        dst = tree / "lib/firmware/nvidia" / chipset / "gsp"
+        dst.mkdir(parents=True, exist_ok=True)
+        for f in sorted(folder.iterdir()):
+            shutil.copyfile(f, dst / f.name)
     cpio = run_dir / "initramfs.cpio"
     files = subprocess.run(
         ["find", "."], cwd=tree, check=True, capture_output=True, text=True
@@ -81,7 +87,8 @@ def build_initramfs(run_dir, firmware, module=None):
 
 
 def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False,
-         qemu_extra=(), during=None, interactive=False, module=None):
+         qemu_extra=(), during=None, interactive=False, module=None, extra_firmware=None,
+         real_chain=False):
     """Boots the test kernel with one emulator per entry.
 
     The module's KUnit suites run at insmod only when `kunit` is set; the boot then
@@ -95,11 +102,11 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
     if kunit:
         # The real-file KUnit cases request these chips' files; a row's own column wins.
         firmware = {**{chip: "-" for chip in KUNIT_CHIPS}, **firmware}
-    initramfs = build_initramfs(run_dir, firmware, module)
+    initramfs = build_initramfs(run_dir, firmware, module, extra_firmware)
     emus = []
     try:
         for i, args in enumerate(emu_args_list):
-            emus.append(Emulator(run_dir, i, args))
+            emus.append(Emulator(run_dir, i, args, real_chain))
         for e in emus:
             e.wait_listening()
         console = run_dir / "console.log"
