@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Builds or tests the emulated GPU (emu/) with the build root's cargo. The
-# cargo target folder lives in the cache so fresh clones reuse the build.
+# Builds or tests the emulated GPU (emu/), and builds the TLV converter (tlv/), with
+# the build root's cargo. The cargo target folders live in the cache so fresh
+# clones reuse the builds.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -12,7 +13,11 @@ case "${1:-build}" in
 build)
 	t0=$SECONDS
 	in_root env CARGO_TARGET_DIR="$CARGO_TARGET_DIR" cargo build --locked --quiet
-	printf '[nova] nova-emu built in %ds\n' $((SECONDS - t0))
+	# The TLV converter (tlv/), which makes the kernel's nova-core's firmware files for the
+	# oracle boot (docs/oracle.md).
+	(cd "$NOVA_ROOT/tlv" &&
+		in_root env CARGO_TARGET_DIR="$NOVA_CACHE/tlv-target" cargo build --locked --quiet)
+	printf '[nova] nova-emu and nova-tlv built in %ds\n' $((SECONDS - t0))
 	;;
 test)
 	in_root env CARGO_TARGET_DIR="$CARGO_TARGET_DIR" cargo test --locked 2>&1

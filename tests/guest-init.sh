@@ -71,15 +71,22 @@ set_phase() {
 	done
 }
 
-drv=/sys/bus/pci/drivers/nova_core
+# The driver's sysfs folder: ours is nova_core; the kernel's own nova-core (the oracle
+# boot, docs/oracle.md) registers as nova-core.
+driver_dir() {
+	drv=/sys/bus/pci/drivers/nova_core
+	[ -d "$drv" ] || drv=/sys/bus/pci/drivers/nova-core
+}
 
 unbind_all() {
+	driver_dir
 	for dev in $(ls "$drv" 2>/dev/null | grep '^0000:'); do
 		echo "$dev" >"$drv/unbind" || say "unbind $dev failed"
 	done
 }
 
 bind_all() {
+	driver_dir
 	for dev in $(nvidia_devices); do
 		echo "$dev" >"$drv/bind" 2>/dev/null || say "bind $dev refused"
 	done

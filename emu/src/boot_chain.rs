@@ -161,11 +161,17 @@ impl BootChain {
             ));
             return (Sec2Outcome::Unloaded, None);
         }
-        let Some(current) = wpr2 else {
-            log(format!(
-                "SEC2: booter_load-{name} checked; refuses: no WPR2 (FWSEC-FRTS did not run)"
-            ));
-            return (Sec2Outcome::Halted(BOOTER_REFUSED), None);
+        // Where FWSEC-FRTS made WPR2, the booter extends it; GA100 has no FRTS region and
+        // starts without one.
+        let current = match wpr2.clone() {
+            Some(w) => w,
+            None if fb.frts.is_empty() => fb.frts.clone(),
+            None => {
+                log(format!(
+                    "SEC2: booter_load-{name} checked; refuses: no WPR2 (FWSEC-FRTS did not run)"
+                ));
+                return (Sec2Outcome::Halted(BOOTER_REFUSED), None);
+            }
         };
         let meta_addr = (u64::from(sec2.mailbox(1)) << 32) | u64::from(sec2.mailbox(0));
         let mut meta = vec![0u8; wpr_meta::SIZE];
@@ -195,13 +201,13 @@ impl BootChain {
                     "SEC2: booter_load-{name}: refuses: WPR2 {:#x}..{:#x} is not FWSEC-FRTS's",
                     current.start, current.end
                 ));
-                (Sec2Outcome::Halted(BOOTER_REFUSED), Some(current))
+                (Sec2Outcome::Halted(BOOTER_REFUSED), wpr2)
             }
             Err(e) => {
                 log(format!(
                     "SEC2: booter_load-{name} checked; refuses the WPR meta at {meta_addr:#x}: {e}"
                 ));
-                (Sec2Outcome::Halted(BOOTER_REFUSED), Some(current))
+                (Sec2Outcome::Halted(BOOTER_REFUSED), wpr2)
             }
         }
     }

@@ -209,11 +209,17 @@ impl Fb {
     }
 
     /// Where FWSEC-FRTS must put the FRTS region: 1 MiB ending at the VGA workspace (as its
-    /// register says it) aligned down to 128 KiB.
+    /// register says it) aligned down to 128 KiB; on GA100, which runs no FWSEC-FRTS, an empty
+    /// region there.
     pub fn frts_region(&self) -> Range<u64> {
-        let ws = self.read(NV_PDISP_VGA_WORKSPACE_BASE).unwrap_or(0);
-        let end = (u64::from(ws >> 8) << 16) & !((128 << 10) - 1);
-        end.saturating_sub(1 << 20)..end
+        // GA100's display is fused off: no register, the workspace is the last MiB.
+        let vga = match self.family {
+            Family::Ga100 => self.size() - (1 << 20),
+            _ => u64::from(self.read(NV_PDISP_VGA_WORKSPACE_BASE).unwrap_or(0) >> 8) << 16,
+        };
+        let end = vga & !((128 << 10) - 1);
+        let size = if self.family == Family::Ga100 { 0 } else { 1 << 20 };
+        end.saturating_sub(size)..end
     }
 
     /// WPR2 as the registers say.

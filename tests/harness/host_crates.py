@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The host-side crates (emulated GPU, versioning macro, parsing core, opaque proof):
+"""The host-side crates (emulated GPU, versioning macro, parsing core, opaque proof, TLV
+converter):
 `cargo test` and `cargo clippy` of each.
 """
 
@@ -7,7 +8,7 @@ import os
 import re
 import subprocess
 
-from .settings import CACHE, EMU, ROOT, VBIOS_DIR
+from .settings import CACHE, EMU, FW_ROOT, ROOT, VBIOS_DIR
 
 
 # The crates with tests that read the real VBIOS dumps (named `real_dump...`).
@@ -20,7 +21,12 @@ HOST_CRATES = (
     ("parse", ROOT / "fuzz", CACHE / "parse-target"),
     # untrusted.rs on the host: reading an Untrusted outside a validation impl must not compile.
     ("opaque", ROOT / "tests" / "opaque", CACHE / "opaque-target"),
+    # The converter from NVIDIA's firmware package to the kernel's nova-core TLV files.
+    ("tlv", ROOT / "tlv", CACHE / "tlv-target"),
 )
+
+# The crates with tests that convert the real firmware package (named `package_...`).
+PACKAGE_READERS = ("tlv",)
 
 
 def cargo_tests(run_dir, results, clippy=True):
@@ -41,14 +47,21 @@ def cargo_tests(run_dir, results, clippy=True):
 def cargo_test(run_dir, results, label, path, target):
     """`cargo test` of one crate, every test counted. The tests that read the real VBIOS dumps
     (named `real_dump...`) get their folder, or are left out and counted as skipped without
-    it; the parsing core's tests also get every chip's synthetic VBIOS from the emulated GPU,
-    which the driver's parser must take."""
+    it; so do the tests that convert the real firmware package (named `package_...`), with
+    the firmware root; the parsing core's tests also get every chip's synthetic VBIOS from
+    the emulated GPU, which the driver's parser must take."""
     env = dict(os.environ, CARGO_TARGET_DIR=str(target))
     cmd = ["cargo", "test", "--locked", "--quiet"]
     if VBIOS_DIR:
         env["NOVA_VBIOS_DIR"] = str(VBIOS_DIR)
     else:
         cmd += ["--", "--skip", "real_dump"]
+    has_package = (FW_ROOT / "nvidia").is_dir()
+    if label in PACKAGE_READERS:
+        if has_package:
+            env["NOVA_FW_DIR"] = str(FW_ROOT)
+        else:
+            cmd += ([] if "--" in cmd else ["--"]) + ["--skip", "package_"]
     if label == "parse":
         # Its ignored test reads every chip's synthetic VBIOS, written here.
         env["NOVA_EMU_VBIOS_DIR"] = str(emulated_vbioses(run_dir))
@@ -71,6 +84,9 @@ def cargo_test(run_dir, results, label, path, target):
     if not VBIOS_DIR and label in REAL_DUMP_READERS:
         results.skip(f"{label}: the tests that read the real VBIOS dumps",
                      "no folder of dumps (NOVA_VBIOS_DIR, or shared/vbios beside the checkout)")
+    if not has_package and label in PACKAGE_READERS:
+        results.skip(f"{label}: the tests that convert the real firmware package",
+                     f"no firmware package under {FW_ROOT}")
     if failed or proc.returncode != 0:
         results.failures.append(f"{label}: cargo test")
         if not failed:

@@ -13,10 +13,11 @@ KERNEL_FAULTS = re.compile(
 )
 
 
-def device_lines(console, bdf):
+def device_lines(console, bdf, driver="nova_core"):
     """The messages the driver logged for one device, without the prefix (as the console
-    showed them, not the klog step's copy)."""
-    prefix = f"nova_core {bdf}: "
+    showed them, not the klog step's copy); `driver` is the name the lines carry (the kernel's
+    own nova-core's are `nova-core`)."""
+    prefix = f"{driver} {bdf}: "
     out = []
     for line in console.splitlines():
         i = line.find(prefix)

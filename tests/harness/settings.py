@@ -28,6 +28,10 @@ TEST_MODULE_VARS = [*MODULE_VARS, "CONFIG_NOVA_CORE_OOT_EMULATED_GPU=y"]
 LINUX_SRC = CACHE / "linux-src"
 
 EMU = Path(os.environ.get("CARGO_TARGET_DIR", CACHE / "emu-target")) / "debug" / "nova-emu"
+# The TLV converter (tlv/, built by scripts/emu.sh).
+TLV = CACHE / "tlv-target" / "debug" / "nova-tlv"
+# The kernel's own nova-core, built by the test kernel (tests/kernel-oracle.config).
+ORACLE_MODULE = KERNEL / "drivers" / "gpu" / "nova-core.ko"
 
 TABLE = ROOT / "tests" / "scenarios.table"
 
