@@ -229,7 +229,7 @@ impl pci::Driver for NovaCore {
             }
 
             let forced = forced_version(pdev)?;
-            let fw = firmware::load(pdev.as_ref(), &spec, forced)?;
+            let mut fw = firmware::load(pdev.as_ref(), &spec, forced)?;
             dev_info!(pdev, "GSP firmware {} validated\n", fw.version);
             let chain = if spec.architecture().boots_through_fwsec() {
                 let rom = read_vbios(pdev, &bar)?;
@@ -246,7 +246,11 @@ impl pci::Driver for NovaCore {
             // Before the GSP starts: nothing that can fail comes after it.
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;
             let emulated = is_emulated(pdev);
-            let (gsp, flush) = if emulated && REDUCED_BOOT_BUILT {
+            let (gsp, flush) = if let (Some(chain), Some(files)) = (&chain, fw.boot.take()) {
+                // Turing to Ada: the chain through FWSEC and the booter, as silicon needs it.
+                let (gsp, flush) = start_gsp_chain(pdev, &bar, spec, &fw, chain, files)?;
+                (Some(gsp), Some(flush))
+            } else if emulated && REDUCED_BOOT_BUILT {
                 let (gsp, flush) = start_gsp(pdev, &bar, spec, &fw, chain.as_ref())?;
                 (Some(gsp), flush)
             } else {
@@ -338,6 +342,68 @@ fn start_gsp(
             gsp.shutdown(dev, bar);
             unregister(&flush);
             clear_master(pdev);
+            return Err(e);
+        }
+    }
+    Ok((gsp, flush))
+}
+
+/// Starts GSP-RM through FWSEC-FRTS and the booter (Turing to Ada, `docs/boot-chain.md`) and
+/// asks for its static information; a GSP that does not come up is stopped (and torn down)
+/// before the error returns. The sysmem flush page comes back with the GSP, for the binding to
+/// keep.
+fn start_gsp_chain(
+    pdev: &pci::Device<Core<'_>>,
+    bar: &SharedBar0,
+    spec: Spec,
+    fw: &firmware::GspFirmware,
+    chain: &FwsecChain,
+    files: firmware::BootFiles,
+) -> Result<(Gsp, SysmemFlush)> {
+    let facts = system_facts(pdev, &spec)?;
+    let bits = spec.architecture().dma_address_bits();
+    // SAFETY: Nothing allocates or maps DMA memory for this device concurrently: probe runs
+    // under the device lock, and the driver allocates for the device only from its probe
+    // (below) and frees only from its unbind, which cannot overlap.
+    unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
+    let dev = pdev.as_ref();
+    pdev.set_master();
+    let flush = run_fwsec_frts(pdev, bar, &spec, chain)?;
+    let undo = || {
+        flush.unregister(bar);
+        clear_master(pdev);
+    };
+    // Teardown's FWSEC-SB, made now: the VBIOS is at hand.
+    let sb = chain
+        .rom
+        .vbios()
+        .map_err(|e| {
+            dev_err!(pdev, "VBIOS: {}\n", e);
+            EINVAL
+        })
+        .and_then(|vbios| {
+            crate::fwsec::prepare(
+                dev,
+                bar,
+                spec.chipset,
+                &vbios,
+                crate::fwsec::image::FwsecCommand::Sb,
+            )
+        })
+        .inspect_err(|_| undo())?;
+    let args = crate::gsp::chain::ChainArgs {
+        spec,
+        version: fw.version,
+        boot0: chain.boot0,
+        layout: &chain.layout,
+        facts: &facts,
+    };
+    let mut gsp = crate::gsp::chain::start(dev, bar, args, files, sb).inspect_err(|_| undo())?;
+    match gsp.static_info(dev, bar) {
+        Ok(info) => dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name()),
+        Err(e) => {
+            gsp.shutdown(dev, bar);
+            undo();
             return Err(e);
         }
     }

@@ -113,6 +113,16 @@ fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<u32> {
         Cond::FalconCore => bar
             .read(regs::NV_PRISCV_RISCV_BCR_CTRL::of::<E>())
             .into_raw(),
+        Cond::RiscvActiveStatus | Cond::RiscvIdleStatus => bar
+            .read(regs::NV_PRISCV_RISCV_CORE_SWITCH_RISCV_STATUS::of::<E>())
+            .into_raw(),
+        Cond::Suspended => bar
+            .read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>())
+            .into_raw(),
+        Cond::RiscvActiveCpuctl | Cond::RiscvIdleCpuctl => bar
+            .read(regs::NV_PRISCV_RISCV_CPUCTL::of::<E>())
+            .into_raw(),
+        Cond::Handoff => bar.read(crate::regs::NV_PGC6_BSI_SECURE_SCRATCH_14).into_raw(),
     })
 }
 
@@ -355,7 +365,6 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
 
     /// Starts the CPU at `bootvec` with `mailbox0` in its first mailbox.
     pub(crate) fn start(&self, bootvec: u32, mailbox0: u32) -> Result {
-        let alias = self.check(Cond::AliasInUse)?.is_ok();
         self.with(|bar| {
             bar.write(
                 WithBase::of::<E>(),
@@ -365,6 +374,59 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
                 WithBase::of::<E>(),
                 regs::NV_PFALCON_FALCON_MAILBOX0::from_raw(mailbox0),
             );
+        })?;
+        self.start_cpu()
+    }
+
+    /// Writes both mailboxes.
+    pub(crate) fn write_mailboxes(&self, mailbox0: u32, mailbox1: u32) -> Result {
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_MAILBOX0::from_raw(mailbox0),
+            );
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_MAILBOX1::from_raw(mailbox1),
+            );
+        })
+    }
+
+    /// Mailbox 0 as the device answers it.
+    pub(crate) fn mailbox0(&self) -> Result<Untrusted<u32>> {
+        self.with(|bar| {
+            Untrusted::new_untrusted(bar.read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>()).into_raw())
+        })
+    }
+
+    /// Writes the OS register: the application version of the code the engine runs.
+    pub(crate) fn write_os(&self, version: u32) -> Result {
+        self.with(|bar| {
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_OS::from_raw(version),
+            )
+        })
+    }
+
+    /// The condition that says the RISC-V core is active, as the family reads it.
+    pub(crate) fn riscv_active(&self) -> Cond {
+        self.hal.riscv_active()
+    }
+
+    /// The condition that says the RISC-V core stopped, as the family reads it.
+    pub(crate) fn riscv_idle(&self) -> Cond {
+        match self.hal.riscv_active() {
+            Cond::RiscvActiveStatus => Cond::RiscvIdleStatus,
+            _ => Cond::RiscvIdleCpuctl,
+        }
+    }
+
+    /// Starts the CPU at the boot vector it has (through `CPUCTL_ALIAS` when `CPUCTL` says the
+    /// alias is in use).
+    pub(crate) fn start_cpu(&self) -> Result {
+        let alias = self.check(Cond::AliasInUse)?.is_ok();
+        self.with(|bar| {
             if alias {
                 bar.write(
                     WithBase::of::<E>(),

@@ -91,7 +91,7 @@ pub(crate) fn read_layout(
 }
 
 /// Reads the WPR2 registers.
-fn wpr2(bar: &SharedBar0) -> Result<Wpr2> {
+pub(crate) fn wpr2(bar: &SharedBar0) -> Result<Wpr2> {
     let regs = bar.with(|bar| {
         Untrusted::new_untrusted(Wpr2Regs {
             lo: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_LO).into_raw(),

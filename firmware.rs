@@ -24,8 +24,10 @@ use crate::{
 };
 
 pub(crate) mod bin_hdr;
+pub(crate) mod booter;
 pub(crate) mod elf;
 pub(crate) mod image;
+pub(crate) mod riscv;
 
 pub(crate) use image::{
     validate_file,
@@ -62,6 +64,97 @@ pub(crate) struct GspFirmware {
     pub(crate) elf_size: usize,
     /// Size of the bootloader's ucode (the layout's boot region).
     pub(crate) bootloader_size: usize,
+    /// What the boot through the booter hands over (Turing to Ada), copied out of the validated
+    /// files; taken by the boot, which keeps only what teardown needs.
+    pub(crate) boot: Option<BootFiles>,
+}
+
+/// The validated files' contents the boot through the booter needs (`docs/boot-chain.md`).
+pub(crate) struct BootFiles {
+    /// `.fwimage` of the GSP image, mapped for GSP-RM through radix3 page tables.
+    pub(crate) image: VVec<u8>,
+    /// The chip family's signature section of the GSP image.
+    pub(crate) signature: KVVec<u8>,
+    /// The RISC-V bootloader's ucode and its offsets.
+    pub(crate) bootloader: KVVec<u8>,
+    pub(crate) bootloader_code_offset: u32,
+    pub(crate) bootloader_data_offset: u32,
+    pub(crate) bootloader_manifest_offset: u32,
+    pub(crate) bootloader_app_version: u32,
+    /// `booter_load` and `booter_unload`, whole, as read: validated where they are loaded.
+    pub(crate) booter_load: Untrusted<KVVec<u8>>,
+    pub(crate) booter_unload: Untrusted<KVVec<u8>>,
+}
+
+/// A copy of validated bytes.
+fn copy(bytes: &[u8]) -> Result<KVVec<u8>> {
+    let mut v = KVVec::new();
+    v.extend_from_slice(bytes, GFP_KERNEL)?;
+    Ok(v)
+}
+
+/// What of each file [`load_version`] keeps for the boot through the booter.
+#[derive(Default)]
+struct Kept {
+    image: Option<(VVec<u8>, KVVec<u8>)>,
+    bootloader: Option<(KVVec<u8>, [u32; 4])>,
+    booter_load: Option<Untrusted<KVVec<u8>>>,
+    booter_unload: Option<Untrusted<KVVec<u8>>>,
+}
+
+/// A copy of untrusted bytes, untrusted.
+fn copy_untrusted(data: &Untrusted<[u8]>) -> Result<Untrusted<KVVec<u8>>> {
+    let mut v = Untrusted::new_untrusted(KVVec::new());
+    v.extend_from_untrusted(data, GFP_KERNEL)?;
+    Ok(v)
+}
+
+impl Kept {
+    /// Keeps what the boot needs of the file of role `kind`, `data`, validated as `validated`.
+    fn keep(&mut self, kind: FileKind, data: &Untrusted<[u8]>, validated: &Validated<'_>) -> Result {
+        match (kind, validated) {
+            (FileKind::Gsp, Validated::Gsp(image)) => {
+                let mut v = VVec::with_capacity(image.image.len(), GFP_KERNEL)?;
+                v.extend_from_slice(image.image, GFP_KERNEL)?;
+                self.image = Some((v, copy(image.signature)?));
+            }
+            (FileKind::Bootloader, _) => {
+                let bl = data
+                    .validate_ref::<riscv::RiscvBootloader<'_>>()
+                    .map_err(FwError::errno)?;
+                self.bootloader = Some((
+                    copy(bl.ucode)?,
+                    [
+                        bl.code_offset,
+                        bl.data_offset,
+                        bl.manifest_offset,
+                        bl.app_version,
+                    ],
+                ));
+            }
+            (FileKind::BooterLoad, _) => self.booter_load = Some(copy_untrusted(data)?),
+            (FileKind::BooterUnload, _) => self.booter_unload = Some(copy_untrusted(data)?),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The boot files, if every one was kept.
+    fn files(self) -> Option<BootFiles> {
+        let (image, signature) = self.image?;
+        let (bootloader, [code, data, manifest, app]) = self.bootloader?;
+        Some(BootFiles {
+            image,
+            signature,
+            bootloader,
+            bootloader_code_offset: code,
+            bootloader_data_offset: data,
+            bootloader_manifest_offset: manifest,
+            bootloader_app_version: app,
+            booter_load: self.booter_load?,
+            booter_unload: self.booter_unload?,
+        })
+    }
 }
 
 /// The first bytes of a validated GSP image's `.fwimage`, copied out of the file: validated
@@ -92,6 +185,8 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     let mut image_head = None;
     let mut elf_size = None;
     let mut bootloader_size = None;
+    let through_booter = spec.architecture().boots_through_fwsec();
+    let mut kept = Kept::default();
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
         let shown = name.to_str().unwrap_or("?");
@@ -112,6 +207,11 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
             data.len(),
             validated
         );
+        if through_booter {
+            kept.keep(kind, data, &validated).inspect_err(|_| {
+                dev_warn!(dev, "{}: cannot be kept for the boot\n", shown);
+            })?;
+        }
         match validated {
             Validated::Gsp(image) => {
                 elf_size = Some(image.image.len());
@@ -135,11 +235,20 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
         );
         return Err(ENOENT);
     };
+    let boot = if through_booter {
+        Some(kept.files().ok_or_else(|| {
+            dev_err!(dev, "GSP firmware {}: a file of the boot is missing\n", version);
+            ENOENT
+        })?)
+    } else {
+        None
+    };
     Ok(GspFirmware {
         version,
         image_head,
         elf_size,
         bootloader_size,
+        boot,
     })
 }
 

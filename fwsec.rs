@@ -81,7 +81,8 @@ use image::{
 };
 use outcome::{
     FrtsDone,
-    FrtsRegs, //
+    FrtsRegs,
+    SbDone, //
 };
 
 /// How long FWSEC-FRTS may run (upstream's bound; it takes milliseconds).
@@ -100,7 +101,7 @@ pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
 }
 
 /// Reads the signature fuse register `reg`.
-fn read_fuse(bar: &Bar0<'_>, reg: FuseRegister) -> Result<Untrusted<u32>> {
+pub(crate) fn read_fuse(bar: &Bar0<'_>, reg: FuseRegister) -> Result<Untrusted<u32>> {
     let i = reg.index;
     let raw = match reg.engine {
         FuseEngine::Sec2 => bar
@@ -164,6 +165,7 @@ fn load_and_run(
     buf: &Coherent<[u8]>,
     bl: Option<&(KVec<u8>, u16, u16)>,
     boot0: u32,
+    name: &str,
 ) -> Result {
     falcon.reset(boot0)?;
     let bootvec = match bl {
@@ -195,7 +197,8 @@ fn load_and_run(
         .map_err(|e| {
             dev_err!(
                 dev,
-                "FWSEC-FRTS did not halt within {} ms: {}\n",
+                "{} did not halt within {} ms: {}\n",
+                name,
                 HALT_TIMEOUT.as_millis(),
                 e
             );
@@ -203,21 +206,26 @@ fn load_and_run(
         })
 }
 
-/// Runs FWSEC-FRTS and checks that WPR2 now starts at the layout's FRTS region; the GSP falcon
-/// is left reset, whatever the outcome. `boot0` is
-/// `NV_PMC_BOOT_0` as identified (the falcon's RM register gets it after each reset).
-pub(crate) fn run_frts(
+/// FWSEC made ready to run one command: its image in DMA memory and, on Turing, the generic
+/// bootloader that loads it. Made at probe for teardown's FWSEC-SB, while the VBIOS and the
+/// firmware files are at hand.
+pub(crate) struct Prepared {
+    image: FwsecImage,
+    buf: Coherent<[u8]>,
+    bl: Option<(KVec<u8>, u16, u16)>,
+    /// The command's name, for the log.
+    name: &'static str,
+}
+
+/// Makes FWSEC's image for `command` (the signature the fuses choose on GA102 and later) and
+/// requests the generic bootloader where the family needs it.
+pub(crate) fn prepare(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     chipset: Chipset,
-    boot0: u32,
     vbios: &Vbios<'_>,
-    layout: &FbLayout,
-) -> Result {
-    if layout.frts.is_empty() {
-        dev_dbg!(dev, "FWSEC-FRTS not run: the FRTS region is empty\n");
-        return Ok(());
-    }
+    command: FwsecCommand,
+) -> Result<Prepared> {
     let bad = |e: FwsecError| {
         dev_err!(dev, "{}\n", e);
         EINVAL
@@ -232,9 +240,9 @@ pub(crate) fn run_frts(
         ),
         None => None,
     };
-    let command = FwsecCommand::Frts {
-        start: layout.frts.start,
-        len: layout.frts.end - layout.frts.start,
+    let name = match command {
+        FwsecCommand::Frts { .. } => "FWSEC-FRTS",
+        FwsecCommand::Sb => "FWSEC-SB",
     };
     let image =
         FwsecImage::new(fwsec, if bootloader { 2 } else { 3 }, command, signature).map_err(bad)?;
@@ -243,7 +251,6 @@ pub(crate) fn run_frts(
     image
         .write(fwsec, buf.get_mut(..image.len).ok_or(EINVAL)?)
         .map_err(bad)?;
-    let buf: Coherent<[u8]> = buf.into();
     let bl = if bootloader {
         Some(gen_bootloader(dev, chipset)?)
     } else {
@@ -252,36 +259,79 @@ pub(crate) fn run_frts(
     if let Some(s) = image.signature {
         dev_dbg!(
             dev,
-            "FWSEC-FRTS: signature {} (fuse version {})\n",
+            "{}: signature {} (fuse version {})\n",
+            name,
             s.index,
             s.fuse_version
         );
     }
+    Ok(Prepared {
+        image,
+        buf: buf.into(),
+        bl,
+        name,
+    })
+}
+
+/// Runs prepared FWSEC on the GSP falcon and returns what it left; the falcon is left reset,
+/// whatever the outcome. From the falcon's reset to its halt, every way out leaves it stopped
+/// before the image it may be reading is freed; one that cannot be stopped keeps the image.
+fn run(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    chipset: Chipset,
+    boot0: u32,
+    prepared: Prepared,
+) -> Result<Untrusted<FrtsRegs>> {
     let falcon = Falcon::<Gsp>::new(bar, chipset);
-    // From the falcon's reset to its halt, every way out leaves it stopped before the image it
-    // may be reading is freed; one that cannot be stopped keeps the image.
-    if let Err(e) = load_and_run(dev, &falcon, &image, &buf, bl.as_ref(), boot0) {
-        if falcon.reset(boot0).is_err() {
-            dev_err!(
-                dev,
-                "GSP falcon cannot be reset: FWSEC's image stays allocated\n"
-            );
-            core::mem::forget(buf);
-        }
-        return Err(e);
-    }
-    let outcome = read_outcome(bar);
+    let leak = |prepared: Prepared| {
+        dev_err!(
+            dev,
+            "GSP falcon cannot be reset: {}'s image stays allocated\n",
+            prepared.name
+        );
+        core::mem::forget(prepared.buf);
+    };
+    let ran = load_and_run(
+        dev,
+        &falcon,
+        &prepared.image,
+        &prepared.buf,
+        prepared.bl.as_ref(),
+        boot0,
+        prepared.name,
+    );
+    let outcome = ran.and_then(|()| read_outcome(bar));
     // Halted by its own word: reset before its image is freed all the same (a device that lies
     // about halting is stopped too), and for what follows.
     if falcon.reset(boot0).is_err() {
-        dev_err!(
-            dev,
-            "GSP falcon cannot be reset: FWSEC's image stays allocated\n"
-        );
-        core::mem::forget(buf);
-        return Err(EIO);
+        leak(prepared);
+        return Err(outcome.err().unwrap_or(EIO));
     }
-    let done = outcome?
+    outcome
+}
+
+/// Runs FWSEC-FRTS and checks that WPR2 now starts at the layout's FRTS region; the GSP falcon
+/// is left reset, whatever the outcome. `boot0` is `NV_PMC_BOOT_0` as identified (the
+/// falcon's RM register gets it after each reset).
+pub(crate) fn run_frts(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    chipset: Chipset,
+    boot0: u32,
+    vbios: &Vbios<'_>,
+    layout: &FbLayout,
+) -> Result {
+    if layout.frts.is_empty() {
+        dev_dbg!(dev, "FWSEC-FRTS not run: the FRTS region is empty\n");
+        return Ok(());
+    }
+    let command = FwsecCommand::Frts {
+        start: layout.frts.start,
+        len: layout.frts.end - layout.frts.start,
+    };
+    let prepared = prepare(dev, bar, chipset, vbios, command)?;
+    let done = run(dev, bar, chipset, boot0, prepared)?
         .validate_ref_against::<FrtsDone, _>(layout.frts.clone())
         .map_err(|e| {
             dev_err!(dev, "{}\n", e);
@@ -293,6 +343,25 @@ pub(crate) fn run_frts(
         done.wpr2.start,
         done.wpr2.end
     );
+    Ok(())
+}
+
+/// Runs FWSEC-SB (prepared at probe): the GSP falcon back to its state before GSP-RM, for
+/// `booter_unload`; its status must be 0. The falcon is left reset.
+pub(crate) fn run_sb(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    chipset: Chipset,
+    boot0: u32,
+    prepared: Prepared,
+) -> Result {
+    run(dev, bar, chipset, boot0, prepared)?
+        .validate_ref::<SbDone>()
+        .map_err(|e| {
+            dev_err!(dev, "{}\n", e);
+            EIO
+        })?;
+    dev_dbg!(dev, "FWSEC-SB done\n");
     Ok(())
 }
 

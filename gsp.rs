@@ -18,11 +18,15 @@ pub(crate) mod versions;
 
 pub(crate) mod bench;
 pub(crate) mod boot;
+pub(crate) mod chain;
 pub(crate) mod commands;
 pub(crate) mod fw;
+pub(crate) mod logs;
 pub(crate) mod msgq;
 pub(crate) mod queues;
+pub(crate) mod radix3;
 pub(crate) mod replies;
+pub(crate) mod sequencer;
 pub(crate) mod shared;
 pub(crate) mod wpr;
 
@@ -37,6 +41,7 @@ pub(crate) enum Function {
     GetGspStaticInfo,
     UnloadingGuestDriver,
     InitDone,
+    RunCpuSequencer,
 }
 
 gsp_versioned! {
@@ -53,6 +58,7 @@ pub(crate) mod versioned {
                 fw::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER
             }
             super::Function::InitDone => fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+            super::Function::RunCpuSequencer => fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
         }
     }
 
@@ -126,6 +132,17 @@ macro_rules! gsp_dispatch {
                     $(FwVersion::$V => commands::versioned::$v::write_rmargs(
                         shared, pages, cmdq, statq, out
                     )),*
+                }
+            }
+
+            /// Writes this version's `GspFwWprMeta` for `args` into `out`.
+            pub(crate) fn write_wpr_meta(
+                self,
+                args: &commands::WprMetaArgs<'_>,
+                out: &mut dyn commands::Sink,
+            ) -> Result {
+                match self {
+                    $(FwVersion::$V => commands::versioned::$v::write_wpr_meta(args, out)),*
                 }
             }
 

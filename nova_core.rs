@@ -9,6 +9,7 @@
 //! ([`gsp`]).
 
 mod bar0;
+mod booter;
 mod debugfs;
 mod devinit;
 mod driver;
@@ -67,14 +68,19 @@ kernel_display!(
     fb::layout::FbLayout,
     firmware::FwVersion,
     firmware::FwError,
+    firmware::booter::BooterError,
     firmware::Validated<'_>,
     fwsec::image::FwsecError,
     fwsec::outcome::FrtsError,
+    fwsec::outcome::SbError,
+    falcon::state::Failed,
+    gsp::sequencer::poll::PollMismatch,
     gsp::bench::request::BadRequest,
     gsp::msgq::MsgError,
     gsp::replies::NotHalted,
     gsp::replies::StartRefused,
     gsp::replies::StaticInfoError,
+    gsp::sequencer::commands::SeqError,
     pci::BarError,
     pci::FactsError,
     pci::NotEmulated,

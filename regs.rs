@@ -146,6 +146,12 @@ register! {
         31:0    value;
     }
 
+    /// Secure scratch 14 of the always-on domain: bit 26, GSP-RM's boot stage 3 handed over
+    /// (its resume through SEC2 completed).
+    pub(crate) NV_PGC6_BSI_SECURE_SCRATCH_14(u32) @ 0x001180f8 {
+        31:0    value;
+    }
+
     /// Software scratch register 0x0e: FWSEC-FRTS's error code in bits 31:16.
     pub(crate) NV_PBUS_SW_SCRATCH_0E(u32) @ 0x00001438 {
         31:0    value;

@@ -46,14 +46,18 @@ impl FalconHal {
     }
 
     /// How code is loaded.
-    #[cfg_attr(
-        CONFIG_RUST,
-        expect(dead_code, reason = "the booter's load (issue 15)")
-    )]
     pub(crate) fn load_method(self) -> LoadMethod {
         match self {
             FalconHal::Tu102 => LoadMethod::Pio,
             FalconHal::Ga102 => LoadMethod::Dma,
+        }
+    }
+
+    /// The condition that says the RISC-V core is active.
+    pub(super) fn riscv_active(self) -> super::state::Cond {
+        match self {
+            FalconHal::Tu102 => super::state::Cond::RiscvActiveStatus,
+            FalconHal::Ga102 => super::state::Cond::RiscvActiveCpuctl,
         }
     }
 

@@ -24,6 +24,12 @@ register! {
         31:0    value;
     }
 
+    /// The OS register: the application version of the code the engine runs (GSP-RM's
+    /// bootloader's, written once the booter started it).
+    pub(crate) NV_PFALCON_FALCON_OS(u32) @ PFalconBase + 0x00000080 {
+        31:0    value;
+    }
+
     /// The RM register: the driver writes `NV_PMC_BOOT_0` there after a reset.
     pub(crate) NV_PFALCON_FALCON_RM(u32) @ PFalconBase + 0x00000084 {
         31:0    value;
@@ -153,6 +159,16 @@ register! {
     /// GA102 on: the core the dual (falcon and RISC-V) controller runs: bit 4 RISC-V, bit 0
     /// valid.
     pub(crate) NV_PRISCV_RISCV_BCR_CTRL(u32) @ PFalcon2Base + 0x00000668 {
+        31:0    value;
+    }
+
+    /// Turing and GA100: the RISC-V core's status: bit 0 active.
+    pub(crate) NV_PRISCV_RISCV_CORE_SWITCH_RISCV_STATUS(u32) @ PFalcon2Base + 0x00000240 {
+        31:0    value;
+    }
+
+    /// GA102 on: the RISC-V core's control: bit 7 active, bit 4 halted.
+    pub(crate) NV_PRISCV_RISCV_CPUCTL(u32) @ PFalcon2Base + 0x00000388 {
         31:0    value;
     }
 }

@@ -34,6 +34,20 @@ pub(crate) enum Cond {
     DmaIdle,
     /// `RISCV_BCR_CTRL`: the falcon core selected (bit 4 clear) and the choice valid (bit 0).
     FalconCore,
+    /// `RISCV_CORE_SWITCH_RISCV_STATUS` bit 0: the RISC-V core active (Turing and GA100).
+    RiscvActiveStatus,
+    /// `RISCV_CPUCTL` bit 7: the RISC-V core active (GA102 on).
+    RiscvActiveCpuctl,
+    /// `NV_PGC6_BSI_SECURE_SCRATCH_14` bit 26: GSP-RM's resume handed over (not the engine's
+    /// own register: the one the sequencer's resume waits for).
+    Handoff,
+    /// `MAILBOX0` bit 31: GSP-RM suspended its processor (`LIBOS_INTERRUPT_PROCESSOR_SUSPENDED`,
+    /// after `UNLOADING_GUEST_DRIVER`).
+    Suspended,
+    /// `RISCV_CORE_SWITCH_RISCV_STATUS` bit 0 clear: the RISC-V core stopped (Turing, GA100).
+    RiscvIdleStatus,
+    /// `RISCV_CPUCTL` bit 7 clear: the RISC-V core stopped (GA102 on).
+    RiscvIdleCpuctl,
 }
 
 impl Cond {
@@ -45,6 +59,12 @@ impl Cond {
             Cond::ScrubbedHwcfg2 | Cond::ResetReady => "HWCFG2",
             Cond::DmaIdle => "DMATRFCMD",
             Cond::FalconCore => "RISCV_BCR_CTRL",
+            Cond::RiscvActiveStatus => "RISCV_CORE_SWITCH_RISCV_STATUS",
+            Cond::RiscvActiveCpuctl => "RISCV_CPUCTL",
+            Cond::Handoff => "NV_PGC6_BSI_SECURE_SCRATCH_14",
+            Cond::Suspended => "MAILBOX0",
+            Cond::RiscvIdleStatus => "RISCV_CORE_SWITCH_RISCV_STATUS",
+            Cond::RiscvIdleCpuctl => "RISCV_CPUCTL",
         }
     }
 
@@ -57,6 +77,10 @@ impl Cond {
             Cond::ResetReady => "ready for reset",
             Cond::DmaIdle => "DMA transfer done",
             Cond::FalconCore => "falcon core selected",
+            Cond::RiscvActiveStatus | Cond::RiscvActiveCpuctl => "RISC-V core active",
+            Cond::Handoff => "GSP-RM's resume handed over",
+            Cond::Suspended => "GSP-RM suspended",
+            Cond::RiscvIdleStatus | Cond::RiscvIdleCpuctl => "RISC-V core stopped",
         }
     }
 
@@ -70,6 +94,12 @@ impl Cond {
             Cond::ResetReady => bit(31),
             Cond::DmaIdle => bit(1),
             Cond::FalconCore => !bit(4) && bit(0),
+            Cond::RiscvActiveStatus => bit(0),
+            Cond::RiscvActiveCpuctl => bit(7),
+            Cond::Handoff => bit(26),
+            Cond::Suspended => bit(31),
+            Cond::RiscvIdleStatus => !bit(0),
+            Cond::RiscvIdleCpuctl => !bit(7),
         }
     }
 }
@@ -94,6 +124,45 @@ impl fmt::Display for NotYet {
             self.cond.register(),
             self.raw
         )
+    }
+}
+
+/// Firmware halted with 0 in mailbox 0: success.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Succeeded;
+
+/// Firmware halted with this status in mailbox 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Failed(pub(crate) u32);
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mailbox 0 = {:#010x}", self.0)
+    }
+}
+
+impl Validator<&Untrusted<u32>> for Succeeded {
+    type Err = Failed;
+
+    fn validate(raw: &u32) -> Result<Succeeded, Failed> {
+        if *raw == 0 {
+            Ok(Succeeded)
+        } else {
+            Err(Failed(*raw))
+        }
+    }
+}
+
+/// A signature fuse register's version: its highest set bit, counted from 1 (0: no bit set).
+/// Any value is a version; what the version selects is the firmware's check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FuseVersion(pub(crate) u32);
+
+impl Validator<&Untrusted<u32>> for FuseVersion {
+    type Err = core::convert::Infallible;
+
+    fn validate(raw: &u32) -> Result<FuseVersion, core::convert::Infallible> {
+        Ok(FuseVersion(u32::BITS - raw.leading_zeros()))
     }
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What the GSP firmware files must contain: their versions and roles, and the validation of
-//! each file's structure and content (the ELF and binary-header validators live in `elf.rs`
-//! and `bin_hdr.rs`).
+//! each file's structure and content (the ELF, binary-header and booter validators live in
+//! `elf.rs`, `bin_hdr.rs` and `booter.rs`).
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
@@ -21,6 +21,10 @@ use crate::{
 
 use super::{
     bin_hdr::BinFile,
+    booter::{
+        BooterError,
+        BooterImage, //
+    },
     elf::{
         Section,
         Sections, //
@@ -84,6 +88,8 @@ pub(crate) enum FwError {
     MissingSection(&'static str),
     /// `.fwversion` names another version than the file name.
     VersionMismatch,
+    /// A booter file's HS headers are wrong in the way described.
+    Booter(BooterError),
 }
 
 impl fmt::Display for FwError {
@@ -96,6 +102,7 @@ impl fmt::Display for FwError {
             FwError::Malformed(what) => f.write_str(what),
             FwError::MissingSection(name) => write!(f, "no {name} section"),
             FwError::VersionMismatch => f.write_str(".fwversion does not match the file name"),
+            FwError::Booter(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -192,6 +199,7 @@ impl<'a> Validator<(&'a Untrusted<[u8]>, (FwVersion, Chipset))> for GspImage<'a>
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Validated<'a> {
     Bin(BinFile),
+    Booter(BooterImage<'a>),
     Elf,
     Gsp(GspImage<'a>),
 }
@@ -205,6 +213,7 @@ impl core::fmt::Display for Validated<'_> {
                 "ucode {:#x} bytes at {:#x}, header at {:#x}",
                 b.data_size, b.data_offset, b.header_offset
             ),
+            Validated::Booter(b) => fmt::Display::fmt(b, f),
             Validated::Elf => write!(f, "ELF image"),
             Validated::Gsp(g) => write!(
                 f,
@@ -229,9 +238,10 @@ pub(crate) fn validate_file(
         return Err(FwError::Empty);
     }
     match kind {
-        FileKind::BooterLoad | FileKind::BooterUnload | FileKind::Bootloader => {
-            data.validate_ref::<BinFile>().map(Validated::Bin)
-        }
+        FileKind::BooterLoad | FileKind::BooterUnload => data
+            .validate_ref_against::<BooterImage<'_>, _>(chipset)
+            .map(Validated::Booter),
+        FileKind::Bootloader => data.validate_ref::<BinFile>().map(Validated::Bin),
         FileKind::Fmc => data.validate_ref::<Sections>().map(|_| Validated::Elf),
         FileKind::Gsp => data
             .validate_ref_against::<GspImage<'_>, _>((version, chipset))

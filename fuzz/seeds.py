@@ -9,6 +9,8 @@
 - bin_file, firmware_file: the real booter and bootloader files, whole.
 - queue_message, static_info: status queue messages the emulated GSP posted and recorded
   (`nova-emu --record`, done by the lifecycle test of `make test`) under RECORDED, if any.
+- sequencer: the `RUN_CPU_SEQUENCER` payload of the emulated GSP (`emu/src/gsp/sequencer.rs`),
+  and one command of each opcode.
 - vbios: the emulated GPU's synthetic VBIOS of one chip per descriptor version and IFR case
   (`$NOVA_EMU --write-vbios`, when NOVA_EMU names the binary), and the real flash dumps under
   NOVA_VBIOS_DIR where present (into the cache only, never into the project).
@@ -32,6 +34,24 @@ CHIPS = {  # Chipset::ALL order and ids (gpu.rs)
 }
 KINDS = ["booter_load", "booter_unload", "bootloader", "fmc", "gsp"]  # FileKind order
 VERSIONS = ["570.144", "535.113.01"]  # FwVersion::ALL order
+
+
+# The emulated GSP's CPU sequence (emu/src/gsp/sequencer.rs `commands()`), as words.
+EMULATED_SEQUENCE = [
+    0, 0x147c, 0x5e900001,
+    1, 0x147c, 0xf00, 0xa00,
+    2, 0x147c, 0xffffffff, 0x5e900a01, 1000, 0,
+    3, 10,
+    4, 0x147c, 0,
+    5, 6, 7, 8,
+]
+
+
+def sequence_payload(words):
+    """`rpc_run_cpu_sequencer_v17_00` with `words` as its commands (bufferSizeDWord and
+    cmdIndex both their count, the register save area zero)."""
+    return struct.pack("<II", len(words), len(words)) + bytes(32) + struct.pack(
+        f"<{len(words)}I", *words)
 
 
 def put(out, target, data):
@@ -134,6 +154,9 @@ def main():
         if function == 65:  # GET_GSP_STATIC_INFO
             put(out, "static_info", data[48 + 32: 48 + length])
     put(out, "queue_ring", struct.pack("<IIII", 63, 5, 4, 70))
+    for words in (EMULATED_SEQUENCE, [0, 0x100, 1], [1, 0x100, 1, 1], [2, 0x100, 1, 1, 0, 0],
+                  [3, 10], [4, 0x100, 7], [5, 6, 7, 8]):
+        put(out, "sequencer", sequence_payload(words))
     bars = [(0xfd000000, 0x1000000), (0xe0000000, 0x10000000), (0xfa000000, 0x2000000)]
     for bar1 in (bars[1], (0, 0)):
         function = b"".join(struct.pack("<QQ", s, l) for s, l in (bars[0], bar1, bars[2]))

@@ -69,11 +69,8 @@ pub(crate) enum FwsecCommand {
     /// Carve WPR2 out around the FRTS region (`start`, `len` bytes, in video memory) and put a
     /// verified copy of the VBIOS there.
     Frts { start: u64, len: u64 },
-    /// Start the pre-OS applications again (teardown; issue 15).
-    #[cfg_attr(
-        CONFIG_RUST,
-        expect(dead_code, reason = "FWSEC-SB is issue 15's teardown")
-    )]
+    /// Start the pre-OS applications again: the GSP falcon back to its state before GSP-RM
+    /// (teardown, before `booter_unload`).
     Sb,
 }
 

@@ -90,3 +90,42 @@ impl Validator<(&Untrusted<FrtsRegs>, Range<u64>)> for FrtsDone {
         }
     }
 }
+
+/// FWSEC-SB did its work: its status is 0 and its error code too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SbDone;
+
+/// Why FWSEC-SB counts as failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SbError {
+    /// Mailbox 0 holds an error status.
+    Mailbox(u32),
+    /// The scratch register holds an error code.
+    ErrorCode(u16),
+}
+
+impl fmt::Display for SbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SbError::Mailbox(v) => write!(f, "FWSEC-SB failed: mailbox 0 = {v:#010x}"),
+            SbError::ErrorCode(c) => write!(
+                f,
+                "FWSEC-SB failed: error code {c:#06x} (NV_PBUS_SW_SCRATCH_0E)"
+            ),
+        }
+    }
+}
+
+impl Validator<&Untrusted<FrtsRegs>> for SbDone {
+    type Err = SbError;
+
+    fn validate(regs: &FrtsRegs) -> Result<SbDone, SbError> {
+        if regs.mailbox0 != 0 {
+            return Err(SbError::Mailbox(regs.mailbox0));
+        }
+        match (regs.scratch_0e >> 16) as u16 {
+            0 => Ok(SbDone),
+            code => Err(SbError::ErrorCode(code)),
+        }
+    }
+}

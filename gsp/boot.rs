@@ -31,15 +31,23 @@ use crate::{
         read_id,
         SharedBar0, //
     },
+    falcon::{
+        gsp::Gsp as GspEngine,
+        state::Cond,
+        Falcon, //
+    },
     firmware::{
         FwVersion,
         ImageHead, //
     },
     gpu::{
+        Chipset,
         SameGpu,
         Spec, //
     },
     gsp::{
+        chain::BooterInput,
+        logs::Logs,
         commands::{
             write_libos_args,
             Command,
@@ -66,7 +74,7 @@ use crate::{
 };
 
 /// How long the GSP may take to come up (TCG guests with KASAN are slow).
-const INIT_TIMEOUT: Delta = Delta::from_secs(10);
+pub(crate) const INIT_TIMEOUT: Delta = Delta::from_secs(10);
 /// How long one RPC may take.
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
 /// How long the GSP may take to acknowledge `UNLOADING_GUEST_DRIVER`.
@@ -87,7 +95,7 @@ pub(crate) fn libos_id8(name: &str) -> u64 {
 }
 
 /// Size of the LIBOS arguments: one page.
-const LIBOS_ARGS_SIZE: usize = 0x1000;
+pub(crate) const LIBOS_ARGS_SIZE: usize = 0x1000;
 
 /// Most commands the driver queues without waiting for their replies (the boot queues two).
 const MAX_OWED: usize = 4;
@@ -121,11 +129,56 @@ impl Owed {
 }
 
 /// The memory the GSP was given the addresses of.
-struct Shared {
+pub(crate) struct Shared {
     queues: Queues<CoherentMemory>,
-    _rmargs: Coherent<[u8]>,
-    _libos: Coherent<[u8]>,
-    _fwimage: Coherent<[u8]>,
+    rmargs: Coherent<[u8]>,
+    libos: Coherent<[u8]>,
+    /// The reduced boot's image head.
+    fwimage: Option<Coherent<[u8]>>,
+    /// GSP-RM's log buffers (the chain through the booter).
+    logs: Option<Logs>,
+    /// What the booter reads, until `GSP_INIT_DONE`.
+    booter_input: Option<BooterInput>,
+}
+
+impl Shared {
+    pub(crate) fn new(
+        queues: Queues<CoherentMemory>,
+        rmargs: Coherent<[u8]>,
+        libos: Coherent<[u8]>,
+        logs: Option<Logs>,
+    ) -> Shared {
+        Shared {
+            queues,
+            rmargs,
+            libos,
+            fwimage: None,
+            logs,
+            booter_input: None,
+        }
+    }
+
+    /// Leaks the DMA memory (the GSP may still use it); the driver's own buffers go.
+    fn leak(self) {
+        core::mem::forget((
+            self.queues.into_memory(),
+            self.rmargs,
+            self.libos,
+            self.fwimage,
+            self.logs,
+            self.booter_input,
+        ));
+    }
+}
+
+/// What teardown runs once GSP-RM stopped, on the chain through the booter: FWSEC-SB (the GSP
+/// falcon back to its state before GSP-RM) and `booter_unload` (WPR2 cleared), both prepared
+/// at probe, while the VBIOS and the firmware files were at hand.
+pub(crate) struct Teardown {
+    pub(crate) chipset: Chipset,
+    pub(crate) boot0: u32,
+    pub(crate) sb: Option<crate::fwsec::Prepared>,
+    pub(crate) booter_unload: Untrusted<KVVec<u8>>,
 }
 
 /// A started GSP: its queues and the memory it was given.
@@ -146,23 +199,47 @@ pub(crate) struct Gsp {
     /// The GSP refused to start (it never ran), or the GPU is gone: asking it to unload is
     /// pointless.
     unreachable: bool,
+    /// The chain through the booter's teardown (`None`: the reduced boot's falcon reset).
+    teardown: Option<Teardown>,
 }
 
 impl Drop for Gsp {
     fn drop(&mut self) {
         if let Some(shared) = self.shared.take() {
             if !self.halted {
-                // The GSP may still run and hold these addresses: never hand them back. Only
-                // the DMA allocations are kept; the driver's own buffers go.
-                core::mem::forget((
-                    shared.queues.into_memory(),
-                    shared._rmargs,
-                    shared._libos,
-                    shared._fwimage,
-                ));
+                // The GSP may still run and hold these addresses: never hand them back.
+                shared.leak();
             }
         }
     }
+}
+
+/// The command queue, its region and RMARGS (the queues' place) for `version`.
+pub(crate) fn queues_and_rmargs(
+    dev: &Device<Bound>,
+    version: FwVersion,
+) -> Result<(Queues<CoherentMemory>, Coherent<[u8]>)> {
+    let region = CoherentMemory::new(dev)?;
+    let base = region.dma_address();
+    let queues = Queues::new(region, base)?;
+    let (cmdq, statq) = queues.offsets();
+    dev_dbg!(
+        dev,
+        "GSP queues: {} pages at DMA {:#x}, command queue at +{:#x}, status queue at +{:#x}\n",
+        queues.pages(),
+        base,
+        cmdq,
+        statq
+    );
+    let mut rmargs = KVec::new();
+    version.write_rmargs(
+        base,
+        u32::try_from(queues.pages())?,
+        u64::try_from(cmdq)?,
+        u64::try_from(statq)?,
+        &mut rmargs,
+    )?;
+    Ok((queues, Coherent::from_slice(dev, &rmargs, GFP_KERNEL)?))
 }
 
 impl Gsp {
@@ -177,28 +254,7 @@ impl Gsp {
         fwimage_head: &ImageHead,
         facts: &SystemFacts,
     ) -> Result<Gsp> {
-        let region = CoherentMemory::new(dev)?;
-        let base = region.dma_address();
-        let mut queues = Queues::new(region, base)?;
-        let (cmdq, statq) = queues.offsets();
-        dev_dbg!(
-            dev,
-            "GSP queues: {} pages at DMA {:#x}, command queue at +{:#x}, status queue at +{:#x}\n",
-            queues.pages(),
-            base,
-            cmdq,
-            statq
-        );
-
-        let mut rmargs = KVec::new();
-        version.write_rmargs(
-            base,
-            u32::try_from(queues.pages())?,
-            u64::try_from(cmdq)?,
-            u64::try_from(statq)?,
-            &mut rmargs,
-        )?;
-        let rmargs = Coherent::from_slice(dev, &rmargs, GFP_KERNEL)?;
+        let (queues, rmargs) = queues_and_rmargs(dev, version)?;
         let fwimage = Coherent::from_slice(dev, fwimage_head.bytes(), GFP_KERNEL)?;
 
         let mut libos = KVec::new();
@@ -224,15 +280,22 @@ impl Gsp {
         libos.resize(LIBOS_ARGS_SIZE, 0, GFP_KERNEL)?;
         let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
 
-        let mut owed = Owed::default();
-        queues.send(version, &SetSystemInfo(facts))?;
-        owed.push(version.function(SetSystemInfo::FUNCTION))?;
-        queues.send(version, &SetRegistry(REGISTRY))?;
-        owed.push(version.function(SetRegistry::FUNCTION))?;
-
         let args = libos.dma_address();
         let args_low = u32::try_from(args & 0xffff_ffff)?;
         let args_high = u32::try_from(args >> 32)?;
+        let mut shared = Shared::new(queues, rmargs, libos, None);
+        shared.fwimage = Some(fwimage);
+        let mut gsp = Gsp {
+            spec,
+            version,
+            owed: Owed::default(),
+            shared: Some(shared),
+            halted: false,
+            unreachable: false,
+            teardown: None,
+        };
+        gsp.queue_boot_commands(facts)?;
+
         bar.with(|bar| {
             bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(args_low));
             bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(args_high));
@@ -240,19 +303,6 @@ impl Gsp {
         })?;
         let started = Instant::<Monotonic>::now();
 
-        let mut gsp = Gsp {
-            spec,
-            version,
-            owed,
-            shared: Some(Shared {
-                queues,
-                _rmargs: rmargs,
-                _libos: libos,
-                _fwimage: fwimage,
-            }),
-            halted: false,
-            unreachable: false,
-        };
         if let Err(e) = gsp.wait_for(
             dev,
             bar,
@@ -269,6 +319,89 @@ impl Gsp {
             started.elapsed().as_millis()
         );
         Ok(gsp)
+    }
+
+    /// A GSP about to be started through the booter, with its memory and its teardown.
+    pub(crate) fn new(spec: Spec, version: FwVersion, shared: Shared, teardown: Teardown) -> Gsp {
+        Gsp {
+            spec,
+            version,
+            owed: Owed::default(),
+            shared: Some(shared),
+            halted: false,
+            unreachable: false,
+            teardown: Some(teardown),
+        }
+    }
+
+    /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`, whose replies come before
+    /// `GSP_INIT_DONE`.
+    pub(crate) fn queue_boot_commands(&mut self, facts: &SystemFacts) -> Result {
+        let version = self.version;
+        self.queues()?.send(version, &SetSystemInfo(facts))?;
+        self.owed.push(version.function(SetSystemInfo::FUNCTION))?;
+        self.queues()?.send(version, &SetRegistry(REGISTRY))?;
+        self.owed.push(version.function(SetRegistry::FUNCTION))
+    }
+
+    /// The LIBOS arguments' DMA address.
+    pub(crate) fn libos_address(&self) -> Result<u64> {
+        Ok(self.shared.as_ref().ok_or(ENODEV)?.libos.dma_address())
+    }
+
+    /// GSP-RM never started: teardown does not ask it to unload.
+    pub(crate) fn set_unreachable(&mut self) {
+        self.unreachable = true;
+    }
+
+    /// Keeps what the booter reads until `GSP_INIT_DONE`.
+    pub(crate) fn keep_booter_input(&mut self, input: BooterInput) {
+        match &mut self.shared {
+            Some(shared) => shared.booter_input = Some(input),
+            None => core::mem::forget(input),
+        }
+    }
+
+    /// GSP-RM runs from WPR2: what the booter read goes.
+    pub(crate) fn drop_booter_input(&mut self) {
+        if let Some(shared) = &mut self.shared {
+            shared.booter_input = None;
+        }
+    }
+
+    /// Waits for `GSP_INIT_DONE` (`starting`: what MAILBOX0 must keep while the GSP starts).
+    pub(crate) fn wait_init_done(
+        &mut self,
+        dev: &Device,
+        bar: &SharedBar0,
+        timeout: Delta,
+        starting: Option<u32>,
+    ) -> Result {
+        let f = self.version.function(Function::InitDone);
+        self.wait_for(dev, bar, f, timeout, starting).map(|_| ())
+    }
+
+    /// Waits for GSP-RM's CPU sequence and carries it out.
+    pub(crate) fn run_sequence(
+        &mut self,
+        dev: &Device<Bound>,
+        bar: &SharedBar0,
+        gsp_falcon: &Falcon<'_, GspEngine>,
+        boot0: u32,
+        libos: u64,
+        app_version: u32,
+    ) -> Result {
+        let f = self.version.function(Function::RunCpuSequencer);
+        let lo = u32::try_from(libos & 0xffff_ffff)?;
+        let payload = self.wait_for(dev, bar, f, INIT_TIMEOUT, Some(lo))?;
+        let ctx = super::sequencer::Context {
+            chipset: self.spec.chipset,
+            boot0,
+            gsp: gsp_falcon,
+            libos,
+            app_version,
+        };
+        super::sequencer::run(dev, bar, &ctx, &payload)
     }
 
     /// The firmware version the GSP runs.
@@ -438,10 +571,10 @@ impl Gsp {
     }
 
     /// Stops the GSP, on every way out once it was started: asks it to unload (unless it is
-    /// unreachable), then resets its falcon, acknowledged or not, and waits for the falcon to
-    /// halt. Seen halted, the GSP's memory is freed as `self` goes; otherwise it is leaked, and
-    /// the log says so.
-    pub(crate) fn shutdown(mut self, dev: &Device, bar: &SharedBar0) {
+    /// unreachable), then stops it whatever the answer: through the booter's teardown
+    /// ([`Gsp::teardown`]), or with the reduced boot's falcon reset. Seen stopped, the GSP's
+    /// memory is freed as `self` goes; otherwise it is leaked, and the log says so.
+    pub(crate) fn shutdown(mut self, dev: &Device<Bound>, bar: &SharedBar0) {
         if !self.unreachable {
             if let Err(e) = self.unload(dev, bar) {
                 dev_warn!(
@@ -450,6 +583,10 @@ impl Gsp {
                     e.to_errno()
                 );
             }
+        }
+        if let Some(teardown) = self.teardown.take() {
+            self.halted = self.teardown(dev, bar, teardown);
+            return;
         }
         let reset = |on| {
             bar.with(|bar| bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed().with_reset(on)))
@@ -486,5 +623,65 @@ impl Gsp {
                 e.to_errno()
             ),
         }
+    }
+
+    /// The chain's teardown: waits for GSP-RM to say it suspended, runs FWSEC-SB (which
+    /// resets the GSP falcon: its RISC-V core stops), checks that the core stopped, then
+    /// `booter_unload` clears WPR2, which is checked. Returns whether the GSP is seen stopped
+    /// (its memory may go).
+    fn teardown(&mut self, dev: &Device<Bound>, bar: &SharedBar0, t: Teardown) -> bool {
+        let falcon = Falcon::<GspEngine>::new(bar, t.chipset);
+        if !self.unreachable {
+            if let Ok(Err(e)) = falcon.wait(Cond::Suspended, UNLOAD_TIMEOUT) {
+                dev_warn!(dev, "GSP-RM did not suspend: {}\n", e);
+            }
+        }
+        let sb = match t.sb {
+            Some(sb) => crate::fwsec::run_sb(dev, bar, t.chipset, t.boot0, sb),
+            None => Err(ENOENT),
+        };
+        if sb.is_err() {
+            // FWSEC-SB did not run: the GSP falcon is reset all the same, GSP-RM stops.
+            if let Err(e) = falcon.reset(t.boot0) {
+                dev_err!(dev, "GSP falcon not reset (error {})\n", e.to_errno());
+            }
+        }
+        let stopped = match falcon.check(falcon.riscv_idle()) {
+            Ok(Ok(_)) => true,
+            Ok(Err(e)) => {
+                dev_err!(
+                    dev,
+                    "GSP-RM not seen stopped ({}): its memory is leaked, not freed\n",
+                    e
+                );
+                false
+            }
+            Err(e) => {
+                dev_err!(
+                    dev,
+                    "GSP-RM not seen stopped: BAR0 unreachable (error {}): its memory is leaked, not freed\n",
+                    e.to_errno()
+                );
+                false
+            }
+        };
+        if stopped {
+            dev_dbg!(dev, "GSP stopped: RISC-V core idle after FWSEC-SB\n");
+        }
+        if let Err(e) = crate::booter::run_unload(dev, bar, t.chipset, t.boot0, &t.booter_unload) {
+            dev_err!(dev, "booter_unload failed (error {})\n", e.to_errno());
+        } else {
+            match crate::fb::wpr2(bar) {
+                Ok(crate::fb::layout::Wpr2::Unset) => dev_dbg!(dev, "WPR2 cleared\n"),
+                Ok(crate::fb::layout::Wpr2::Set(r)) => dev_err!(
+                    dev,
+                    "WPR2 still set after booter_unload ({:#x}..{:#x})\n",
+                    r.start,
+                    r.end
+                ),
+                Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
+            }
+        }
+        stopped
     }
 }

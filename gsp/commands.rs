@@ -252,15 +252,71 @@ pub(crate) fn write_libos_args(regions: &[LibosRegion], out: &mut dyn Sink) -> R
     Ok(())
 }
 
+/// What the WPR meta tells the booter: where GSP-RM's image, bootloader and signature are in
+/// system memory, and the framebuffer layout WPR2 is made from.
+pub(crate) struct WprMetaArgs<'a> {
+    /// The radix3 root of the image, and the image's size.
+    pub(crate) radix3: u64,
+    pub(crate) image_size: u64,
+    /// The bootloader's ucode and size, and its code, data and manifest offsets.
+    pub(crate) bootloader: u64,
+    pub(crate) bootloader_size: u64,
+    pub(crate) bootloader_offsets: [u64; 3],
+    /// The signature's address and size.
+    pub(crate) signature: u64,
+    pub(crate) signature_size: u64,
+    pub(crate) layout: &'a crate::fb::layout::FbLayout,
+}
+
 gsp_versioned! {
 pub(crate) mod versioned {
     use super::{
         put_struct,
         Sink,
         SystemFacts,
+        WprMetaArgs,
         MAX_USER_VA, //
     };
     use kernel::prelude::*;
+
+    /// Writes this version's `GspFwWprMeta` for `a` into `out`.
+    pub(crate) fn write_wpr_meta(a: &WprMetaArgs<'_>, out: &mut dyn Sink) -> Result {
+        let l = a.layout;
+        let len = |r: &core::ops::Range<u64>| r.end - r.start;
+        let meta = fw::GspFwWprMeta {
+            magic: u64::from_le_bytes(fw::GSP_FW_WPR_META_MAGIC.to_le_bytes()),
+            revision: u64::from(fw::GSP_FW_WPR_META_REVISION),
+            sysmemAddrOfRadix3Elf: a.radix3,
+            sizeOfRadix3Elf: a.image_size,
+            sysmemAddrOfBootloader: a.bootloader,
+            sizeOfBootloader: a.bootloader_size,
+            bootloaderCodeOffset: a.bootloader_offsets[0],
+            bootloaderDataOffset: a.bootloader_offsets[1],
+            bootloaderManifestOffset: a.bootloader_offsets[2],
+            __bindgen_anon_1: fw::GspFwWprMeta__bindgen_ty_1 {
+                __bindgen_anon_1: fw::GspFwWprMeta__bindgen_ty_1__bindgen_ty_1 {
+                    sysmemAddrOfSignature: a.signature,
+                    sizeOfSignature: a.signature_size,
+                },
+            },
+            gspFwRsvdStart: l.non_wpr_heap.start,
+            nonWprHeapOffset: l.non_wpr_heap.start,
+            nonWprHeapSize: len(&l.non_wpr_heap),
+            gspFwWprStart: l.wpr2.start,
+            gspFwHeapOffset: l.wpr2_heap.start,
+            gspFwHeapSize: len(&l.wpr2_heap),
+            gspFwOffset: l.elf.start,
+            bootBinOffset: l.boot.start,
+            frtsOffset: l.frts.start,
+            frtsSize: len(&l.frts),
+            gspFwWprEnd: l.frts.end,
+            fbSize: len(&l.fb),
+            vgaWorkspaceOffset: l.vga_workspace.start,
+            vgaWorkspaceSize: len(&l.vga_workspace),
+            ..Default::default()
+        };
+        put_struct(out, &meta)
+    }
 
     /// Builds this version's `GspSystemInfo` from `facts`.
     pub(crate) fn system_info(facts: &SystemFacts) -> fw::GspSystemInfo {

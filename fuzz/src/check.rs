@@ -21,6 +21,10 @@ use crate::{
     },
     firmware::{
         bin_hdr::BinFile,
+        booter::{
+            BooterImage,
+            BooterLayout, //
+        },
         elf::Sections,
         validate_file,
         FileKind,
@@ -69,6 +73,15 @@ use crate::{
             MAX_ELEMENTS, //
         },
         replies,
+        sequencer::{
+            SeqCmd,
+            SeqLimits,
+            Sequence,
+            DEFAULT_POLL_US,
+            HEADER_SIZE,
+            MAX_COMMANDS,
+            REG_SAVE_SLOTS, //
+        },
     },
     pci::{
         Bar0Len,
@@ -206,6 +219,161 @@ pub fn bin_file(data: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// A booter file the validator accepted: what it holds, and how it is loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BooterFacts {
+    /// The image's offset in the file and its size.
+    pub image: (usize, usize),
+    /// The signatures' count and size.
+    pub signatures: (usize, usize),
+    /// Offset and size of the OS code, the OS data and application 0's code.
+    pub os_code: (u32, u32),
+    pub os_data: (u32, u32),
+    pub app0: (u32, u32),
+    pub patch_loc: u32,
+    /// Fuse version, engine id mask, ucode id.
+    pub params: (u32, u16, u8),
+    /// Where each part goes: (image offset, memory offset, bytes).
+    pub imem_ns: Option<(u32, u32, u32)>,
+    pub imem_sec: (u32, u32, u32),
+    pub dmem: (u32, u32, u32),
+    pub boot_addr: u32,
+    /// The boot ROM's parameters (GA102 and later): signature DMEM offset, engines, ucode id.
+    pub brom: Option<(u32, u16, u8)>,
+    /// The driver's debug line.
+    pub text: String,
+}
+
+/// Asserts what an accepted booter file promises: its parts inside the file and the image,
+/// the signature's place inside the OS data, every load on whole blocks inside the falcon's
+/// 64 KiB, a signature for every fuse reading the rule allows.
+fn booter_promises(b: &BooterImage<'_>, file: &[u8], chip: Chipset) -> BooterFacts {
+    let inside = |outer: &[u8], inner: &[u8]| {
+        let (o, i) = (outer.as_ptr() as usize, inner.as_ptr() as usize);
+        i >= o && i + inner.len() <= o + outer.len()
+    };
+    assert_eq!(b.image.as_ptr(), file[b.image_offset..].as_ptr());
+    assert!(!b.image.is_empty() && inside(file, b.image));
+    let count = b.signature_count();
+    assert!(count >= 1 && b.signature_size > 0);
+    for i in 0..count {
+        let sig = b.signature(i).expect("every signature below the count");
+        assert_eq!(sig.len(), b.signature_size);
+        assert!(inside(file, sig));
+    }
+    assert_eq!(b.signature(count), None);
+    assert_eq!(b.signature(usize::MAX), None);
+    for (what, p) in [("OS code", b.os_code), ("OS data", b.os_data), ("app 0", b.app0)] {
+        assert!(
+            p.offset as usize + p.size as usize <= b.image.len(),
+            "{what} {p:x?} outside the image"
+        );
+    }
+    let patch = b.patch_loc as usize;
+    assert!(
+        patch >= b.os_data.offset as usize
+            && patch + b.signature_size <= (b.os_data.offset + b.os_data.size) as usize
+    );
+    assert!((1..=16).contains(&b.ucode_id));
+    assert_eq!(b.layout, BooterLayout::of(chip));
+    let turing = chip.boots_like_turing();
+    assert_eq!(b.imem_ns().is_some(), turing);
+    assert_eq!(b.brom().is_some(), !turing);
+    let segment = |s: crate::fwsec::image::Segment| (s.src, s.dst, s.len);
+    for (src, dst, len) in b
+        .imem_ns()
+        .into_iter()
+        .chain([b.imem_sec(), b.dmem()])
+        .map(segment)
+    {
+        assert!(src as usize + len as usize <= b.image.len());
+        assert!(u64::from(dst) + u64::from(len).next_multiple_of(256) <= 0x1_0000);
+        assert_eq!(dst % 256, 0);
+    }
+    assert_eq!(b.imem_sec().src % 256, 0);
+    assert_eq!(b.dmem().src % 256, 0);
+    assert_eq!(
+        b.boot_addr(),
+        if turing {
+            b.os_code.offset
+        } else {
+            b.app0.offset
+        }
+    );
+    if let Some(brom) = b.brom() {
+        assert!(brom.pkc_data_offset as usize + b.signature_size <= b.os_data.size as usize);
+        assert_eq!(brom.pkc_data_offset, b.patch_loc - b.os_data.offset);
+    }
+    // The fuse rule: none takes the first, 0 the last, a version at most the ucode's the one
+    // that many below it; an index is always a signature.
+    assert_eq!(b.signature_index(None), Ok(0));
+    assert_eq!(b.signature_index(Some(0)), Ok(count - 1));
+    for v in [1, 2, b.fuse_version, b.fuse_version.saturating_add(1), u32::MAX] {
+        if v == 0 {
+            continue;
+        }
+        match b.signature_index(Some(v)) {
+            Ok(i) => {
+                assert!(v <= b.fuse_version && i == (b.fuse_version - v) as usize && i < count)
+            }
+            Err(_) => assert!(v > b.fuse_version || (b.fuse_version - v) as usize >= count),
+        }
+    }
+    BooterFacts {
+        image: (b.image_offset, b.image.len()),
+        signatures: (count, b.signature_size),
+        os_code: (b.os_code.offset, b.os_code.size),
+        os_data: (b.os_data.offset, b.os_data.size),
+        app0: (b.app0.offset, b.app0.size),
+        patch_loc: b.patch_loc,
+        params: (b.fuse_version, b.engine_id_mask, b.ucode_id),
+        imem_ns: b.imem_ns().map(segment),
+        imem_sec: segment(b.imem_sec()),
+        dmem: segment(b.dmem()),
+        boot_addr: b.boot_addr(),
+        brom: b
+            .brom()
+            .map(|p| (p.pkc_data_offset, p.engine_id_mask, p.ucode_id)),
+        text: b.to_string(),
+    }
+}
+
+/// A booter file (`booter_load`, `booter_unload`) loaded on chip `chip` (`tu102`, `ga102`,
+/// ...), validated as the driver does; the error is the driver's message.
+pub fn booter(file: &[u8], chip: &str) -> Result<BooterFacts, String> {
+    let chip = Chipset::ALL
+        .iter()
+        .copied()
+        .find(|c| c.name() == chip)
+        .ok_or_else(|| format!("unknown chip {chip}"))?;
+    let b = Untrusted::new_untrusted_ref(file)
+        .validate_ref_against::<BooterImage<'_>, _>(chip)
+        .map_err(|e| e.to_string())?;
+    Ok(booter_promises(&b, file, chip))
+}
+
+/// The signature a booter file accepted for `chip` takes when the fuse reads version `fuse`
+/// (`None`: no fuse), or the driver's message.
+pub fn booter_signature(file: &[u8], chip: &str, fuse: Option<u32>) -> Result<usize, String> {
+    let chip = Chipset::ALL
+        .iter()
+        .copied()
+        .find(|c| c.name() == chip)
+        .ok_or_else(|| format!("unknown chip {chip}"))?;
+    let b = Untrusted::new_untrusted_ref(file)
+        .validate_ref_against::<BooterImage<'_>, _>(chip)
+        .map_err(|e| e.to_string())?;
+    b.signature_index(fuse).map_err(|e| e.to_string())
+}
+
+/// Any bytes as a booter file, for both layouts (Turing's and GA102's): how many accepted it.
+pub fn booter_file(data: &[u8]) -> usize {
+    ["tu102", "ga102"]
+        .into_iter()
+        .filter(|chip| booter(data, chip).is_ok())
+        .count()
+}
+
 /// Every file role, in the order `any_firmware_file`'s selector byte (and `seeds.py`) uses.
 const KINDS: [FileKind; 5] = [
     FileKind::BooterLoad,
@@ -253,6 +421,9 @@ fn validate(kind: FileKind, version: FwVersion, chip: Chipset, data: &[u8]) -> R
             }
         }
         Validated::Bin(bin) => assert!(bin.data_offset + bin.data_size <= data.len()),
+        Validated::Booter(b) => {
+            booter_promises(&b, data, chip);
+        }
         Validated::Elf => {}
     }
     Ok(())
@@ -389,6 +560,86 @@ pub fn static_info(data: &[u8]) -> usize {
         }
     }
     accepted
+}
+
+/// A CPU sequence (`RUN_CPU_SEQUENCER`'s payload) validated against the limits (BAR0 size, most
+/// commands, longest delay, longest poll): each accepted command as its words (opcode, then
+/// payload; a poll's timeout of 0 given as the 4 s it means). Asserts what an accepted sequence
+/// promises: it re-encodes to the words `cmdIndex` counts, within every limit.
+pub fn sequence(payload: &[u8], limits: (u64, usize, u32, u32)) -> Result<Vec<Vec<u32>>, String> {
+    let (bar0_size, max_commands, max_delay_us, max_poll_us) = limits;
+    let limits = SeqLimits {
+        bar0_size,
+        max_commands,
+        max_delay_us,
+        max_poll_us,
+    };
+    let seq = Untrusted::new_untrusted_ref(payload)
+        .validate_ref_against::<Sequence, _>(limits)
+        .map_err(|e| e.to_string())?;
+    let commands = seq.commands();
+    assert!(commands.len() <= max_commands.min(MAX_COMMANDS));
+    let reg = |addr: u32| {
+        assert!(addr % 4 == 0 && u64::from(addr) + 4 <= bar0_size, "{addr:#x}");
+        addr
+    };
+    let words: Vec<Vec<u32>> = commands
+        .iter()
+        .map(|c| match *c {
+            SeqCmd::RegWrite { addr, val } => vec![0, reg(addr), val],
+            SeqCmd::RegModify { addr, mask, val } => vec![1, reg(addr), mask, val],
+            SeqCmd::RegPoll {
+                addr,
+                mask,
+                val,
+                timeout_us,
+                error,
+            } => {
+                assert!(timeout_us != 0 && timeout_us <= max_poll_us);
+                vec![2, reg(addr), mask, val, timeout_us, error]
+            }
+            SeqCmd::DelayUs { us } => {
+                assert!(us <= max_delay_us);
+                vec![3, us]
+            }
+            SeqCmd::RegStore { addr, index } => {
+                assert!(index < REG_SAVE_SLOTS);
+                vec![4, reg(addr), index]
+            }
+            SeqCmd::CoreReset => vec![5],
+            SeqCmd::CoreStart => vec![6],
+            SeqCmd::CoreWaitForHalt => vec![7],
+            SeqCmd::CoreResume => vec![8],
+        })
+        .collect();
+    // The words used, as the message has them (a poll's timeout of 0 as its default).
+    let cmd_index = u32_at(payload, 4) as usize;
+    assert!(cmd_index <= u32_at(payload, 0) as usize);
+    assert!(HEADER_SIZE + 4 * cmd_index <= payload.len());
+    let mut sent: Vec<u32> = (0..cmd_index)
+        .map(|i| u32_at(payload, HEADER_SIZE + 4 * i))
+        .collect();
+    let mut at = 0;
+    for c in &words {
+        if c[0] == 2 && sent[at + 4] == 0 {
+            sent[at + 4] = DEFAULT_POLL_US;
+        }
+        at += c.len();
+    }
+    assert_eq!(words.concat(), sent, "the commands are the words sent");
+    Ok(words)
+}
+
+/// Any bytes as a `RUN_CPU_SEQUENCER` payload, against the driver's limits (16 MiB of BAR0)
+/// and tight ones (8 KiB, 4 commands, 10 us, 1 ms): how many accepted it.
+pub fn any_sequence(data: &[u8]) -> usize {
+    [
+        (0x100_0000, MAX_COMMANDS, 100_000, 4_000_000),
+        (0x2000, 4, 10, 1000),
+    ]
+    .into_iter()
+    .filter(|&limits| sequence(data, limits).is_ok())
+    .count()
 }
 
 /// A little-endian `u64` at `at`, 0 where the input is shorter.

@@ -4,8 +4,9 @@
 //!
 //! Every Validator of the driver keeps its logic in files that use nothing of the kernel (see
 //! `untrusted.rs`): the identification registers (`gpu.rs`), the PCI function (`pci.rs`), the
-//! firmware files (`firmware/{image,elf,bin_hdr}.rs`), the GSP message queues (`gsp/msgq.rs`),
-//! the GSP's replies (`gsp/replies.rs`) and the VBIOS (`vbios.rs`, `vbios/*.rs`), with the
+//! firmware files (`firmware/{image,elf,bin_hdr,booter}.rs`), the GSP message queues
+//! (`gsp/msgq.rs`), the GSP's replies (`gsp/replies.rs`), its CPU sequence
+//! (`gsp/sequencer/commands.rs`) and the VBIOS (`vbios.rs`, `vbios/*.rs`), with the
 //! per-version bindings bindgen generated for the module (`gsp/fw/*/bindings_generated.rs`,
 //! made by `make modules`) and the same versioning macro.
 //! This crate includes those very files, in the driver's module tree, so that the code fuzzed

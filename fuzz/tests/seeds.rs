@@ -31,8 +31,17 @@ fn seeds_of_real_firmware_are_valid_inputs() {
         let n = check::elf_sections(s).expect("a small copy of a real image is a valid ELF file");
         assert!(n >= 3);
     }
-    for s in read("bin_file") {
-        check::bin_file(&s).expect("a real binary firmware file is valid");
+    let bin = read("bin_file");
+    for s in &bin {
+        check::bin_file(s).expect("a real binary firmware file is valid");
+    }
+    // The booter files among them validate for their layout (Turing's or GA102's).
+    assert!(bin.iter().filter(|s| check::booter_file(s) >= 1).count() >= 8);
+    // The emulated GSP's sequence and one command of each opcode: valid sequences.
+    let sequences = read("sequencer");
+    assert_eq!(sequences.len(), 7);
+    for s in &sequences {
+        assert!(check::any_sequence(s) >= 1);
     }
     let ids = read("identify");
     assert_eq!(

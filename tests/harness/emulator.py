@@ -45,10 +45,7 @@ class Emulator:
         if self.socket.exists():
             self.socket.unlink()
         args = [str(self.trace) if a == "$TRACE" else a for a in args]
-        # Until the driver runs the booter (issue 15), its GSP starts through the reduced
-        # boot; the kernel's own nova-core (tests/harness/oracle.py) takes the real chain.
-        if not real_chain and "--no-gsp" not in args:
-            args.append("--reduced-boot")
+
         cmd = [str(EMU), "--socket", str(self.socket), "--counts", str(self.counts),
                "--log", str(self.log)] + list(args)
         self.stderr = open(run_dir / f"gpu{index}.stderr", "w")

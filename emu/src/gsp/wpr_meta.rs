@@ -17,8 +17,8 @@
 //! - the framebuffer layout against the FB unit: `fbSize`, the FRTS region FWSEC-FRTS made,
 //!   `gspFwWprEnd` its end, the VGA workspace above it and inside the FB; below the FRTS
 //!   region, in order and without overlap, the bootloader's copy (`bootBinOffset`), the ELF's
-//!   (`gspFwOffset`), the heap (`gspFwHeapOffset`: 64 to 256 MiB for these chips' LIBOS,
-//!   give or take the 1 MiB alignment of its ends), WPR2's start (`gspFwWprStart`) with room
+//!   (`gspFwOffset`), the heap (`gspFwHeapOffset`: 64 MiB at least, LIBOS 2's minimum, and
+//!   280 MiB at most, LIBOS 3's maximum, give or take the 1 MiB alignment of its ends), WPR2's start (`gspFwWprStart`) with room
 //!   for this structure below the heap, and the non-WPR heap below that; every region 4 KiB
 //!   aligned.
 //!
@@ -67,9 +67,9 @@ mod off {
     pub const VGA_SIZE: usize = 192;
 }
 
-/// The heap GSP-RM's LIBOS accepts on Turing to Ada (64 to 256 MiB), with 1 MiB of slack
-/// each way for the alignment of its two ends.
-const HEAP: Range<u64> = 63 << 20..(257 << 20) + 1;
+/// The heap GSP-RM's LIBOS accepts on Turing to Ada (LIBOS 2: 64 to 256 MiB; LIBOS 3: 88 to
+/// 280 MiB), with 1 MiB of slack each way for the alignment of its two ends.
+const HEAP: Range<u64> = 63 << 20..(281 << 20) + 1;
 
 /// What the FB unit says.
 pub struct FbFacts {

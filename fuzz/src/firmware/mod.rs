@@ -4,6 +4,8 @@
 
 #[path = "../../../firmware/bin_hdr.rs"]
 pub(crate) mod bin_hdr;
+#[path = "../../../firmware/booter.rs"]
+pub(crate) mod booter;
 #[path = "../../../firmware/elf.rs"]
 pub(crate) mod elf;
 #[path = "../../../firmware/image.rs"]

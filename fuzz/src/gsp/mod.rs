@@ -14,5 +14,7 @@ pub(crate) mod fw;
 pub(crate) mod msgq;
 #[path = "../../../gsp/replies.rs"]
 pub(crate) mod replies;
+#[path = "../../../gsp/sequencer/commands.rs"]
+pub(crate) mod sequencer;
 #[path = "../../../gsp/wpr.rs"]
 pub(crate) mod wpr;

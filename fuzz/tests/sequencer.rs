@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The CPU sequence validator (`gsp/sequencer/commands.rs`) on the host: the emulated GPU's
+//! sequence is accepted and decoded field for field; one payload per rejection is refused with
+//! that rejection's message; the limits hold at their edges; byte writes and truncations never
+//! panic.
+
+use nova_core_parse::check;
+
+/// The driver's limits: 16 MiB of BAR0, 64 commands, 100 ms delays, 4 s polls.
+const DRIVER: (u64, usize, u32, u32) = (0x100_0000, 64, 100_000, 4_000_000);
+
+/// The emulated GPU's sequence, as `emu/src/gsp/sequencer.rs` `commands()` sends it: a write,
+/// a modify and a poll of `NV_PBUS_SW_SCRATCH(0x1f)`, a 10 us delay, a store into slot 0, then
+/// the GSP core's reset, start, halt and resume.
+fn emulated() -> Vec<Vec<u32>> {
+    vec![
+        vec![0, 0x147c, 0x5e90_0001],
+        vec![1, 0x147c, 0xf00, 0xa00],
+        vec![2, 0x147c, 0xffff_ffff, 0x5e90_0a01, 1000, 0],
+        vec![3, 10],
+        vec![4, 0x147c, 0],
+        vec![5],
+        vec![6],
+        vec![7],
+        vec![8],
+    ]
+}
+
+/// The payload of `words`, as the emulated GSP builds it (`bufferSizeDWord` and `cmdIndex`
+/// both the word count), unless `buffer` or `index` say otherwise.
+fn payload_with(words: &[u32], buffer: Option<u32>, index: Option<u32>) -> Vec<u8> {
+    let n = words.len() as u32;
+    let mut p = vec![0u8; 40];
+    p[0..4].copy_from_slice(&buffer.unwrap_or(n).to_le_bytes());
+    p[4..8].copy_from_slice(&index.unwrap_or(n).to_le_bytes());
+    // A register save area the driver does not read: not zero, to be sure.
+    for (i, b) in p[8..40].iter_mut().enumerate() {
+        *b = i as u8 ^ 0xa5;
+    }
+    for w in words {
+        p.extend_from_slice(&w.to_le_bytes());
+    }
+    p
+}
+
+fn payload(words: &[u32]) -> Vec<u8> {
+    payload_with(words, None, None)
+}
+
+#[test]
+fn the_emulated_gpus_sequence_is_decoded_field_for_field() {
+    let p = payload(&emulated().concat());
+    assert_eq!(p.len(), 40 + 22 * 4);
+    assert_eq!(check::sequence(&p, DRIVER), Ok(emulated()));
+    assert_eq!(check::any_sequence(&p), 1, "too long for the tight limits");
+}
+
+#[test]
+fn a_poll_timeout_of_0_is_the_4_s_default_and_within_the_limit() {
+    let p = payload(&[2, 0x100, 1, 1, 0, 0x1234]);
+    assert_eq!(
+        check::sequence(&p, DRIVER),
+        Ok(vec![vec![2, 0x100, 1, 1, 4_000_000, 0x1234]])
+    );
+}
+
+#[test]
+fn the_limits_hold_at_their_edges() {
+    // The last register of BAR0, the longest delay and poll, every save slot.
+    let edge = [
+        0, 0xff_fffc, 1, 3, 100_000, 2, 0, 0, 0, 4_000_000, 0, 4, 0x10, 7,
+    ];
+    assert!(check::sequence(&payload(&edge), DRIVER).is_ok());
+    // 64 commands, and 65.
+    assert_eq!(check::sequence(&payload(&[6; 64]), DRIVER).map(|c| c.len()), Ok(64));
+    assert_eq!(
+        check::sequence(&payload(&[6; 65]), DRIVER),
+        Err("sequence of more than 64 commands".to_string())
+    );
+    // A limit above the array's is the array's.
+    assert_eq!(
+        check::sequence(&payload(&[6; 65]), (0x100_0000, 1000, 0, 0)),
+        Err("sequence of more than 64 commands".to_string())
+    );
+    // No command.
+    assert_eq!(check::sequence(&payload(&[]), DRIVER), Ok(vec![]));
+    // Words past `cmdIndex`, in a larger buffer, are not commands.
+    let mut words = emulated().concat();
+    words.extend([0xdead_beef; 6]);
+    let p = payload_with(&words, Some(64), Some(22));
+    assert_eq!(check::sequence(&p, DRIVER), Ok(emulated()));
+}
+
+#[test]
+fn each_rejection_is_named() {
+    let emu = emulated().concat();
+    let cases: Vec<(Vec<u8>, (u64, usize, u32, u32), &str)> = vec![
+        (
+            payload(&[])[..39].to_vec(),
+            DRIVER,
+            "sequence of 39 bytes, shorter than its 40-byte header",
+        ),
+        (
+            payload_with(&emu, Some(21), None),
+            DRIVER,
+            "sequence uses 22 words of a 21-word buffer",
+        ),
+        (
+            payload_with(&emu, Some(64), Some(23)),
+            DRIVER,
+            "sequence uses 23 words, the message holds 22",
+        ),
+        (
+            payload_with(&emu, Some(u32::MAX), Some(u32::MAX)),
+            DRIVER,
+            "sequence uses 4294967295 words, the message holds 22",
+        ),
+        (
+            payload(&[3, 10, 2, 0x100, 1, 1, 0]),
+            DRIVER,
+            "sequence command 1: opcode 2 at word 2 runs past the 7 words used",
+        ),
+        (
+            // The emulated sequence, its words all sent but only 17 counted: the store is cut
+            // by the count, not by the message's end.
+            payload_with(&emu, Some(22), Some(17)),
+            DRIVER,
+            "sequence command 4: opcode 4 at word 15 runs past the 17 words used",
+        ),
+        (
+            payload(&[5, 9]),
+            DRIVER,
+            "sequence command 1: unknown opcode 0x9",
+        ),
+        (
+            payload(&emu),
+            (0x100_0000, 8, 100_000, 4_000_000),
+            "sequence of more than 8 commands",
+        ),
+        (
+            payload(&[0, 0x147e, 0]),
+            DRIVER,
+            "sequence command 0: register 0x147e not 4-byte aligned",
+        ),
+        (
+            payload(&[6, 4, 0x100_0000, 0]),
+            DRIVER,
+            "sequence command 1: register 0x1000000 outside BAR0 (0x1000000 bytes)",
+        ),
+        (
+            payload(&[2, 0xffff_fffc, 1, 1, 0, 0]),
+            DRIVER,
+            "sequence command 0: register 0xfffffffc outside BAR0 (0x1000000 bytes)",
+        ),
+        (
+            payload(&[4, 0x147c, 8]),
+            DRIVER,
+            "sequence command 0: save slot 8, only 8 exist",
+        ),
+        (
+            payload(&[3, 100_001]),
+            DRIVER,
+            "sequence command 0: delay of 100001 us, at most 100000 allowed",
+        ),
+        (
+            payload(&[2, 0x100, 1, 1, 4_000_001, 0]),
+            DRIVER,
+            "sequence command 0: poll of 4000001 us, at most 4000000 allowed",
+        ),
+        (
+            // The default of a timeout of 0 counts against the limit.
+            payload(&[2, 0x100, 1, 1, 0, 0]),
+            (0x100_0000, 64, 100_000, 1000),
+            "sequence command 0: poll of 4000000 us, at most 1000 allowed",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (p, limits, expected) in &cases {
+        let got = check::sequence(p, *limits);
+        if got != Err(expected.to_string()) {
+            wrong.push(format!("{got:?}, expected {expected:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn byte_writes_and_truncations_never_panic() {
+    let p = payload(&emulated().concat());
+    for cut in 0..p.len() {
+        let r = check::sequence(&p[..cut], DRIVER);
+        assert!(r.is_err(), "cut at {cut}");
+    }
+    for at in 0..p.len() {
+        for v in [0, 1, 2, 3, 4, 5, 8, 9, 0x7f, 0x80, 0xff] {
+            let mut q = p.clone();
+            q[at] = v;
+            check::any_sequence(&q);
+        }
+    }
+    // Pseudo-random payloads whose words are mostly small opcodes.
+    let mut x = 0x1234_5678u32;
+    for _ in 0..20000 {
+        let mut words = Vec::new();
+        for _ in 0..(x % 40) {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            words.push(if x & 1 == 0 { x % 10 } else { x & 0x00ff_fffc });
+        }
+        check::any_sequence(&payload(&words));
+    }
+}

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The CPU sequence GSP-RM sends while it boots on Turing to Ada (the event
+//! `NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER`, 0x1002): register writes, polls and delays the
+//! driver makes for it, and the GSP core's reset, start, halt and resume through SEC2.
+//!
+//! The payload is `rpc_run_cpu_sequencer_v17_00`, the same in 535.113.01 and 570.144 (all
+//! words little-endian): `bufferSizeDWord` (the command buffer's size, in words),
+//! `cmdIndex` (how many of its words the commands use, as nouveau reads it), `regSaveArea[8]`
+//! (where `REG_STORE` keeps values), then the command buffer. Each command is an opcode word
+//! followed by its payload words:
+//!
+//! | opcode | command | payload words |
+//! |---|---|---|
+//! | 0 | `REG_WRITE` | addr, val |
+//! | 1 | `REG_MODIFY` | addr, mask, val |
+//! | 2 | `REG_POLL` | addr, mask, val, timeout (µs; 0: 4 s), error |
+//! | 3 | `DELAY_US` | val (µs) |
+//! | 4 | `REG_STORE` | addr, index (into `regSaveArea`) |
+//! | 5 to 8 | `CORE_RESET`, `CORE_START`, `CORE_WAIT_FOR_HALT`, `CORE_RESUME` | none |
+//!
+//! [`Sequence`] is the trusted result: every command decoded and checked before the first one
+//! runs, against the driver's limits ([`SeqLimits::driver`]: BAR0's size, at most
+//! [`MAX_COMMANDS`] commands, a delay of at most [`MAX_DELAY_US`] (100 ms) and a poll of at
+//! most [`MAX_POLL_US`] (4 s, the default a timeout of 0 means, so the default is allowed)):
+//! a register inside BAR0 and 4-byte aligned, a save slot that exists, no command cut short,
+//! no unknown opcode. Each rejection is a [`SeqError`] naming the command and its values.
+//! The commands are held in a fixed array: no allocation.
+//!
+//! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
+
+use core::fmt;
+
+use crate::untrusted::{
+    Untrusted,
+    Validator, //
+};
+
+/// Bytes before the command buffer: `bufferSizeDWord`, `cmdIndex`, `regSaveArea[8]`.
+pub(crate) const HEADER_SIZE: usize = 40;
+
+/// The `regSaveArea` slots `REG_STORE` may name.
+pub(crate) const REG_SAVE_SLOTS: u32 = 8;
+
+/// The most commands a sequence may hold (the emulated GPU's has 9; nouveau's experience is
+/// a few dozen at most).
+pub(crate) const MAX_COMMANDS: usize = 64;
+
+/// The longest `DELAY_US` the driver makes: 100 ms.
+pub(crate) const MAX_DELAY_US: u32 = 100_000;
+
+/// The longest `REG_POLL` the driver makes: 4 s.
+pub(crate) const MAX_POLL_US: u32 = 4_000_000;
+
+/// What a `REG_POLL` timeout of 0 means: 4 s (nouveau, Open RM).
+pub(crate) const DEFAULT_POLL_US: u32 = 4_000_000;
+
+/// What the driver allows a sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SeqLimits {
+    /// BAR0's length: every register lies below it.
+    pub(crate) bar0_size: u64,
+    /// The most commands (at most [`MAX_COMMANDS`], which the array holds).
+    pub(crate) max_commands: usize,
+    /// The longest delay, in microseconds.
+    pub(crate) max_delay_us: u32,
+    /// The longest poll, in microseconds (a timeout of 0 counts as [`DEFAULT_POLL_US`]).
+    pub(crate) max_poll_us: u32,
+}
+
+impl SeqLimits {
+    /// The driver's limits for a BAR0 of `bar0_size` bytes.
+    pub(crate) const fn driver(bar0_size: u64) -> SeqLimits {
+        SeqLimits {
+            bar0_size,
+            max_commands: MAX_COMMANDS,
+            max_delay_us: MAX_DELAY_US,
+            max_poll_us: MAX_POLL_US,
+        }
+    }
+}
+
+/// One validated command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SeqCmd {
+    /// Write `val` to the register at `addr`.
+    RegWrite { addr: u32, val: u32 },
+    /// Clear the bits of `mask` in the register at `addr`, then set those of `val`.
+    RegModify { addr: u32, mask: u32, val: u32 },
+    /// Wait until the register at `addr`, masked with `mask`, reads `val`, for at most
+    /// `timeout_us` (the message's 0 already replaced by [`DEFAULT_POLL_US`]); `error` is the
+    /// code GSP-RM names for a timeout.
+    RegPoll {
+        addr: u32,
+        mask: u32,
+        val: u32,
+        timeout_us: u32,
+        error: u32,
+    },
+    /// Wait `us` microseconds.
+    DelayUs { us: u32 },
+    /// Read the register at `addr` into save slot `index` (below [`REG_SAVE_SLOTS`]).
+    RegStore { addr: u32, index: u32 },
+    /// Reset the GSP's falcon core.
+    CoreReset,
+    /// Start the GSP's core.
+    CoreStart,
+    /// Wait until the GSP's core halts.
+    CoreWaitForHalt,
+    /// Resume GSP-RM: the GSP core reset, its mailboxes given the LibOS arguments, SEC2
+    /// started.
+    CoreResume,
+}
+
+impl SeqCmd {
+    /// The opcode and how many payload words follow it; `None` for an unknown opcode.
+    fn payload_words(opcode: u32) -> Option<u32> {
+        match opcode {
+            0 => Some(2),
+            1 => Some(3),
+            2 => Some(5),
+            3 => Some(1),
+            4 => Some(2),
+            5..=8 => Some(0),
+            _ => None,
+        }
+    }
+}
+
+/// A validated sequence: every command checked, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Sequence {
+    commands: [SeqCmd; MAX_COMMANDS],
+    len: usize,
+}
+
+impl Sequence {
+    /// The commands, in the order to run them.
+    pub(crate) fn commands(&self) -> &[SeqCmd] {
+        self.commands.get(..self.len).unwrap_or(&[])
+    }
+}
+
+/// Why a sequence was refused. `command` counts the commands from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SeqError {
+    /// The payload is shorter than its header.
+    Short { len: usize },
+    /// `cmdIndex` says the commands use more words than the buffer has.
+    IndexPastBuffer { cmd_index: u32, buffer_words: u32 },
+    /// `cmdIndex` says the commands use more words than the payload holds.
+    IndexPastPayload { cmd_index: u32, payload_words: usize },
+    /// A command's payload runs past `cmdIndex`.
+    CutShort {
+        command: usize,
+        opcode: u32,
+        word: u32,
+        cmd_index: u32,
+    },
+    /// An opcode the driver does not know.
+    UnknownOpcode { command: usize, opcode: u32 },
+    /// More commands than the driver runs.
+    TooMany { limit: usize },
+    /// A register address that is not 4-byte aligned.
+    Unaligned { command: usize, addr: u32 },
+    /// A register outside BAR0.
+    OutsideBar0 {
+        command: usize,
+        addr: u32,
+        bar0_size: u64,
+    },
+    /// A `REG_STORE` slot past `regSaveArea`.
+    StoreIndex { command: usize, index: u32 },
+    /// A delay longer than the driver makes.
+    DelayTooLong { command: usize, us: u32, max: u32 },
+    /// A poll longer than the driver makes.
+    PollTooLong { command: usize, us: u32, max: u32 },
+}
+
+impl fmt::Display for SeqError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SeqError::Short { len } => write!(
+                f,
+                "sequence of {len} bytes, shorter than its {HEADER_SIZE}-byte header"
+            ),
+            SeqError::IndexPastBuffer {
+                cmd_index,
+                buffer_words,
+            } => write!(
+                f,
+                "sequence uses {cmd_index} words of a {buffer_words}-word buffer"
+            ),
+            SeqError::IndexPastPayload {
+                cmd_index,
+                payload_words,
+            } => write!(
+                f,
+                "sequence uses {cmd_index} words, the message holds {payload_words}"
+            ),
+            SeqError::CutShort {
+                command,
+                opcode,
+                word,
+                cmd_index,
+            } => write!(
+                f,
+                "sequence command {command}: opcode {opcode} at word {word} runs past the {cmd_index} words used"
+            ),
+            SeqError::UnknownOpcode { command, opcode } => {
+                write!(f, "sequence command {command}: unknown opcode {opcode:#x}")
+            }
+            SeqError::TooMany { limit } => {
+                write!(f, "sequence of more than {limit} commands")
+            }
+            SeqError::Unaligned { command, addr } => write!(
+                f,
+                "sequence command {command}: register {addr:#x} not 4-byte aligned"
+            ),
+            SeqError::OutsideBar0 {
+                command,
+                addr,
+                bar0_size,
+            } => write!(
+                f,
+                "sequence command {command}: register {addr:#x} outside BAR0 ({bar0_size:#x} bytes)"
+            ),
+            SeqError::StoreIndex { command, index } => write!(
+                f,
+                "sequence command {command}: save slot {index}, only {REG_SAVE_SLOTS} exist"
+            ),
+            SeqError::DelayTooLong { command, us, max } => write!(
+                f,
+                "sequence command {command}: delay of {us} us, at most {max} allowed"
+            ),
+            SeqError::PollTooLong { command, us, max } => write!(
+                f,
+                "sequence command {command}: poll of {us} us, at most {max} allowed"
+            ),
+        }
+    }
+}
+
+/// The little-endian word `index` of `words` (whole words only).
+fn word(words: &[u8], index: u32) -> Option<u32> {
+    let start = usize::try_from(index).ok()?.checked_mul(4)?;
+    let bytes = words.get(start..start.checked_add(4)?)?;
+    <[u8; 4]>::try_from(bytes).ok().map(u32::from_le_bytes)
+}
+
+/// A register address of command `command`: 4-byte aligned, the whole register inside BAR0.
+fn register(command: usize, addr: u32, limits: &SeqLimits) -> Result<u32, SeqError> {
+    if addr % 4 != 0 {
+        return Err(SeqError::Unaligned { command, addr });
+    }
+    if u64::from(addr) + 4 > limits.bar0_size {
+        return Err(SeqError::OutsideBar0 {
+            command,
+            addr,
+            bar0_size: limits.bar0_size,
+        });
+    }
+    Ok(addr)
+}
+
+/// Decodes and checks command `command`, opcode `opcode` with payload `p`.
+fn decode(command: usize, opcode: u32, p: [u32; 5], limits: &SeqLimits) -> Result<SeqCmd, SeqError> {
+    let reg = |addr| register(command, addr, limits);
+    Ok(match opcode {
+        0 => SeqCmd::RegWrite {
+            addr: reg(p[0])?,
+            val: p[1],
+        },
+        1 => SeqCmd::RegModify {
+            addr: reg(p[0])?,
+            mask: p[1],
+            val: p[2],
+        },
+        2 => {
+            let timeout_us = if p[3] == 0 { DEFAULT_POLL_US } else { p[3] };
+            if timeout_us > limits.max_poll_us {
+                return Err(SeqError::PollTooLong {
+                    command,
+                    us: timeout_us,
+                    max: limits.max_poll_us,
+                });
+            }
+            SeqCmd::RegPoll {
+                addr: reg(p[0])?,
+                mask: p[1],
+                val: p[2],
+                timeout_us,
+                error: p[4],
+            }
+        }
+        3 => {
+            if p[0] > limits.max_delay_us {
+                return Err(SeqError::DelayTooLong {
+                    command,
+                    us: p[0],
+                    max: limits.max_delay_us,
+                });
+            }
+            SeqCmd::DelayUs { us: p[0] }
+        }
+        4 => {
+            let addr = reg(p[0])?;
+            if p[1] >= REG_SAVE_SLOTS {
+                return Err(SeqError::StoreIndex {
+                    command,
+                    index: p[1],
+                });
+            }
+            SeqCmd::RegStore { addr, index: p[1] }
+        }
+        5 => SeqCmd::CoreReset,
+        6 => SeqCmd::CoreStart,
+        7 => SeqCmd::CoreWaitForHalt,
+        8 => SeqCmd::CoreResume,
+        _ => return Err(SeqError::UnknownOpcode { command, opcode }),
+    })
+}
+
+/// A sequence is validated against the driver's limits: all of it, before any command runs.
+impl Validator<(&Untrusted<[u8]>, SeqLimits)> for Sequence {
+    type Err = SeqError;
+
+    fn validate((payload, limits): (&[u8], SeqLimits)) -> Result<Sequence, SeqError> {
+        let short = SeqError::Short { len: payload.len() };
+        let (header, buffer) = payload.split_at_checked(HEADER_SIZE).ok_or(short)?;
+        let buffer_words = word(header, 0).ok_or(short)?;
+        let cmd_index = word(header, 1).ok_or(short)?;
+        if cmd_index > buffer_words {
+            return Err(SeqError::IndexPastBuffer {
+                cmd_index,
+                buffer_words,
+            });
+        }
+        // The buffer may be sent in part: only the words used must be in the message.
+        let payload_words = buffer.len() / 4;
+        if usize::try_from(cmd_index).map_or(true, |n| n > payload_words) {
+            return Err(SeqError::IndexPastPayload {
+                cmd_index,
+                payload_words,
+            });
+        }
+        let limit = limits.max_commands.min(MAX_COMMANDS);
+        let mut seq = Sequence {
+            commands: [SeqCmd::CoreReset; MAX_COMMANDS],
+            len: 0,
+        };
+        let mut at = 0u32;
+        while at < cmd_index {
+            let command = seq.len;
+            let slot = seq
+                .commands
+                .get_mut(command)
+                .filter(|_| command < limit)
+                .ok_or(SeqError::TooMany { limit })?;
+            // `at` is below `cmd_index`, whose words the payload holds.
+            let opcode = word(buffer, at).ok_or(short)?;
+            let n = SeqCmd::payload_words(opcode)
+                .ok_or(SeqError::UnknownOpcode { command, opcode })?;
+            let cut = SeqError::CutShort {
+                command,
+                opcode,
+                word: at,
+                cmd_index,
+            };
+            let next = at.checked_add(1 + n).filter(|&e| e <= cmd_index).ok_or(cut)?;
+            let mut p = [0u32; 5];
+            for (i, w) in (1..=n).zip(p.iter_mut()) {
+                // Below `next`, which did not overflow.
+                *w = word(buffer, at + i).ok_or(cut)?;
+            }
+            *slot = decode(command, opcode, p, &limits)?;
+            seq.len += 1;
+            at = next;
+        }
+        Ok(seq)
+    }
+}
+
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_gsp_sequencer)]
+mod tests {
+    use super::*;
+
+    /// The emulated GPU's sequence (`emu/src/gsp/sequencer.rs`): a write, a modify and a poll
+    /// of `NV_PBUS_SW_SCRATCH(0x1f)`, a delay, a store, then the GSP core's reset, start, halt
+    /// and resume.
+    const EMULATED: [u32; 22] = [
+        0, 0x147c, 0x5e90_0001, //
+        1, 0x147c, 0xf00, 0xa00, //
+        2, 0x147c, 0xffff_ffff, 0x5e90_0a01, 1000, 0, //
+        3, 10, //
+        4, 0x147c, 0, //
+        5, 6, 7, 8,
+    ];
+
+    /// 16 MiB, the BAR0 of every chip.
+    const LIMITS: SeqLimits = SeqLimits::driver(0x100_0000);
+
+    /// The payload of `commands` (at most 32 words), `cmdIndex` and `bufferSizeDWord` both
+    /// their count unless given; returns the bytes and their length.
+    fn payload(commands: &[u32], index: Option<u32>, buffer: Option<u32>) -> ([u8; 168], usize) {
+        let mut p = [0u8; 168];
+        let n = commands.len() as u32;
+        p[0..4].copy_from_slice(&buffer.unwrap_or(n).to_le_bytes());
+        p[4..8].copy_from_slice(&index.unwrap_or(n).to_le_bytes());
+        for (i, w) in commands.iter().enumerate() {
+            p[HEADER_SIZE + 4 * i..HEADER_SIZE + 4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        (p, HEADER_SIZE + 4 * commands.len())
+    }
+
+    fn check(commands: &[u32], limits: SeqLimits) -> Result<Sequence, SeqError> {
+        let (p, len) = payload(commands, None, None);
+        Untrusted::new_untrusted_ref(&p[..len]).validate_ref_against::<Sequence, _>(limits)
+    }
+
+    #[test]
+    fn the_emulated_gpus_sequence_is_decoded() {
+        let seq = check(&EMULATED, LIMITS);
+        assert_eq!(
+            seq.as_ref().map(|s| s.commands()),
+            Ok(&[
+                SeqCmd::RegWrite {
+                    addr: 0x147c,
+                    val: 0x5e90_0001
+                },
+                SeqCmd::RegModify {
+                    addr: 0x147c,
+                    mask: 0xf00,
+                    val: 0xa00
+                },
+                SeqCmd::RegPoll {
+                    addr: 0x147c,
+                    mask: 0xffff_ffff,
+                    val: 0x5e90_0a01,
+                    timeout_us: 1000,
+                    error: 0
+                },
+                SeqCmd::DelayUs { us: 10 },
+                SeqCmd::RegStore {
+                    addr: 0x147c,
+                    index: 0
+                },
+                SeqCmd::CoreReset,
+                SeqCmd::CoreStart,
+                SeqCmd::CoreWaitForHalt,
+                SeqCmd::CoreResume,
+            ][..])
+        );
+    }
+
+    #[test]
+    fn a_poll_timeout_of_0_is_the_default_4_s() {
+        let seq = check(&[2, 0x100, 1, 1, 0, 7], LIMITS);
+        assert_eq!(
+            seq.as_ref().map(|s| s.commands()),
+            Ok(&[SeqCmd::RegPoll {
+                addr: 0x100,
+                mask: 1,
+                val: 1,
+                timeout_us: DEFAULT_POLL_US,
+                error: 7
+            }][..])
+        );
+    }
+
+    #[test]
+    fn a_payload_shorter_than_its_header_is_refused() {
+        let (p, _) = payload(&[], None, None);
+        assert_eq!(
+            Untrusted::new_untrusted_ref(&p[..39]).validate_ref_against::<Sequence, _>(LIMITS),
+            Err(SeqError::Short { len: 39 })
+        );
+    }
+
+    #[test]
+    fn a_command_index_past_the_buffer_or_the_payload_is_refused() {
+        let (p, len) = payload(&EMULATED, Some(23), Some(22));
+        assert_eq!(
+            Untrusted::new_untrusted_ref(&p[..len]).validate_ref_against::<Sequence, _>(LIMITS),
+            Err(SeqError::IndexPastBuffer {
+                cmd_index: 23,
+                buffer_words: 22
+            })
+        );
+        let (p, len) = payload(&EMULATED, Some(23), Some(64));
+        assert_eq!(
+            Untrusted::new_untrusted_ref(&p[..len]).validate_ref_against::<Sequence, _>(LIMITS),
+            Err(SeqError::IndexPastPayload {
+                cmd_index: 23,
+                payload_words: 22
+            })
+        );
+    }
+
+    #[test]
+    fn a_command_cut_short_is_refused() {
+        assert_eq!(
+            check(&[3, 10, 2, 0x100, 1, 1, 0], LIMITS).err(),
+            Some(SeqError::CutShort {
+                command: 1,
+                opcode: 2,
+                word: 2,
+                cmd_index: 7
+            })
+        );
+        // Cut by the count of words used, not by the message's end.
+        let (p, len) = payload(&EMULATED, Some(17), None);
+        assert_eq!(
+            Untrusted::new_untrusted_ref(&p[..len]).validate_ref_against::<Sequence, _>(LIMITS),
+            Err(SeqError::CutShort {
+                command: 4,
+                opcode: 4,
+                word: 15,
+                cmd_index: 17
+            })
+        );
+    }
+
+    #[test]
+    fn an_unknown_opcode_is_refused() {
+        assert_eq!(
+            check(&[5, 9], LIMITS).err(),
+            Some(SeqError::UnknownOpcode {
+                command: 1,
+                opcode: 9
+            })
+        );
+    }
+
+    #[test]
+    fn more_commands_than_the_limit_are_refused() {
+        let limits = SeqLimits {
+            max_commands: 8,
+            ..LIMITS
+        };
+        assert_eq!(
+            check(&EMULATED, limits).err(),
+            Some(SeqError::TooMany { limit: 8 })
+        );
+    }
+
+    #[test]
+    fn registers_unaligned_or_outside_bar0_are_refused() {
+        assert_eq!(
+            check(&[0, 0x147e, 0], LIMITS).err(),
+            Some(SeqError::Unaligned {
+                command: 0,
+                addr: 0x147e
+            })
+        );
+        assert_eq!(
+            check(&[6, 4, 0x100_0000, 0], LIMITS).err(),
+            Some(SeqError::OutsideBar0 {
+                command: 1,
+                addr: 0x100_0000,
+                bar0_size: 0x100_0000
+            })
+        );
+        // The last register of BAR0 is inside it.
+        assert!(check(&[1, 0xff_fffc, 1, 1], LIMITS).is_ok());
+    }
+
+    #[test]
+    fn a_save_slot_past_the_save_area_is_refused() {
+        assert_eq!(
+            check(&[4, 0x147c, 8], LIMITS).err(),
+            Some(SeqError::StoreIndex {
+                command: 0,
+                index: 8
+            })
+        );
+    }
+
+    #[test]
+    fn delays_and_polls_past_the_limits_are_refused() {
+        assert_eq!(
+            check(&[3, MAX_DELAY_US + 1], LIMITS).err(),
+            Some(SeqError::DelayTooLong {
+                command: 0,
+                us: MAX_DELAY_US + 1,
+                max: MAX_DELAY_US
+            })
+        );
+        assert_eq!(
+            check(&[2, 0x100, 1, 1, MAX_POLL_US + 1, 0], LIMITS).err(),
+            Some(SeqError::PollTooLong {
+                command: 0,
+                us: MAX_POLL_US + 1,
+                max: MAX_POLL_US
+            })
+        );
+        // The default counts against the limit too.
+        let strict = SeqLimits {
+            max_poll_us: 1000,
+            ..LIMITS
+        };
+        assert_eq!(
+            check(&[2, 0x100, 1, 1, 0, 0], strict).err(),
+            Some(SeqError::PollTooLong {
+                command: 0,
+                us: DEFAULT_POLL_US,
+                max: 1000
+            })
+        );
+    }
+}
