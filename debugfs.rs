@@ -9,6 +9,10 @@
 //!   they are done, with the benchmark's error if it failed; a count that does not validate is
 //!   refused with `EINVAL` and one log line saying why.
 //!
+//! - `loginit`, `logintr`, `logrm` (read-only, where GSP-RM was started through the booter):
+//!   GSP-RM's three log buffers, raw (16 pages each: the put pointer, the buffer's page table,
+//!   the records), for NVIDIA's decoding tools.
+//!
 //! The directory lives at the root because the kernel crate offers a probe no safe way to reach
 //! a directory the module would own; it goes with the binding.
 
@@ -39,6 +43,11 @@ pub(crate) fn device_dir<'a>(
     Scope::dir(binding, name, |binding, dir| {
         if binding.has_gsp() {
             dir.write_only_callback_file(c"bench", binding, &bench_write);
+        }
+        if let Some(logs) = &binding.logs {
+            dir.read_binary_file(c"loginit", logs.init.memory());
+            dir.read_binary_file(c"logintr", logs.intr.memory());
+            dir.read_binary_file(c"logrm", logs.rm.memory());
         }
     })
 }

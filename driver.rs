@@ -27,7 +27,10 @@ use kernel::{
     prelude::*,
     sizes::SZ_16M,
     str::CString,
-    sync::Mutex, //
+    sync::{
+        Arc,
+        Mutex, //
+    },
 };
 
 use crate::{
@@ -42,7 +45,10 @@ use crate::{
         Identified,
         Spec, //
     },
-    gsp::boot::Gsp,
+    gsp::{
+        boot::Gsp,
+        logs::Logs, //
+    },
     pci::{
         Bar0Len,
         EmulatedGpu,
@@ -85,6 +91,9 @@ pub(crate) struct Binding {
     /// The sysmem flush page (Turing to Ada, when the GSP runs): unregistered by unbind, freed
     /// with the binding.
     flush: Option<SysmemFlush>,
+    /// GSP-RM's log buffers (the chain through the booter), read through debugfs; the GSP
+    /// holds them too, and keeps them for good if it cannot be stopped.
+    pub(crate) logs: Option<Arc<Logs>>,
 }
 
 impl Binding {
@@ -275,6 +284,7 @@ impl pci::Driver for NovaCore {
                     &dir,
                     try_pin_init!(Binding {
                         bar,
+                        logs: gsp.as_ref().and_then(Gsp::logs),
                         gsp <- new_mutex!(gsp),
                         flush,
                     }),

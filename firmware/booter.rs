@@ -428,12 +428,11 @@ fn parse(file: &[u8], bin: BinFile, layout: BooterLayout) -> Result<BooterImage<
         u64::from(hs.sig_prod_offset) + u64::from(patch_sig),
         hs.sig_prod_size.into(),
     )?;
-    let signature_size = usize::try_from(hs.sig_prod_size / num_sig).map_err(|_| {
-        BooterError::SignatureSize {
+    let signature_size =
+        usize::try_from(hs.sig_prod_size / num_sig).map_err(|_| BooterError::SignatureSize {
             size: hs.sig_prod_size,
             count: num_sig,
-        }
-    })?;
+        })?;
 
     declared(
         file,
@@ -501,16 +500,20 @@ fn parse(file: &[u8], bin: BinFile, layout: BooterLayout) -> Result<BooterImage<
     if !UCODE_IDS.contains(&params.ucode_id) {
         return Err(BooterError::UcodeId(params.ucode_id));
     }
-    let ucode_id = u8::try_from(params.ucode_id).map_err(|_| BooterError::UcodeId(params.ucode_id))?;
+    let ucode_id =
+        u8::try_from(params.ucode_id).map_err(|_| BooterError::UcodeId(params.ucode_id))?;
 
     // The parts the falcon's DMA moves start on blocks in the image, and so do the IMEM
     // destinations (tagged per block): on Turing and GA100 the OS code's and application 0's
     // are their offsets, from GA102 on application 0 goes to 0.
     let turing = layout == BooterLayout::Tu102;
     let os_code_dst = turing.then_some(("OS code", os_code.offset));
-    for (part, offset) in [("application 0 code", app0.offset), ("OS data", os_data.offset)]
-        .into_iter()
-        .chain(os_code_dst)
+    for (part, offset) in [
+        ("application 0 code", app0.offset),
+        ("OS data", os_data.offset),
+    ]
+    .into_iter()
+    .chain(os_code_dst)
     {
         if u64::from(offset) % BLOCK_BYTES != 0 {
             return Err(BooterError::Unaligned { part, offset });
@@ -726,7 +729,17 @@ mod tests {
             (0, &[0x10de, 1, len, HS as u32, DATA as u32, image]),
             (
                 HS,
-                &[SIGS as u32, 32, 0x80, 0x84, META as u32, 12, 0x88, LOAD as u32, 36],
+                &[
+                    SIGS as u32,
+                    32,
+                    0x80,
+                    0x84,
+                    META as u32,
+                    12,
+                    0x88,
+                    LOAD as u32,
+                    36,
+                ],
             ),
             (WORDS, &[0x400, 0, 2]),
             (META, &[2, 1, 3]),
@@ -774,9 +787,27 @@ mod tests {
         assert_eq!((b.signature_count(), b.signature_size), (2, 16));
         assert_eq!(b.signature(1), Some(&f[SIGS + 16..SIGS + 32]));
         assert_eq!(b.signature(2), None);
-        assert_eq!(b.os_code, Part { offset: 0, size: 0x100 });
-        assert_eq!(b.app0, Part { offset: 0x100, size: 0x200 });
-        assert_eq!(b.os_data, Part { offset: 0x300, size: 0x300 });
+        assert_eq!(
+            b.os_code,
+            Part {
+                offset: 0,
+                size: 0x100
+            }
+        );
+        assert_eq!(
+            b.app0,
+            Part {
+                offset: 0x100,
+                size: 0x200
+            }
+        );
+        assert_eq!(
+            b.os_data,
+            Part {
+                offset: 0x300,
+                size: 0x300
+            }
+        );
         assert_eq!(
             (b.patch_loc, b.fuse_version, b.engine_id_mask, b.ucode_id),
             (0x400, 2, 1, 3)
@@ -904,10 +935,7 @@ mod tests {
     fn signatures_of_unequal_size_are_refused() -> Result {
         assert_eq!(
             refused(&[(WORDS + 8, 3)], Chipset::GA102)?,
-            Some(BooterError::SignatureSize {
-                size: 32,
-                count: 3
-            })
+            Some(BooterError::SignatureSize { size: 32, count: 3 })
         );
         Ok(())
     }

@@ -18,6 +18,7 @@ use kernel::{
         Io, //
     },
     prelude::*,
+    sync::Arc,
     time::{
         delay::fsleep,
         Delta,
@@ -135,8 +136,9 @@ pub(crate) struct Shared {
     libos: Coherent<[u8]>,
     /// The reduced boot's image head.
     fwimage: Option<Coherent<[u8]>>,
-    /// GSP-RM's log buffers (the chain through the booter).
-    logs: Option<Logs>,
+    /// GSP-RM's log buffers (the chain through the booter), shared with debugfs; leaked with
+    /// the rest, this reference keeps them allocated for good.
+    logs: Option<Arc<Logs>>,
     /// What the booter reads, until `GSP_INIT_DONE`.
     booter_input: Option<BooterInput>,
 }
@@ -146,7 +148,7 @@ impl Shared {
         queues: Queues<CoherentMemory>,
         rmargs: Coherent<[u8]>,
         libos: Coherent<[u8]>,
-        logs: Option<Logs>,
+        logs: Option<Arc<Logs>>,
     ) -> Shared {
         Shared {
             queues,
@@ -402,6 +404,11 @@ impl Gsp {
             app_version,
         };
         super::sequencer::run(dev, bar, &ctx, &payload)
+    }
+
+    /// GSP-RM's log buffers, for debugfs.
+    pub(crate) fn logs(&self) -> Option<Arc<Logs>> {
+        self.shared.as_ref().and_then(|s| s.logs.clone())
     }
 
     /// The firmware version the GSP runs.

@@ -27,6 +27,7 @@ use kernel::{
     },
     dma::Coherent,
     prelude::*,
+    sync::Arc,
     time::{
         Delta,
         Instant,
@@ -118,7 +119,7 @@ pub(crate) fn start(
     } = args;
     let chipset = spec.chipset;
     let (queues, rmargs) = super::boot::queues_and_rmargs(dev, version)?;
-    let logs = Logs::new(dev)?;
+    let logs = Arc::new(Logs::new(dev)?, GFP_KERNEL)?;
     let log_size = u64::try_from(LOG_SIZE)?;
     let regions = [
         ("LOGINIT", logs.init.address(), log_size),
@@ -162,7 +163,7 @@ pub(crate) fn start(
     let mut gsp = Gsp::new(
         spec,
         version,
-        Shared::new(queues, rmargs, libos, Some(logs)),
+        Shared::new(queues, rmargs, libos, Some(logs.clone())),
         Teardown {
             chipset,
             boot0,

@@ -22,6 +22,8 @@
 #   shell     start an interactive shell on the console
 #   klog      copy nova_core's kernel log lines, with their levels (dmesg -r), to
 #             the console as `KLOG <level>[time] nova_core <pci>: ...`
+#   logs      log each debugfs log buffer of GSP-RM: its size and put pointer
+#             (`nova-test: log <pci> loginit: 65536 bytes, put 0000000000000021`)
 #   benchfiles   log the devices that have a debugfs bench file
 #             (`nova-test: bench files: <pci> ...`)
 #   bench=REQ write REQ to every device's debugfs bench file (all at once), and
@@ -181,6 +183,15 @@ for step in $steps; do
 		;;
 	benchfiles)
 		say "bench files: $(bench_files | tr '\n' ' ')"
+		;;
+	logs)
+		# GSP-RM's log buffers in debugfs: each file's size and its put pointer (word 0).
+		for f in "$dbg"/nova_core-*/loginit "$dbg"/nova_core-*/logintr "$dbg"/nova_core-*/logrm; do
+			[ -e "$f" ] || continue
+			d=${f%/*}
+			say "log ${d##*/nova_core-} ${f##*/}: $(wc -c <"$f") bytes, put $(od -A n -t x8 -N 8 "$f" | tr -d ' ')"
+		done
+		say "logs listed"
 		;;
 	bench=*)
 		for dev in $(bench_files); do

@@ -704,6 +704,11 @@ impl Device {
                 }
                 self.fwsec_running = false;
                 self.gsp_event(GspEvent::FalconReset);
+                // A GSP-RM that lies it cannot be stopped keeps its core running.
+                let unstoppable = self.gsp.as_ref().is_some_and(|g| g.unstoppable());
+                if let (Some(e), true) = (&mut self.engines, unstoppable) {
+                    e.gsp.set_riscv_active(true);
+                }
             }
             (Engine::Sec2, Action::Reset { .. }) => {}
             (Engine::Gsp, Action::Start) if engines.gsp.loaded() => self.play_fwsec(bus_master),
@@ -815,6 +820,16 @@ impl Device {
             Played::Running => {
                 log.line("FWSEC: runs and never halts");
                 self.fwsec_running = true;
+            }
+            Played::Sb => {
+                engines.gsp.set_mailbox(0, 0);
+                engines.gsp.set_halted(true);
+                // Whatever GSP-RM was left is gone (unless it lies), and with it its core.
+                if let Some(gsp) = &mut self.gsp {
+                    gsp.fwsec_sb();
+                    engines.gsp.set_riscv_active(gsp.unstoppable());
+                }
+                self.note_gsp();
             }
             Played::Halted {
                 mailbox0,

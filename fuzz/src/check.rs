@@ -263,7 +263,11 @@ fn booter_promises(b: &BooterImage<'_>, file: &[u8], chip: Chipset) -> BooterFac
     }
     assert_eq!(b.signature(count), None);
     assert_eq!(b.signature(usize::MAX), None);
-    for (what, p) in [("OS code", b.os_code), ("OS data", b.os_data), ("app 0", b.app0)] {
+    for (what, p) in [
+        ("OS code", b.os_code),
+        ("OS data", b.os_data),
+        ("app 0", b.app0),
+    ] {
         assert!(
             p.offset as usize + p.size as usize <= b.image.len(),
             "{what} {p:x?} outside the image"
@@ -308,7 +312,13 @@ fn booter_promises(b: &BooterImage<'_>, file: &[u8], chip: Chipset) -> BooterFac
     // that many below it; an index is always a signature.
     assert_eq!(b.signature_index(None), Ok(0));
     assert_eq!(b.signature_index(Some(0)), Ok(count - 1));
-    for v in [1, 2, b.fuse_version, b.fuse_version.saturating_add(1), u32::MAX] {
+    for v in [
+        1,
+        2,
+        b.fuse_version,
+        b.fuse_version.saturating_add(1),
+        u32::MAX,
+    ] {
         if v == 0 {
             continue;
         }
@@ -580,7 +590,10 @@ pub fn sequence(payload: &[u8], limits: (u64, usize, u32, u32)) -> Result<Vec<Ve
     let commands = seq.commands();
     assert!(commands.len() <= max_commands.min(MAX_COMMANDS));
     let reg = |addr: u32| {
-        assert!(addr % 4 == 0 && u64::from(addr) + 4 <= bar0_size, "{addr:#x}");
+        assert!(
+            addr % 4 == 0 && u64::from(addr) + 4 <= bar0_size,
+            "{addr:#x}"
+        );
         addr
     };
     let words: Vec<Vec<u32>> = commands
@@ -1242,4 +1255,57 @@ pub fn gen_bootloader(file: &[u8]) -> Result<(usize, u32, u32), String> {
         u32::from(bl.start_tag),
         u32::from(bl.imem_dst),
     ))
+}
+
+/// The RISC-V bootloader file validated as the driver does: its ucode's length and the code,
+/// data and manifest offsets and application version the WPR meta gets.
+pub fn riscv_bootloader(data: &[u8]) -> Result<(usize, [u32; 4]), String> {
+    let bl = Untrusted::new_untrusted_ref(data)
+        .validate_ref::<crate::firmware::riscv::RiscvBootloader<'_>>()
+        .map_err(|e| e.to_string())?;
+    // What acceptance promises: a ucode inside the file, the offsets inside the ucode.
+    assert!(!bl.ucode.is_empty() && bl.ucode.len() <= data.len());
+    for o in [bl.code_offset, bl.data_offset, bl.manifest_offset] {
+        assert!(o as usize <= bl.ucode.len());
+    }
+    Ok((
+        bl.ucode.len(),
+        [bl.code_offset, bl.data_offset, bl.manifest_offset, bl.app_version],
+    ))
+}
+
+/// A firmware's halt status in mailbox 0: success only for 0.
+pub fn halt_status(mailbox0: u32) -> Result<(), String> {
+    Untrusted::new_untrusted(mailbox0)
+        .validate_ref::<crate::falcon::state::Succeeded>()
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// A signature fuse register's version (its highest set bit, counted from 1).
+pub fn fuse_version(raw: u32) -> u32 {
+    match Untrusted::new_untrusted(raw).validate_ref::<crate::falcon::state::FuseVersion>() {
+        Ok(crate::falcon::state::FuseVersion(v)) => v,
+        Err(never) => match never {},
+    }
+}
+
+/// What FWSEC-SB left, as teardown reads it.
+pub fn sb_outcome(mailbox0: u32, scratch_0e: u32) -> Result<(), String> {
+    Untrusted::new_untrusted(crate::fwsec::outcome::FrtsRegs {
+        mailbox0,
+        scratch_0e,
+        wpr2: crate::fb::layout::Wpr2Regs { lo: 0, hi: 0 },
+    })
+    .validate_ref::<crate::fwsec::outcome::SbDone>()
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
+/// A `REG_POLL`'s register value against its mask and value.
+pub fn poll_match(raw: u32, mask: u32, val: u32) -> Result<(), String> {
+    Untrusted::new_untrusted(raw)
+        .validate_ref_against::<crate::gsp::poll::PollMatch, _>((mask, val))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

@@ -33,7 +33,10 @@ fn real(chip: &str, kind: &str, version: &str) -> Option<Vec<u8>> {
         eprintln!("skipped: {} absent", dir.display());
         return None;
     }
-    let path = dir.join(chip).join("gsp").join(format!("{kind}-{version}.bin"));
+    let path = dir
+        .join(chip)
+        .join("gsp")
+        .join(format!("{kind}-{version}.bin"));
     Some(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
@@ -78,11 +81,7 @@ fn every_real_booter_file_validates_with_the_values_nvidia_ships() {
                 // 0x10 from GA102 on.
                 let sig_at = if turing { 0x200 } else { 0x10 };
                 assert_eq!(facts.patch_loc, facts.os_data.0 + sig_at, "{name}");
-                assert_eq!(
-                    facts.boot_addr,
-                    if turing { 0 } else { 0x100 },
-                    "{name}"
-                );
+                assert_eq!(facts.boot_addr, if turing { 0 } else { 0x100 }, "{name}");
                 n += 1;
             }
         }
@@ -177,7 +176,13 @@ fn a_synthetic_file_decodes_field_for_field() {
     );
     let tu102 = check::booter(&f, "tu102").unwrap();
     assert_eq!(
-        (tu102.imem_ns, tu102.imem_sec, tu102.dmem, tu102.boot_addr, tu102.brom),
+        (
+            tu102.imem_ns,
+            tu102.imem_sec,
+            tu102.dmem,
+            tu102.boot_addr,
+            tu102.brom
+        ),
         (
             Some((0, 0, 0x100)),
             (0x100, 0x100, 0x200),
@@ -187,7 +192,10 @@ fn a_synthetic_file_decodes_field_for_field() {
         )
     );
     // GA100 loads as Turing.
-    assert_eq!(check::booter(&f, "ga100").unwrap().imem_ns, Some((0, 0, 0x100)));
+    assert_eq!(
+        check::booter(&f, "ga100").unwrap().imem_ns,
+        Some((0, 0, 0x100))
+    );
     assert_eq!(check::booter(&f, "ad107").unwrap().imem_ns, None);
 }
 
@@ -414,15 +422,19 @@ fn the_fuse_selects_the_signature_as_nvidias_drivers_do() {
     assert_eq!(check::booter_signature(&f, "ga102", Some(1)), Ok(1));
     assert_eq!(
         check::booter_signature(&f, "ga102", Some(3)),
-        Err("fuse version 3 selects no booter signature (ucode fuse version 2, 2 signatures)"
-            .to_string())
+        Err(
+            "fuse version 3 selects no booter signature (ucode fuse version 2, 2 signatures)"
+                .to_string()
+        )
     );
     // A fuse version that far below the ucode's is past the signatures.
     let old = with(&f, &[(META, 5)]);
     assert_eq!(
         check::booter_signature(&old, "ga102", Some(1)),
-        Err("fuse version 1 selects no booter signature (ucode fuse version 5, 2 signatures)"
-            .to_string())
+        Err(
+            "fuse version 1 selects no booter signature (ucode fuse version 5, 2 signatures)"
+                .to_string()
+        )
     );
     assert_eq!(check::booter_signature(&old, "ga102", Some(4)), Ok(1));
     let Some(ga102) = real("ga102", "booter_load", "570.144") else {
@@ -614,7 +626,11 @@ fn each_rejection_of_a_real_file_is_named() {
         let Some(f) = real(chip, kind, version) else {
             return;
         };
-        let chip_family = if chip.starts_with("tu") { "tu102" } else { "ga102" };
+        let chip_family = if chip.starts_with("tu") {
+            "tu102"
+        } else {
+            "ga102"
+        };
         assert!(check::booter(&f, chip_family).is_ok());
         let wrong = run(&f, &real_cases(&f, chip_family));
         assert!(wrong.is_empty(), "{chip} {kind}-{version}: {wrong:#?}");
@@ -664,7 +680,10 @@ fn byte_writes_and_truncations_of_real_files_never_panic() {
         }
         assert!(refused > 0);
         for cut in 0..headers.min(file.len()) {
-            assert!(check::booter(&file[..cut], chip).is_err(), "cut at {cut:#x}");
+            assert!(
+                check::booter(&file[..cut], chip).is_err(),
+                "cut at {cut:#x}"
+            );
         }
         assert!(check::booter(&file[..file.len() - 1], chip).is_err());
         // The synthetic file's headers, every byte.

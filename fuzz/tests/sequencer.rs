@@ -7,8 +7,11 @@
 
 use nova_core_parse::check;
 
+/// BAR0's size, the most commands, the longest delay and poll (`check::sequence`'s limits).
+type Limits = (u64, usize, u32, u32);
+
 /// The driver's limits: 16 MiB of BAR0, 64 commands, 100 ms delays, 4 s polls.
-const DRIVER: (u64, usize, u32, u32) = (0x100_0000, 64, 100_000, 4_000_000);
+const DRIVER: Limits = (0x100_0000, 64, 100_000, 4_000_000);
 
 /// The emulated GPU's sequence, as `emu/src/gsp/sequencer.rs` `commands()` sends it: a write,
 /// a modify and a poll of `NV_PBUS_SW_SCRATCH(0x1f)`, a 10 us delay, a store into slot 0, then
@@ -73,7 +76,10 @@ fn the_limits_hold_at_their_edges() {
     ];
     assert!(check::sequence(&payload(&edge), DRIVER).is_ok());
     // 64 commands, and 65.
-    assert_eq!(check::sequence(&payload(&[6; 64]), DRIVER).map(|c| c.len()), Ok(64));
+    assert_eq!(
+        check::sequence(&payload(&[6; 64]), DRIVER).map(|c| c.len()),
+        Ok(64)
+    );
     assert_eq!(
         check::sequence(&payload(&[6; 65]), DRIVER),
         Err("sequence of more than 64 commands".to_string())
@@ -95,7 +101,7 @@ fn the_limits_hold_at_their_edges() {
 #[test]
 fn each_rejection_is_named() {
     let emu = emulated().concat();
-    let cases: Vec<(Vec<u8>, (u64, usize, u32, u32), &str)> = vec![
+    let cases: Vec<(Vec<u8>, Limits, &str)> = vec![
         (
             payload(&[])[..39].to_vec(),
             DRIVER,

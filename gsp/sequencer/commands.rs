@@ -149,7 +149,10 @@ pub(crate) enum SeqError {
     /// `cmdIndex` says the commands use more words than the buffer has.
     IndexPastBuffer { cmd_index: u32, buffer_words: u32 },
     /// `cmdIndex` says the commands use more words than the payload holds.
-    IndexPastPayload { cmd_index: u32, payload_words: usize },
+    IndexPastPayload {
+        cmd_index: u32,
+        payload_words: usize,
+    },
     /// A command's payload runs past `cmdIndex`.
     CutShort {
         command: usize,
@@ -264,7 +267,12 @@ fn register(command: usize, addr: u32, limits: &SeqLimits) -> Result<u32, SeqErr
 }
 
 /// Decodes and checks command `command`, opcode `opcode` with payload `p`.
-fn decode(command: usize, opcode: u32, p: [u32; 5], limits: &SeqLimits) -> Result<SeqCmd, SeqError> {
+fn decode(
+    command: usize,
+    opcode: u32,
+    p: [u32; 5],
+    limits: &SeqLimits,
+) -> Result<SeqCmd, SeqError> {
     let reg = |addr| register(command, addr, limits);
     Ok(match opcode {
         0 => SeqCmd::RegWrite {
@@ -359,15 +367,18 @@ impl Validator<(&Untrusted<[u8]>, SeqLimits)> for Sequence {
                 .ok_or(SeqError::TooMany { limit })?;
             // `at` is below `cmd_index`, whose words the payload holds.
             let opcode = word(buffer, at).ok_or(short)?;
-            let n = SeqCmd::payload_words(opcode)
-                .ok_or(SeqError::UnknownOpcode { command, opcode })?;
+            let n =
+                SeqCmd::payload_words(opcode).ok_or(SeqError::UnknownOpcode { command, opcode })?;
             let cut = SeqError::CutShort {
                 command,
                 opcode,
                 word: at,
                 cmd_index,
             };
-            let next = at.checked_add(1 + n).filter(|&e| e <= cmd_index).ok_or(cut)?;
+            let next = at
+                .checked_add(1 + n)
+                .filter(|&e| e <= cmd_index)
+                .ok_or(cut)?;
             let mut p = [0u32; 5];
             for (i, w) in (1..=n).zip(p.iter_mut()) {
                 // Below `next`, which did not overflow.
@@ -389,32 +400,37 @@ mod tests {
     /// The emulated GPU's sequence (`emu/src/gsp/sequencer.rs`): a write, a modify and a poll
     /// of `NV_PBUS_SW_SCRATCH(0x1f)`, a delay, a store, then the GSP core's reset, start, halt
     /// and resume.
-    const EMULATED: [u32; 22] = [
-        0, 0x147c, 0x5e90_0001, //
-        1, 0x147c, 0xf00, 0xa00, //
-        2, 0x147c, 0xffff_ffff, 0x5e90_0a01, 1000, 0, //
-        3, 10, //
-        4, 0x147c, 0, //
-        5, 6, 7, 8,
+    const EMULATED: [&[u32]; 9] = [
+        &[0, 0x147c, 0x5e90_0001],
+        &[1, 0x147c, 0xf00, 0xa00],
+        &[2, 0x147c, 0xffff_ffff, 0x5e90_0a01, 1000, 0],
+        &[3, 10],
+        &[4, 0x147c, 0],
+        &[5],
+        &[6],
+        &[7],
+        &[8],
     ];
 
     /// 16 MiB, the BAR0 of every chip.
     const LIMITS: SeqLimits = SeqLimits::driver(0x100_0000);
 
-    /// The payload of `commands` (at most 32 words), `cmdIndex` and `bufferSizeDWord` both
-    /// their count unless given; returns the bytes and their length.
-    fn payload(commands: &[u32], index: Option<u32>, buffer: Option<u32>) -> ([u8; 168], usize) {
+    /// The payload of `commands` (at most 32 words in all), `cmdIndex` and `bufferSizeDWord`
+    /// both their word count unless given; returns the bytes and their length.
+    fn payload(commands: &[&[u32]], index: Option<u32>, buffer: Option<u32>) -> ([u8; 168], usize) {
         let mut p = [0u8; 168];
-        let n = commands.len() as u32;
+        let mut at = HEADER_SIZE;
+        for w in commands.iter().flat_map(|c| c.iter()) {
+            p[at..at + 4].copy_from_slice(&w.to_le_bytes());
+            at += 4;
+        }
+        let n = ((at - HEADER_SIZE) / 4) as u32;
         p[0..4].copy_from_slice(&buffer.unwrap_or(n).to_le_bytes());
         p[4..8].copy_from_slice(&index.unwrap_or(n).to_le_bytes());
-        for (i, w) in commands.iter().enumerate() {
-            p[HEADER_SIZE + 4 * i..HEADER_SIZE + 4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        (p, HEADER_SIZE + 4 * commands.len())
+        (p, at)
     }
 
-    fn check(commands: &[u32], limits: SeqLimits) -> Result<Sequence, SeqError> {
+    fn check(commands: &[&[u32]], limits: SeqLimits) -> Result<Sequence, SeqError> {
         let (p, len) = payload(commands, None, None);
         Untrusted::new_untrusted_ref(&p[..len]).validate_ref_against::<Sequence, _>(limits)
     }
@@ -456,7 +472,7 @@ mod tests {
 
     #[test]
     fn a_poll_timeout_of_0_is_the_default_4_s() {
-        let seq = check(&[2, 0x100, 1, 1, 0, 7], LIMITS);
+        let seq = check(&[&[2, 0x100, 1, 1, 0, 7]], LIMITS);
         assert_eq!(
             seq.as_ref().map(|s| s.commands()),
             Ok(&[SeqCmd::RegPoll {
@@ -501,7 +517,7 @@ mod tests {
     #[test]
     fn a_command_cut_short_is_refused() {
         assert_eq!(
-            check(&[3, 10, 2, 0x100, 1, 1, 0], LIMITS).err(),
+            check(&[&[3, 10], &[2, 0x100, 1, 1, 0]], LIMITS).err(),
             Some(SeqError::CutShort {
                 command: 1,
                 opcode: 2,
@@ -525,7 +541,7 @@ mod tests {
     #[test]
     fn an_unknown_opcode_is_refused() {
         assert_eq!(
-            check(&[5, 9], LIMITS).err(),
+            check(&[&[5], &[9]], LIMITS).err(),
             Some(SeqError::UnknownOpcode {
                 command: 1,
                 opcode: 9
@@ -548,14 +564,14 @@ mod tests {
     #[test]
     fn registers_unaligned_or_outside_bar0_are_refused() {
         assert_eq!(
-            check(&[0, 0x147e, 0], LIMITS).err(),
+            check(&[&[0, 0x147e, 0]], LIMITS).err(),
             Some(SeqError::Unaligned {
                 command: 0,
                 addr: 0x147e
             })
         );
         assert_eq!(
-            check(&[6, 4, 0x100_0000, 0], LIMITS).err(),
+            check(&[&[6], &[4, 0x100_0000, 0]], LIMITS).err(),
             Some(SeqError::OutsideBar0 {
                 command: 1,
                 addr: 0x100_0000,
@@ -563,13 +579,13 @@ mod tests {
             })
         );
         // The last register of BAR0 is inside it.
-        assert!(check(&[1, 0xff_fffc, 1, 1], LIMITS).is_ok());
+        assert!(check(&[&[1, 0xff_fffc, 1, 1]], LIMITS).is_ok());
     }
 
     #[test]
     fn a_save_slot_past_the_save_area_is_refused() {
         assert_eq!(
-            check(&[4, 0x147c, 8], LIMITS).err(),
+            check(&[&[4, 0x147c, 8]], LIMITS).err(),
             Some(SeqError::StoreIndex {
                 command: 0,
                 index: 8
@@ -580,7 +596,7 @@ mod tests {
     #[test]
     fn delays_and_polls_past_the_limits_are_refused() {
         assert_eq!(
-            check(&[3, MAX_DELAY_US + 1], LIMITS).err(),
+            check(&[&[3, MAX_DELAY_US + 1]], LIMITS).err(),
             Some(SeqError::DelayTooLong {
                 command: 0,
                 us: MAX_DELAY_US + 1,
@@ -588,7 +604,7 @@ mod tests {
             })
         );
         assert_eq!(
-            check(&[2, 0x100, 1, 1, MAX_POLL_US + 1, 0], LIMITS).err(),
+            check(&[&[2, 0x100, 1, 1, MAX_POLL_US + 1, 0]], LIMITS).err(),
             Some(SeqError::PollTooLong {
                 command: 0,
                 us: MAX_POLL_US + 1,
@@ -601,7 +617,7 @@ mod tests {
             ..LIMITS
         };
         assert_eq!(
-            check(&[2, 0x100, 1, 1, 0, 0], strict).err(),
+            check(&[&[2, 0x100, 1, 1, 0, 0]], strict).err(),
             Some(SeqError::PollTooLong {
                 command: 0,
                 us: DEFAULT_POLL_US,

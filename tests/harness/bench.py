@@ -40,17 +40,18 @@ def bench_job(iterations=20, race_iterations=1000, late_iterations=10000):
         # The GSP's reply to the fourth or so round trip of the benchmark lies.
         Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@8"], "-", "",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3070$"], 0),
-        Scenario("bench-no-gsp", ["--chipset", "ga106", "--no-gsp"], "-", "",
+        Scenario("bench-no-gsp", ["--chipset", "gh100", "--no-gsp"], "-", "",
                  [r"stopping after firmware validation$"], 0),
     ]
     requests = ",".join(f"bench={r}" for r, _ in BENCH_REFUSED)
-    steps = (f"load,settle,benchfiles,{requests},bench={iterations},bench={late_iterations},"
-             f"benchrace={race_iterations},"
-             f"phase={PHASE_AFTER_UNBIND},benchfiles,settle,rmmod,phase={PHASE_AFTER_RMMOD},"
+    steps = (f"load,settle,benchfiles,logs,{requests},bench={iterations},"
+             f"bench={late_iterations},benchrace={race_iterations},"
+             f"phase={PHASE_AFTER_UNBIND},benchfiles,logs,settle,rmmod,phase={PHASE_AFTER_RMMOD},"
              f"settle,kmemleak")
 
     def check(job, outcome, results):
         _, console, emus, _, _ = outcome
+        check_logs(job, console, emus, results)
         files = re.findall(r"nova-test: bench files: ([^\r\n]*)", console)
         bdfs = {sc.name: emu.bdf for sc, emu in zip(job.rows, emus)}
         with_gsp = sorted(bdfs[sc.name] for sc in job.rows if "--no-gsp" not in sc.emu_args)
@@ -143,3 +144,27 @@ def cmd_bench(args):
             ok = False
             print(f"benchmark incomplete, see {run_dir}")
     return 0 if ok else 1
+
+
+def check_logs(job, console, emus, results):
+    """GSP-RM's log buffers in debugfs (`loginit`, `logintr`, `logrm`): each device whose GSP
+    came up through the booter has the three, 64 KiB each, LOGINIT and LOGRM written by GSP-RM
+    (their put pointers moved past the buffer's page table: word 17 on); none is left after
+    the unbind."""
+    parts = console.split("nova-test: logs listed")
+    if len(parts) < 3:
+        results.check("logs: the guest listed the log buffers twice", False, f"{len(parts) - 1}")
+        return
+    listed = [re.findall(r"nova-test: log (\S+) (\w+): (\d+) bytes, put ([0-9a-f]+)", p)
+              for p in parts[:2]]
+    for sc, emu in zip(job.rows, emus):
+        if "--no-gsp" in sc.emu_args:
+            continue
+        mine = {name: (int(size), int(put, 16)) for bdf, name, size, put in listed[0]
+                if bdf == emu.bdf}
+        results.check(f"{sc.name}: loginit, logintr and logrm in debugfs, 64 KiB each",
+                      sorted(mine) == ["loginit", "logintr", "logrm"]
+                      and all(size == 65536 for size, _ in mine.values()), f"{mine}")
+        results.check(f"{sc.name}: GSP-RM wrote LOGINIT and LOGRM",
+                      all(mine.get(n, (0, 0))[1] > 17 for n in ("loginit", "logrm")), f"{mine}")
+    results.check("logs: no log buffer left after unbind", not listed[1], f"{listed[1][:3]}")

@@ -121,11 +121,18 @@ def check_trace(sc, emu, results):
     imemd = sum(1 for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x110184)
     starts = [r for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x110100
               and int(r[6], 16) & 2]
+    sec2_starts = [r for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x840100
+                   and int(r[6], 16) & 2]
     # Each probe reads the VBIOS from the PROM window's start once.
     binds = sum(1 for r in rows if r[2:5] == ["R", "BAR0", "0x300000"])
-    results.check(f"{sc.name}: the trace has the bootloader's IMEM words and two starts a bind",
-                  imemd >= 128 and len(starts) == 2 * binds,
-                  f"{imemd} IMEMD writes, {len(starts)} starts, {binds} binds")
+    # A bind starts the GSP falcon three times (FWSEC-FRTS, the CPU sequence's core start,
+    # FWSEC-SB at its unbind) and SEC2 three times (booter_load, the sequence's resume,
+    # booter_unload).
+    results.check(f"{sc.name}: the trace has the bootloader's IMEM words and three starts of "
+                  "each falcon a bind",
+                  imemd >= 128 and len(starts) == 3 * binds and len(sec2_starts) == 3 * binds,
+                  f"{imemd} IMEMD writes, {len(starts)} GSP and {len(sec2_starts)} SEC2 "
+                  f"starts, {binds} binds")
 
 
 def check_frts(sc, lines, levels, emu, results):
@@ -136,12 +143,14 @@ def check_frts(sc, lines, levels, emu, results):
     chip = sc.emu_option("--chipset") or "ga102"
     emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
     refused = [l for l in emu_log.splitlines() if "the boot ROM refuses the image" in l]
-    if sc.emu_option("--vbios-fault") != "fwsec-signature":
-        results.check(f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
-                      not refused, f"{emu.log}: {refused[:2]}")
-    else:
+    # A row whose VBIOS signatures lie is about the refusal; one whose emulated GPU has no
+    # firmware package has no booter to compare with (its rows say what follows).
+    if sc.emu_option("--vbios-fault") == "fwsec-signature":
         results.check(f"{sc.name}: the emulated GPU's boot ROM refused the badly signed image",
                       bool(refused), f"no refusal in {emu.log}")
+    elif not sc.emu_option("--firmware-root"):
+        results.check(f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
+                      not refused, f"{emu.log}: {refused[:2]}")
     if sc.emu_option("--fwsec-fault") == "dma-stuck":
         # The driver gave up on the transfer: it must stop the falcon before it frees the
         # image the transfer reads, within the probe (no phase change in between).

@@ -189,6 +189,8 @@ pub enum Played {
     },
     /// Runs forever.
     Running,
+    /// FWSEC-SB ran and halted with success.
+    Sb,
 }
 
 /// FWSEC of one emulated GPU.
@@ -359,11 +361,7 @@ impl Fwsec {
             log("FWSEC: image checked byte for byte; SB runs (the GSP falcon back to its \
                  pre-LIBOS state)"
                 .to_string());
-            return Played::Halted {
-                mailbox0: 0,
-                scratch_0e: self.scratch_0e,
-                wpr2: None,
-            };
+            return Played::Sb;
         }
         log(format!(
             "FWSEC: image checked byte for byte; FRTS on {:#x}..{:#x}",

@@ -388,6 +388,28 @@ impl Gsp {
         }
     }
 
+    /// FWSEC-SB put the GSP falcon back to its state before GSP-RM: a GSP-RM still there (one
+    /// that never got its resume, or that lies it cannot be stopped) is gone now, unless it
+    /// lies.
+    pub fn fwsec_sb(&mut self) {
+        if self.state.is_none() {
+            return;
+        }
+        if self.lies(Lie::Unstoppable) {
+            self.line("fault unstoppable: FWSEC-SB ignored, still running");
+            return;
+        }
+        self.halt(
+            Stop::FalconReset,
+            "stopped by FWSEC-SB; no memory access until the booter starts it again",
+        );
+    }
+
+    /// Whether GSP-RM lies that nothing stops it.
+    pub fn unstoppable(&self) -> bool {
+        self.state.is_some() && self.lies(Lie::Unstoppable)
+    }
+
     /// Whether GSP-RM waits for the sequencer's resume.
     pub fn wants_resume(&self) -> bool {
         self.state
@@ -1091,8 +1113,14 @@ impl Gsp {
         let s = self.state.as_ref().expect("running");
         let (cmdq, statq, wptr, version, index) =
             (s.cmdq, s.statq, s.stat_wptr, s.version, s.posted);
-        let told = fault.filter(|f| f.at == index).map(|f| f.lie);
-        let flooding = matches!(fault, Some(Fault { lie: Lie::Flood, at }) if index >= at);
+        // The boot's own message (the CPU sequence) is not part of the conversation the lies
+        // count: it is told straight.
+        let boot_message = reply.function == function::GSP_RUN_CPU_SEQUENCER;
+        let told = fault
+            .filter(|f| f.at == index && !boot_message)
+            .map(|f| f.lie);
+        let flooding =
+            !boot_message && matches!(fault, Some(Fault { lie: Lie::Flood, at }) if index >= at);
 
         // A payload lie is told on a copy: a held reply stays as it was.
         let altered;
@@ -1206,7 +1234,9 @@ impl Gsp {
         let s = self.state.as_mut().expect("running");
         s.stat_wptr = pos;
         s.stat_seq = seq;
-        s.posted += 1;
+        if !boot_message {
+            s.posted += 1;
+        }
         // Progress: a complaint that comes back is news again.
         s.complaint = None;
         if told == Some(Lie::ReadPtrRange) {

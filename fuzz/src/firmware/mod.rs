@@ -10,5 +10,7 @@ pub(crate) mod booter;
 pub(crate) mod elf;
 #[path = "../../../firmware/image.rs"]
 pub(crate) mod image;
+#[path = "../../../firmware/riscv.rs"]
+pub(crate) mod riscv;
 
 pub(crate) use image::*;

@@ -16,5 +16,7 @@ pub(crate) mod msgq;
 pub(crate) mod replies;
 #[path = "../../../gsp/sequencer/commands.rs"]
 pub(crate) mod sequencer;
+#[path = "../../../gsp/sequencer/poll.rs"]
+pub(crate) mod poll;
 #[path = "../../../gsp/wpr.rs"]
 pub(crate) mod wpr;
