@@ -96,7 +96,10 @@ fn load(
                 engine: FuseEngine::Sec2,
                 index: usize::from(booter.ucode_id) - 1,
             };
-            let FuseVersion(v) = match bar.with(|bar| read_fuse(bar, reg))??.validate_ref::<FuseVersion>() {
+            let FuseVersion(v) = match bar
+                .with(|bar| read_fuse(bar, reg))??
+                .validate_ref::<FuseVersion>()
+            {
                 Ok(v) => v,
                 Err(never) => match never {},
             };
@@ -130,9 +133,7 @@ fn load(
     let dmem = booter.dmem();
     let part = |s: &crate::fwsec::image::Segment| -> Result<&[u8]> {
         let start = usize::try_from(s.src)?;
-        let end = start
-            .checked_add(usize::try_from(s.len)?)
-            .ok_or(EINVAL)?;
+        let end = start.checked_add(usize::try_from(s.len)?).ok_or(EINVAL)?;
         image.get(start..end).ok_or(EINVAL)
     };
     match booter.brom() {
@@ -182,7 +183,11 @@ fn stop_or_leak(
     name: &str,
 ) {
     if sec2.reset(boot0).is_err() {
-        dev_err!(dev, "SEC2 cannot be reset: {}'s image stays allocated\n", name);
+        dev_err!(
+            dev,
+            "SEC2 cannot be reset: {}'s image stays allocated\n",
+            name
+        );
         core::mem::forget(buf);
     }
 }

@@ -17,8 +17,7 @@ use kernel::{
         DmaMask, //
     },
     io::Io,
-    new_mutex,
-    pci,
+    new_mutex, pci,
     pci::{
         Class,
         ClassMask,

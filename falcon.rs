@@ -119,10 +119,12 @@ fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<u32> {
         Cond::Suspended => bar
             .read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>())
             .into_raw(),
-        Cond::RiscvActiveCpuctl | Cond::RiscvIdleCpuctl => bar
-            .read(regs::NV_PRISCV_RISCV_CPUCTL::of::<E>())
+        Cond::RiscvActiveCpuctl | Cond::RiscvIdleCpuctl => {
+            bar.read(regs::NV_PRISCV_RISCV_CPUCTL::of::<E>()).into_raw()
+        }
+        Cond::Handoff => bar
+            .read(crate::regs::NV_PGC6_BSI_SECURE_SCRATCH_14)
             .into_raw(),
-        Cond::Handoff => bar.read(crate::regs::NV_PGC6_BSI_SECURE_SCRATCH_14).into_raw(),
     })
 }
 
@@ -395,7 +397,10 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
     /// Mailbox 0 as the device answers it.
     pub(crate) fn mailbox0(&self) -> Result<Untrusted<u32>> {
         self.with(|bar| {
-            Untrusted::new_untrusted(bar.read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>()).into_raw())
+            Untrusted::new_untrusted(
+                bar.read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>())
+                    .into_raw(),
+            )
         })
     }
 

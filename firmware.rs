@@ -111,7 +111,12 @@ fn copy_untrusted(data: &Untrusted<[u8]>) -> Result<Untrusted<KVVec<u8>>> {
 
 impl Kept {
     /// Keeps what the boot needs of the file of role `kind`, `data`, validated as `validated`.
-    fn keep(&mut self, kind: FileKind, data: &Untrusted<[u8]>, validated: &Validated<'_>) -> Result {
+    fn keep(
+        &mut self,
+        kind: FileKind,
+        data: &Untrusted<[u8]>,
+        validated: &Validated<'_>,
+    ) -> Result {
         match (kind, validated) {
             (FileKind::Gsp, Validated::Gsp(image)) => {
                 let mut v = VVec::with_capacity(image.image.len(), GFP_KERNEL)?;
@@ -237,7 +242,11 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     };
     let boot = if through_booter {
         Some(kept.files().ok_or_else(|| {
-            dev_err!(dev, "GSP firmware {}: a file of the boot is missing\n", version);
+            dev_err!(
+                dev,
+                "GSP firmware {}: a file of the boot is missing\n",
+                version
+            );
             ENOENT
         })?)
     } else {

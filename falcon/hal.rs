@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What differs between chip families in driving a falcon, one file per family:
-//! [`tu102`] (Turing and GA100: a plain reset, scrubbing in `DMACTL`, PIO loads, no boot ROM
-//! registers) and [`ga102`] (GA102 to Ada: reset readiness, scrubbing in `HWCFG2`, the core
-//! selection of the dual falcon/RISC-V controller, DMA loads, the boot ROM's parameters).
+//! [`tu102`] (Turing and GA100: a plain reset, scrubbing in `DMACTL`, no boot ROM registers,
+//! the RISC-V core's status in `RISCV_CORE_SWITCH_RISCV_STATUS`) and [`ga102`] (GA102 to Ada:
+//! reset readiness, scrubbing in `HWCFG2`, the core selection of the dual falcon/RISC-V
+//! controller, the boot ROM's parameters, the RISC-V core's state in `RISCV_CPUCTL`). How a
+//! ucode is loaded (PIO or DMA) is its image's plan (`fwsec/image.rs`, `firmware/booter.rs`).
 
 use kernel::prelude::*;
 
@@ -16,17 +18,6 @@ use super::{
 
 mod ga102;
 mod tu102;
-
-/// How code reaches a falcon's memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LoadMethod {
-    /// Programmed I/O through the IMEM and DMEM ports (the only way on Turing and GA100 for
-    /// the driver; signed code goes through the generic bootloader's DMA).
-    Pio,
-    /// The falcon's DMA engine from system memory (GA102 on, where the ports are closed to the
-    /// CPU).
-    Dma,
-}
 
 /// The falcon HAL of a chip family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,14 +33,6 @@ impl FalconHal {
             FalconHal::Tu102
         } else {
             FalconHal::Ga102
-        }
-    }
-
-    /// How code is loaded.
-    pub(crate) fn load_method(self) -> LoadMethod {
-        match self {
-            FalconHal::Tu102 => LoadMethod::Pio,
-            FalconHal::Ga102 => LoadMethod::Dma,
         }
     }
 

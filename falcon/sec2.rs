@@ -10,11 +10,7 @@ use super::{
     PFalconBase, //
 };
 
-/// The SEC2 falcon engine.
-#[cfg_attr(
-    CONFIG_RUST,
-    expect(dead_code, reason = "the booter runs on it (issue 15)")
-)]
+/// The SEC2 falcon engine: the booter runs on it.
 pub(crate) struct Sec2(());
 
 impl RegisterBase<PFalconBase> for Sec2 {

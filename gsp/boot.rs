@@ -48,7 +48,6 @@ use crate::{
     },
     gsp::{
         chain::BooterInput,
-        logs::Logs,
         commands::{
             write_libos_args,
             Command,
@@ -59,6 +58,7 @@ use crate::{
             UnloadingGuestDriver,
             REGISTRY, //
         },
+        logs::Logs,
         msgq::MsgError,
         queues::Queues,
         replies::{

@@ -208,7 +208,7 @@ pub(crate) fn start(
         _wpr_meta: wpr_meta,
         _booter: loaded,
     });
-    let up = gsp_falcon
+    let running = gsp_falcon
         .write_os(files.bootloader_app_version)
         .and_then(|()| {
             gsp_falcon
@@ -222,19 +222,25 @@ pub(crate) fn start(
                     );
                     ETIMEDOUT
                 })
-        })
-        .and_then(|_| {
-            let (lo, _) = halves(libos_address)?;
-            gsp.run_sequence(
-                dev,
-                bar,
-                &gsp_falcon,
-                boot0,
-                libos_address,
-                files.bootloader_app_version,
-            )?;
-            gsp.wait_init_done(dev, bar, INIT_TIMEOUT, Some(lo))
         });
+    if let Err(e) = running {
+        // No GSP-RM to ask to unload: teardown alone.
+        gsp.set_unreachable();
+        gsp.shutdown(dev, bar);
+        return Err(e);
+    }
+    let up = Ok(()).and_then(|()| {
+        let (lo, _) = halves(libos_address)?;
+        gsp.run_sequence(
+            dev,
+            bar,
+            &gsp_falcon,
+            boot0,
+            libos_address,
+            files.bootloader_app_version,
+        )?;
+        gsp.wait_init_done(dev, bar, INIT_TIMEOUT, Some(lo))
+    });
     if let Err(e) = up {
         gsp.shutdown(dev, bar);
         return Err(e);

@@ -53,7 +53,11 @@ pub(crate) struct Radix3 {
 fn entries_of(sgt: &SGTable<Owned<VVec<u8>>>) -> Result<VVec<u8>> {
     let pages: usize = sgt
         .iter()
-        .map(|e| usize::try_from(e.dma_len()).unwrap_or(usize::MAX).div_ceil(PAGE))
+        .map(|e| {
+            usize::try_from(e.dma_len())
+                .unwrap_or(usize::MAX)
+                .div_ceil(PAGE)
+        })
         .try_fold(0usize, |n, p| n.checked_add(p))
         .ok_or(EOVERFLOW)?;
     let mut table = VVec::with_capacity(pages.checked_mul(8).ok_or(EOVERFLOW)?, GFP_KERNEL)?;

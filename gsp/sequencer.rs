@@ -119,7 +119,9 @@ fn run_one(
 ) -> Result {
     let read = |addr: u32| -> Result<Untrusted<u32>> {
         let at = offset(addr)?;
-        Ok(Untrusted::new_untrusted(bar.with(|bar| bar.try_read32(at))??))
+        Ok(Untrusted::new_untrusted(
+            bar.with(|bar| bar.try_read32(at))??,
+        ))
     };
     match *cmd {
         SeqCmd::RegWrite { addr, val } => {
@@ -170,9 +172,7 @@ fn run_one(
             Ok(())
         }
         SeqCmd::RegStore { addr, index } => {
-            let slot = saved
-                .get_mut(usize::try_from(index)?)
-                .ok_or(EINVAL)?;
+            let slot = saved.get_mut(usize::try_from(index)?).ok_or(EINVAL)?;
             *slot = Some(read(addr)?);
             Ok(())
         }
@@ -205,12 +205,10 @@ fn resume(dev: &Device<Bound>, ctx: &Context<'_>, sec2: &Falcon<'_, Sec2>) -> Re
         dev_err!(dev, "GSP-RM's resume: {}\n", e);
         ETIMEDOUT
     })?;
-    sec2.mailbox0()?
-        .validate_ref::<Succeeded>()
-        .map_err(|e| {
-            dev_err!(dev, "GSP-RM's resume: SEC2 {}\n", e);
-            EIO
-        })?;
+    sec2.mailbox0()?.validate_ref::<Succeeded>().map_err(|e| {
+        dev_err!(dev, "GSP-RM's resume: SEC2 {}\n", e);
+        EIO
+    })?;
     gsp.write_os(ctx.app_version)?;
     gsp.check(gsp.riscv_active())?.map(|_| ()).map_err(|e| {
         dev_err!(dev, "GSP-RM's resume: {}\n", e);

@@ -23,7 +23,7 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
                 [--no-gsp | --reduced-boot] [--vbios FILE | --vbios-fault LIE]
                 [--gfw-delay MS] [--gfw-fault LIE] [--fb-fault LIE]
-                [--fwsec-fault LIE] [--trace FILE]
+                [--fwsec-fault LIE] [--boot-fault LIE] [--trace FILE]
        nova-emu [--chipset NAME] --write-vbios FILE
        nova-emu --list-chipsets
        nova-emu --list-gsp-faults
@@ -77,6 +77,10 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
                          or wpr2-preset (src/fb.rs)
   --fwsec-fault LIE      FWSEC-FRTS lies: error-mailbox, scratch-error, no-wpr2,
                          no-halt or fuse-unsigned (src/falcon/fwsec.rs)
+  --boot-fault LIE       the boot chain after FWSEC-FRTS lies: booter-error,
+                         wpr-meta-rejected, riscv-never-active, seq-outside-bar0,
+                         seq-huge-count, seq-unknown-opcode or seq-endless-poll
+                         (src/boot_chain.rs)
   --vbios-fault LIE      the synthetic VBIOS lies: rom-signature, image-length,
                          bit-pointer, desc-version, no-fwsec or
                          fwsec-signature
@@ -159,6 +163,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "--gfw-fault",
     "--fb-fault",
     "--fwsec-fault",
+    "--boot-fault",
     "--write-vbios",
 ];
 
@@ -290,6 +295,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         .transpose()?;
     let gsp_fault = parsed(&values, "--gsp-fault")?;
     let gsp_version = parsed(&values, "--gsp-version")?;
+    let boot_fault = parsed(&values, "--boot-fault")?;
     let fb_size = match values.get("--fb-size") {
         Some(v) => parse_number(v, true)
             .filter(|n| crate::fb::FB_SIZE_RANGE.contains(n))
@@ -311,6 +317,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             ("--gsp-fault", gsp_fault.is_some()),
             ("--record", record.is_some()),
             ("--reduced-boot", reduced_boot),
+            ("--boot-fault", boot_fault.is_some()),
         ];
         if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
             return Err(ArgError(format!("{option} makes no sense with --no-gsp")));
@@ -323,6 +330,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             fault: gsp_fault,
             record,
             reduced_boot,
+            boot_fault,
             ..GspConfig::default()
         };
         if let Some(root) = firmware_root {

@@ -37,6 +37,29 @@ use crate::gsp::wpr_meta::{
     FbFacts, //
 };
 use crate::guest_mem::Sysmem;
+use crate::lie::lies;
+
+lies! {
+    /// How the boot chain after FWSEC-FRTS lies (`--boot-fault`).
+    pub enum BootLie ("boot chain") {
+        BooterError = "booter-error" => "booter_load halts with error 0x23 in mailbox 0",
+        WprMetaRejected = "wpr-meta-rejected"
+            => "booter_load refuses the WPR meta it is given (mailbox 0 0xbad0b007)",
+        RiscvNeverActive = "riscv-never-active"
+            => "booter_load succeeds, but GSP-RM's RISC-V core never runs",
+        SeqOutsideBar0 = "seq-outside-bar0"
+            => "GSP-RM's CPU sequence writes a register past BAR0 (0x2000000)",
+        SeqHugeCount = "seq-huge-count"
+            => "GSP-RM's CPU sequence says it has 0x100000 words of commands",
+        SeqUnknownOpcode = "seq-unknown-opcode"
+            => "GSP-RM's CPU sequence starts with opcode 42",
+        SeqEndlessPoll = "seq-endless-poll"
+            => "GSP-RM's CPU sequence polls a register for a value it never holds, for 4 s",
+    }
+}
+
+/// Mailbox 0 of `booter-error`.
+const BOOTER_ERROR: u32 = 0x23;
 
 /// Mailbox 0 when the booter refuses its input (the WPR meta, or no WPR2 to start from).
 pub const BOOTER_REFUSED: u32 = 0xbad0_b007;
@@ -58,11 +81,17 @@ pub enum Sec2Outcome {
 /// The booter and what it knows of the package.
 pub struct BootChain {
     package: Package,
+    lie: Option<BootLie>,
 }
 
 impl BootChain {
-    pub fn new(package: Package) -> Self {
-        BootChain { package }
+    pub fn new(package: Package, lie: Option<BootLie>) -> Self {
+        BootChain { package, lie }
+    }
+
+    /// The lie it tells, if any.
+    pub fn lie(&self) -> Option<BootLie> {
+        self.lie
     }
 
     /// The fuse registers the booters' signatures are chosen by (SEC2's, at each booter's
@@ -90,7 +119,8 @@ impl BootChain {
     /// GA100).
     fn fuse_for(&self, sec2: &Falcon, ucode: &HsUcode) -> Option<u32> {
         (sec2.generation() == Generation::Ga102).then(|| {
-            let reg = NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION + 4 * u64::from(ucode.ucode_id.max(1) - 1);
+            let reg =
+                NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION + 4 * u64::from(ucode.ucode_id.max(1) - 1);
             let value = self.fuse_read(reg).unwrap_or(0);
             32 - value.leading_zeros()
         })
@@ -127,7 +157,11 @@ impl BootChain {
                     }
                     Err(e) => differences.push(format!(
                         "{}-{}: {e}",
-                        if unload { "booter_unload" } else { "booter_load" },
+                        if unload {
+                            "booter_unload"
+                        } else {
+                            "booter_load"
+                        },
                         v.version.name()
                     )),
                 }
@@ -179,6 +213,19 @@ impl BootChain {
             .read(meta_addr, &mut meta)
             .map_err(|e| format!("cannot read it: {e}"))
             .and_then(|()| wpr_meta::check(&meta, files, fb, mem));
+        let checked = match (checked, self.lie) {
+            (Ok(_), Some(BootLie::BooterError)) => {
+                log(format!(
+                    "SEC2: booter_load-{name} checked byte for byte; fault booter-error: halts \
+                     with {BOOTER_ERROR:#x}"
+                ));
+                return (Sec2Outcome::Halted(BOOTER_ERROR), wpr2);
+            }
+            (Ok(_), Some(BootLie::WprMetaRejected)) => {
+                Err("fault wpr-meta-rejected: refused whatever it holds".to_string())
+            }
+            (checked, _) => checked,
+        };
         match checked {
             Ok(region) if current.start == fb.frts.start => {
                 log(format!(

@@ -24,17 +24,18 @@ use vfio_bindings::bindings::vfio::{
 use vfio_user::{DmaMapFlags, DmaUnmapFlags};
 
 use crate::access::{check_bounds, invalid, read_bytes, write_bytes, DwordSpace};
+use crate::bar0::NV_PGC6_BSI_SECURE_SCRATCH_14;
 use crate::bar0::{Bar0, Identity, NV_PGSP_QUEUE_HEAD0};
+use crate::boot_chain::{
+    BootChain,
+    BootLie,
+    Sec2Outcome, //
+};
 use crate::chipset::{self, Chipset, Revision};
 use crate::config::{
     self as config_space, ConfigSpace, BAR3_SIZE, BAR5_SIZE, CONFIG_SIZE, PHASE_ALIAS_OFFSET,
 };
 use crate::counts::{Counts, Direction, Region};
-use crate::bar0::NV_PGC6_BSI_SECURE_SCRATCH_14;
-use crate::boot_chain::{
-    BootChain,
-    Sec2Outcome, //
-};
 use crate::falcon::fwsec::{Expected, Fwsec, FwsecLie, GenBootloader, Played};
 use crate::gsp::package::Package;
 use crate::gsp::wire::Version;
@@ -362,11 +363,17 @@ impl Device {
         let chain = match (&choice.gsp, &fb) {
             (Some(g), Some(_)) if !g.reduced_boot => {
                 let mut say = |line: String| log.line(&line);
-                Some(BootChain::new(Package::load(
-                    &g.firmware_root,
-                    choice.chipset.name,
-                    &mut say,
-                )))
+                if let Some(lie) = g.boot_fault {
+                    say(format!(
+                        "boot chain: fault {}: {}",
+                        lie.name(),
+                        lie.describe()
+                    ));
+                }
+                Some(BootChain::new(
+                    Package::load(&g.firmware_root, choice.chipset.name, &mut say),
+                    g.boot_fault,
+                ))
             }
             _ => None,
         };
@@ -769,6 +776,12 @@ impl Device {
             Sec2Outcome::Unloaded => {
                 engines.sec2.set_mailbox(0, 0);
                 engines.sec2.set_halted(true);
+            }
+            Sec2Outcome::GspRmStarts { .. } if chain.lie() == Some(BootLie::RiscvNeverActive) => {
+                engines.sec2.set_mailbox(0, 0);
+                engines.sec2.set_halted(true);
+                self.log
+                    .line("GSP: fault riscv-never-active: GSP-RM does not start");
             }
             Sec2Outcome::GspRmStarts { version, libos } => {
                 engines.sec2.set_mailbox(0, 0);
@@ -1216,14 +1229,16 @@ impl Bar0View<'_> {
     /// The FB unit's or an engine's register at `offset`, if it is one.
     fn unit_read(&self, offset: u64) -> Option<u32> {
         let booter_fuse = self.chain.and_then(|c| c.fuse_read(offset));
-        self.fb
-            .as_ref()
-            .and_then(|fb| fb.read(offset))
-            .or_else(|| match (self.engines.as_ref().and_then(|e| e.read(offset)), booter_fuse) {
+        self.fb.as_ref().and_then(|fb| fb.read(offset)).or_else(|| {
+            match (
+                self.engines.as_ref().and_then(|e| e.read(offset)),
+                booter_fuse,
+            ) {
                 // A fuse register both FWSEC's and a booter's signature versions read.
                 (Some(a), Some(b)) => Some(a | b),
                 (a, b) => a.or(b),
-            })
+            }
+        })
     }
 }
 

@@ -218,7 +218,11 @@ impl Fb {
             _ => u64::from(self.read(NV_PDISP_VGA_WORKSPACE_BASE).unwrap_or(0) >> 8) << 16,
         };
         let end = vga & !((128 << 10) - 1);
-        let size = if self.family == Family::Ga100 { 0 } else { 1 << 20 };
+        let size = if self.family == Family::Ga100 {
+            0
+        } else {
+            1 << 20
+        };
         end.saturating_sub(size)..end
     }
 

@@ -1270,7 +1270,12 @@ pub fn riscv_bootloader(data: &[u8]) -> Result<(usize, [u32; 4]), String> {
     }
     Ok((
         bl.ucode.len(),
-        [bl.code_offset, bl.data_offset, bl.manifest_offset, bl.app_version],
+        [
+            bl.code_offset,
+            bl.data_offset,
+            bl.manifest_offset,
+            bl.app_version,
+        ],
     ))
 }
 

@@ -30,7 +30,15 @@ fn synthetic() -> Vec<u8> {
     for (at, v) in [(0, 0x10de), (12, 0x40), (16, 0x100), (20, 0x100)] {
         put(&mut f, at, v);
     }
-    for (n, v) in [(7, 7), (8, 0x30), (9, 0x10), (10, 0x20), (11, 0x10), (12, 0x10), (13, 0x10)] {
+    for (n, v) in [
+        (7, 7),
+        (8, 0x30),
+        (9, 0x10),
+        (10, 0x20),
+        (11, 0x10),
+        (12, 0x10),
+        (13, 0x10),
+    ] {
         put(&mut f, 0x40 + 4 * n, v);
     }
     f
@@ -38,7 +46,10 @@ fn synthetic() -> Vec<u8> {
 
 #[test]
 fn a_synthetic_bootloader_decodes_field_for_field() {
-    assert_eq!(check::riscv_bootloader(&synthetic()), Ok((0x100, [0x10, 0x20, 0x30, 7])));
+    assert_eq!(
+        check::riscv_bootloader(&synthetic()),
+        Ok((0x100, [0x10, 0x20, 0x30, 7]))
+    );
 }
 
 #[test]
@@ -70,7 +81,8 @@ fn a_descriptor_cut_by_the_file_end_is_refused() {
     }
     let got = check::riscv_bootloader(&f);
     assert!(
-        got.as_ref().is_err_and(|e| e.contains("ends inside the RISC-V descriptor")),
+        got.as_ref()
+            .is_err_and(|e| e.contains("ends inside the RISC-V descriptor")),
         "{got:?}"
     );
 }
@@ -84,7 +96,10 @@ fn package_every_real_bootloader_validates() {
     }
     for chip in CHIPS {
         for version in ["535.113.01", "570.144"] {
-            let path = dir.join(chip).join("gsp").join(format!("bootloader-{version}.bin"));
+            let path = dir
+                .join(chip)
+                .join("gsp")
+                .join(format!("bootloader-{version}.bin"));
             let file = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let (len, [code, data, manifest, _]) = check::riscv_bootloader(&file)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -101,7 +116,10 @@ fn package_every_real_bootloader_validates() {
 #[test]
 fn only_zero_is_success() {
     assert_eq!(check::halt_status(0), Ok(()));
-    assert_eq!(check::halt_status(1), Err("mailbox 0 = 0x00000001".to_string()));
+    assert_eq!(
+        check::halt_status(1),
+        Err("mailbox 0 = 0x00000001".to_string())
+    );
     assert!(check::halt_status(u32::MAX).is_err());
 }
 
@@ -116,13 +134,20 @@ fn the_fuse_version_is_the_highest_bit() {
 #[test]
 fn fwsec_sb_needs_a_clear_status_and_error_code() {
     assert_eq!(check::sb_outcome(0, 0xffff), Ok(()));
-    assert!(check::sb_outcome(4, 0).unwrap_err().contains("mailbox 0 = 0x00000004"));
-    assert!(check::sb_outcome(0, 0x17 << 16).unwrap_err().contains("error code 0x0017"));
+    assert!(check::sb_outcome(4, 0)
+        .unwrap_err()
+        .contains("mailbox 0 = 0x00000004"));
+    assert!(check::sb_outcome(0, 0x17 << 16)
+        .unwrap_err()
+        .contains("error code 0x0017"));
 }
 
 #[test]
 fn a_poll_matches_its_masked_value() {
-    assert_eq!(check::poll_match(0x5e90_0a01, u32::MAX, 0x5e90_0a01), Ok(()));
+    assert_eq!(
+        check::poll_match(0x5e90_0a01, u32::MAX, 0x5e90_0a01),
+        Ok(())
+    );
     assert_eq!(check::poll_match(0xff, 0x0f, 0x0f), Ok(()));
     assert_eq!(
         check::poll_match(0xf0, 0x0f, 0x0f),

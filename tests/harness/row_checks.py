@@ -21,6 +21,10 @@ DROPPED_COMMAND = re.compile(r"GSP: (command .*at element \d+ rejected|continuat
 EARLY_LIES = (("--vbios-fault", "VBIOS", "VBIOS: fault"), ("--gfw-fault", "GFW boot", "GFW: fault"),
               ("--fb-fault", "FB registers", "FB: fault"), ("--fwsec-fault", "FWSEC", "FWSEC: fault"))
 
+# Lies of the boot chain after FWSEC-FRTS: told, but GSP-RM may have started (its CPU
+# sequence lies).
+BOOT_LIES = (("--boot-fault", "boot chain", "boot chain: fault"),)
+
 # The chips whose GSP boot runs FWSEC-FRTS (Turing, Ampere but GA100, Ada).
 FRTS_CHIP = re.compile(r"^(tu1\d\d|ga10[2-7]|ad10\d)$")
 
@@ -59,7 +63,8 @@ def check_scenarios(console, scenarios, emus, results):
                           told in emu_log, f"no '{told}' in {emu.log}")
         # The boot's lies before the GSP (the VBIOS, GFW boot): told, and the GSP never started.
         early = [(o, s, l) for o, s, l in EARLY_LIES if sc.emu_option(o)]
-        for option, what, line in early:
+        boot = [(o, s, l) for o, s, l in BOOT_LIES if sc.emu_option(o)]
+        for option, what, line in early + boot:
             lie = sc.emu_option(option)
             told = f"{line} {lie}: "
             results.check(f"{sc.name}: the emulated GPU's {what} told the lie {lie}",

@@ -358,9 +358,11 @@ impl Fwsec {
             };
         }
         if is_sb {
-            log("FWSEC: image checked byte for byte; SB runs (the GSP falcon back to its \
+            log(
+                "FWSEC: image checked byte for byte; SB runs (the GSP falcon back to its \
                  pre-LIBOS state)"
-                .to_string());
+                    .to_string(),
+            );
             return Played::Sb;
         }
         log(format!(

@@ -58,7 +58,12 @@ fn u32_at(file: &[u8], at: usize, what: &str) -> Result<u32, String> {
     at.checked_add(4)
         .and_then(|end| file.get(at..end))
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or_else(|| format!("{what} at {at:#x} outside the file ({:#x} bytes)", file.len()))
+        .ok_or_else(|| {
+            format!(
+                "{what} at {at:#x} outside the file ({:#x} bytes)",
+                file.len()
+            )
+        })
 }
 
 fn range(len: usize, off: usize, size: usize, what: &str) -> Result<(usize, usize), String> {
@@ -90,9 +95,17 @@ impl HsUcode {
         let field = |n: usize, what: &str| u32_at(file, hs + 4 * n, what).map(at);
         let (sig_off, sig_size) = (field(0, "signature offset")?, field(1, "signature size")?);
         let patch_loc = at(u32_at(file, field(2, "patch location")?, "patch location")?);
-        let patch_sig = at(u32_at(file, field(3, "patch signature")?, "patch signature")?);
+        let patch_sig = at(u32_at(
+            file,
+            field(3, "patch signature")?,
+            "patch signature",
+        )?);
         let meta = field(4, "signature parameters")?;
-        let count = at(u32_at(file, field(6, "signature count")?, "signature count")?);
+        let count = at(u32_at(
+            file,
+            field(6, "signature count")?,
+            "signature count",
+        )?);
         let load = field(7, "load header")?;
         if count == 0 || sig_size % count != 0 {
             return Err(format!(
@@ -113,12 +126,27 @@ impl HsUcode {
             .collect::<Result<Vec<_>, _>>()?;
         let l = |n: usize, what: &str| u32_at(file, load + 4 * n, what).map(at);
         let len = image.len();
-        let os_code = range(len, l(0, "OS code offset")?, l(1, "OS code size")?, "OS code")?;
-        let os_data = range(len, l(2, "OS data offset")?, l(3, "OS data size")?, "OS data")?;
+        let os_code = range(
+            len,
+            l(0, "OS code offset")?,
+            l(1, "OS code size")?,
+            "OS code",
+        )?;
+        let os_data = range(
+            len,
+            l(2, "OS data offset")?,
+            l(3, "OS data size")?,
+            "OS data",
+        )?;
         if l(4, "application count")? == 0 {
             return Err("no application".to_string());
         }
-        let app0 = range(len, l(5, "app 0 offset")?, l(6, "app 0 size")?, "app 0 code")?;
+        let app0 = range(
+            len,
+            l(5, "app 0 offset")?,
+            l(6, "app 0 size")?,
+            "app 0 code",
+        )?;
         if patch_loc < os_data.0 || patch_loc + sig_len > os_data.0 + os_data.1 {
             return Err(format!(
                 "signature location {patch_loc:#x} outside the OS data {:#x}+{:#x}",
@@ -144,7 +172,10 @@ impl HsUcode {
         let index = match fuse {
             None => 0,
             Some(0) => self.signatures.len() - 1,
-            Some(f) => self.fuse_version.checked_sub(f).map_or(usize::MAX, |i| i as usize),
+            Some(f) => self
+                .fuse_version
+                .checked_sub(f)
+                .map_or(usize::MAX, |i| i as usize),
         };
         self.signatures
             .get(index)
@@ -247,7 +278,8 @@ mod tests {
     /// 0x400).
     pub fn file() -> Vec<u8> {
         let mut f = vec![0u8; 0x800];
-        let put = |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        let put =
+            |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
         for (at, v) in [(0, 0x10de), (12, 0x40), (16, 0x200), (20, 0x600)] {
             put(&mut f, at, v);
         }
@@ -263,7 +295,10 @@ mod tests {
         for (at, v) in [(0x90, 2), (0x94, 1), (0x98, 3)] {
             put(&mut f, at, v);
         }
-        for (n, v) in [0, 0x100, 0x300, 0x300, 1, 0x100, 0x200].into_iter().enumerate() {
+        for (n, v) in [0, 0x100, 0x300, 0x300, 1, 0x100, 0x200]
+            .into_iter()
+            .enumerate()
+        {
             put(&mut f, 0xa0 + 4 * n, v);
         }
         f[0x100..0x110].fill(0x51);
@@ -281,10 +316,7 @@ mod tests {
         assert_eq!(u.app0, (0x100, 0x200));
         assert_eq!(u.os_data, (0x300, 0x300));
         assert_eq!(u.patch_loc, 0x400);
-        assert_eq!(
-            (u.fuse_version, u.engine_id_mask, u.ucode_id),
-            (2, 1, 3)
-        );
+        assert_eq!((u.fuse_version, u.engine_id_mask, u.ucode_id), (2, 1, 3));
         assert_eq!(u.signatures, vec![vec![0x51; 16], vec![0x52; 16]]);
     }
 
@@ -300,7 +332,8 @@ mod tests {
 
     #[test]
     fn rejects_what_lies_outside() {
-        let cut = |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        let cut =
+            |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
         for (at, v, why) in [
             (0, 0x10df, "magic"),
             (12, 0x7fff_0000, "HS header"),
@@ -319,7 +352,13 @@ mod tests {
     /// Loads the signed image as the driver does on `generation`.
     fn load(u: &HsUcode, generation: Generation) -> Falcon {
         let mut f = Falcon::new("SEC2", SEC2_BASE, generation);
-        let image = u.signed(if generation == Generation::Tu102 { None } else { Some(2) }).unwrap();
+        let image = u
+            .signed(if generation == Generation::Tu102 {
+                None
+            } else {
+                Some(2)
+            })
+            .unwrap();
         f.dmem_mut()[..0x300].copy_from_slice(&image[0x300..0x600]);
         match generation {
             Generation::Tu102 => {
@@ -328,7 +367,8 @@ mod tests {
                 f.write(crate::falcon::BOOTVEC, 0);
             }
             Generation::Ga102 => {
-                f.load_imem_tagged(0, &image[0x100..0x300], true, 1).unwrap();
+                f.load_imem_tagged(0, &image[0x100..0x300], true, 1)
+                    .unwrap();
                 for (reg, v) in [
                     (crate::falcon::MOD_SEL, 1),
                     (crate::falcon::BROM_UCODE_ID, 3),
@@ -348,14 +388,25 @@ mod tests {
     fn checks_both_loads_byte_for_byte() {
         let u = HsUcode::parse(&file()).unwrap();
         for g in [Generation::Tu102, Generation::Ga102] {
-            let fuse = if g == Generation::Tu102 { None } else { Some(2) };
+            let fuse = if g == Generation::Tu102 {
+                None
+            } else {
+                Some(2)
+            };
             let mut f = load(&u, g);
             u.check(&f, fuse).unwrap();
             // The other signature is refused, and so is one byte of DMEM changed.
-            let other = if g == Generation::Tu102 { Some(0) } else { Some(1) };
+            let other = if g == Generation::Tu102 {
+                Some(0)
+            } else {
+                Some(1)
+            };
             assert!(u.check(&f, other).unwrap_err().contains("DMEM differs"));
             f.dmem_mut()[0x10] ^= 1;
-            assert!(u.check(&f, fuse).unwrap_err().contains("DMEM differs at 0x10"));
+            assert!(u
+                .check(&f, fuse)
+                .unwrap_err()
+                .contains("DMEM differs at 0x10"));
         }
     }
 }

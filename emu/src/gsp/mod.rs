@@ -86,6 +86,8 @@ pub struct GspConfig {
     /// `--reduced-boot`: GSP-RM starts from a start of the empty GSP falcon
     /// (docs/gsp-reduced-boot.md) instead of through the booter.
     pub reduced_boot: bool,
+    /// `--boot-fault`: how the boot chain (the booter, GSP-RM's CPU sequence) lies.
+    pub boot_fault: Option<crate::boot_chain::BootLie>,
 }
 
 impl Default for GspConfig {
@@ -97,6 +99,7 @@ impl Default for GspConfig {
             fault: None,
             record: None,
             reduced_boot: false,
+            boot_fault: None,
         }
     }
 }
@@ -322,7 +325,11 @@ impl Gsp {
     /// waiting for the reset its CPU sequence asked for (it keeps its state,
     /// which lives in WPR2, and waits for its resume).
     pub fn falcon_reset(&mut self) {
-        if let Some(s) = self.state.as_mut().filter(|s| matches!(s.seq, Seq::Sent | Seq::Reset)) {
+        if let Some(s) = self
+            .state
+            .as_mut()
+            .filter(|s| matches!(s.seq, Seq::Sent | Seq::Reset))
+        {
             s.seq = Seq::Reset;
             self.line("core reset by the CPU sequence: GSP-RM waits for its resume");
         } else if self.state.is_none() {
@@ -348,7 +355,11 @@ impl Gsp {
         self.halt(Stop::Restart, "STARTCPU while running: restarting");
         self.line(&format!(
             "{}, LIBOS arguments at {libos_args:#x}",
-            if booted.is_some() { "started by the booter" } else { "STARTCPU" }
+            if booted.is_some() {
+                "started by the booter"
+            } else {
+                "STARTCPU"
+            }
         ));
         let running = match self.boot(mem, libos_args, booted) {
             Ok(r) => r,
@@ -373,7 +384,7 @@ impl Gsp {
             function: function::GSP_RUN_CPU_SEQUENCER,
             rpc_result: 0,
             rpc_seq: 0,
-            payload: sequencer::payload(&sequencer::commands()),
+            payload: sequencer::lying_payload(self.config.boot_fault),
         };
         match logged.and_then(|()| self.post(mem, &reply)) {
             Ok(_) => {
@@ -483,14 +494,23 @@ impl Gsp {
     /// Appends a record holding `text` to log buffer `which` (0: LOGINIT, 1: LOGRM), if the
     /// LIBOS arguments have it: word 0 of the buffer is the put pointer (in words, from 1 on
     /// past the buffer's own page table), the record the text's bytes, padded to whole words.
-    fn log_record(&mut self, mem: &mut Sysmem<'_>, which: usize, text: &str) -> Result<(), GuestMemError> {
+    fn log_record(
+        &mut self,
+        mem: &mut Sysmem<'_>,
+        which: usize,
+        text: &str,
+    ) -> Result<(), GuestMemError> {
         let Some((pa, size)) = self.state.as_ref().and_then(|s| s.logs[which]) else {
             return Ok(());
         };
         let words = size / 8;
         let first = 1 + size.div_ceil(PAGE);
         let put = u64::from(mem.read_u32(pa)?) | (u64::from(mem.read_u32(pa + 4)?) << 32);
-        let at = if (first..words).contains(&put) { put } else { first };
+        let at = if (first..words).contains(&put) {
+            put
+        } else {
+            first
+        };
         let mut bytes = text.as_bytes().to_vec();
         bytes.resize(bytes.len().next_multiple_of(8), 0);
         let len = bytes.len() as u64 / 8;

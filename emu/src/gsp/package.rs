@@ -149,14 +149,23 @@ mod tests {
         for (at, v) in [(0, 0x10de), (12, 0x40), (16, 0x100), (20, 0x80)] {
             put(&mut f, at, v);
         }
-        for (at, v) in [(0x40 + 28, 7), (0x40 + 32, 0x30), (0x40 + 40, 0x20), (0x40 + 48, 0x10)]
-        {
+        for (at, v) in [
+            (0x40 + 28, 7),
+            (0x40 + 32, 0x30),
+            (0x40 + 40, 0x20),
+            (0x40 + 48, 0x10),
+        ] {
             put(&mut f, at, v);
         }
         f[0x100..0x180].fill(0xab);
         let bl = RiscvBootloader::parse(&f).unwrap();
         assert_eq!(
-            (bl.app_version, bl.manifest_offset, bl.data_offset, bl.code_offset),
+            (
+                bl.app_version,
+                bl.manifest_offset,
+                bl.data_offset,
+                bl.code_offset
+            ),
             (7, 0x30, 0x20, 0x10)
         );
         assert_eq!(bl.ucode, vec![0xab; 0x80]);

@@ -64,3 +64,29 @@ pub fn payload(commands: &[u32]) -> Vec<u8> {
     }
     p
 }
+
+/// The `RUN_CPU_SEQUENCER` payload GSP-RM sends, as the sequence lie `lie` (if it is one)
+/// makes it.
+pub fn lying_payload(lie: Option<crate::boot_chain::BootLie>) -> Vec<u8> {
+    use crate::boot_chain::BootLie;
+    let mut words = commands();
+    match lie {
+        Some(BootLie::SeqOutsideBar0) => {
+            words.splice(0..0, [REG_WRITE, 0x200_0000, 1]);
+        }
+        Some(BootLie::SeqUnknownOpcode) => words[0] = 42,
+        Some(BootLie::SeqEndlessPoll) => {
+            words.splice(
+                0..0,
+                [REG_POLL, SCRATCH as u32, 0xffff_ffff, 0xdead_beef, 0, 0],
+            );
+        }
+        _ => {}
+    }
+    let mut p = payload(&words);
+    if lie == Some(BootLie::SeqHugeCount) {
+        put_u32(&mut p, 0, 0x10_0000);
+        put_u32(&mut p, 4, 0x10_0000);
+    }
+    p
+}

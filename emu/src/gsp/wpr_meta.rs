@@ -110,7 +110,9 @@ fn walk_radix3(mem: &mut Sysmem<'_>, level0: u64, image: &[u8]) -> Result<(), St
     let l1 = read_page(mem, get_u64(&l0, 0), "radix3 level 1")?;
     let level2_pages = pages.div_ceil(entries);
     if level2_pages > entries {
-        return Err(format!("an image of {pages} pages needs more than one level 1 page"));
+        return Err(format!(
+            "an image of {pages} pages needs more than one level 1 page"
+        ));
     }
     for l2_index in 0..level2_pages {
         let l2 = read_page(
@@ -122,7 +124,9 @@ fn walk_radix3(mem: &mut Sysmem<'_>, level0: u64, image: &[u8]) -> Result<(), St
             let n = l2_index * entries + e;
             let addr = get_u64(&l2, e * 8);
             if addr % PAGE != 0 {
-                return Err(format!("radix3 entry of image page {n} ({addr:#x}) not aligned"));
+                return Err(format!(
+                    "radix3 entry of image page {n} ({addr:#x}) not aligned"
+                ));
             }
             let want = &image[n * page..((n + 1) * page).min(image.len())];
             compare(mem, addr, want, &format!("image page {n} (radix3)"))?;
@@ -155,9 +159,21 @@ pub fn check(
             Err(format!("{name} = {got:#x}, expected {want:#x}"))
         }
     };
-    expect("sizeOfBootloader", v(off::SIZE_OF_BOOTLOADER), bl.ucode.len() as u64)?;
-    expect("bootloaderCodeOffset", v(off::BOOTLOADER_CODE_OFFSET), bl.code_offset.into())?;
-    expect("bootloaderDataOffset", v(off::BOOTLOADER_DATA_OFFSET), bl.data_offset.into())?;
+    expect(
+        "sizeOfBootloader",
+        v(off::SIZE_OF_BOOTLOADER),
+        bl.ucode.len() as u64,
+    )?;
+    expect(
+        "bootloaderCodeOffset",
+        v(off::BOOTLOADER_CODE_OFFSET),
+        bl.code_offset.into(),
+    )?;
+    expect(
+        "bootloaderDataOffset",
+        v(off::BOOTLOADER_DATA_OFFSET),
+        bl.data_offset.into(),
+    )?;
     expect(
         "bootloaderManifestOffset",
         v(off::BOOTLOADER_MANIFEST_OFFSET),
@@ -165,8 +181,16 @@ pub fn check(
     )?;
     compare(mem, v(off::BOOTLOADER), &bl.ucode, "bootloader")?;
     let (image, signature) = files.image()?;
-    expect("sizeOfRadix3Elf", v(off::SIZE_OF_RADIX3_ELF), image.len() as u64)?;
-    expect("sizeOfSignature", v(off::SIZE_OF_SIGNATURE), signature.len() as u64)?;
+    expect(
+        "sizeOfRadix3Elf",
+        v(off::SIZE_OF_RADIX3_ELF),
+        image.len() as u64,
+    )?;
+    expect(
+        "sizeOfSignature",
+        v(off::SIZE_OF_SIGNATURE),
+        signature.len() as u64,
+    )?;
     compare(mem, v(off::SIGNATURE), signature, "signature")?;
     walk_radix3(mem, v(off::RADIX3_ELF), image)?;
 

@@ -12,11 +12,11 @@ pub(crate) mod bench_request;
 pub(crate) mod fw;
 #[path = "../../../gsp/msgq.rs"]
 pub(crate) mod msgq;
+#[path = "../../../gsp/sequencer/poll.rs"]
+pub(crate) mod poll;
 #[path = "../../../gsp/replies.rs"]
 pub(crate) mod replies;
 #[path = "../../../gsp/sequencer/commands.rs"]
 pub(crate) mod sequencer;
-#[path = "../../../gsp/sequencer/poll.rs"]
-pub(crate) mod poll;
 #[path = "../../../gsp/wpr.rs"]
 pub(crate) mod wpr;
