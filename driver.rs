@@ -270,7 +270,7 @@ impl pci::Driver for NovaCore {
                 } else {
                     dev_info!(
                         pdev,
-                        "GSP boot through FWSEC/booter or FSP not implemented: stopping after firmware validation\n"
+                        "GSP boot through the FSP not implemented (Hopper and later): stopping after firmware validation\n"
                     );
                 }
                 (None, None)

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from .gates import source_files
+from .emulator import PHASE_AFTER_UNBIND, accesses_in_phase
 from .guest import boot
 from .kernel_log import check_kernel_clean, device_lines
 from .settings import KERNEL, MODULE_VARS, RELEASE_KERNEL, ROOT, TEST_MODULE_VARS
@@ -125,17 +126,23 @@ def check_dkms(run_dir, results):
         return
     boot_dir = run_dir / "dkms"
     boot_dir.mkdir()
-    console, emus, _, timed_out = boot(boot_dir, [["--chipset", "ga102"]], "load,settle", "",
-                                       {"ga102": "-"}, module=installed)
-    lines = device_lines(console, emus[0].bdf)
-    results.check("dkms: the installed module binds the emulated GPU and validates its firmware",
-                  not timed_out and "GSP firmware 570.144 validated" in lines,
-                  f"{emus[0].bdf} logged: {lines[:4]}")
-    counts = emus[0].read_counts()
-    stopped = [l for l in lines if "this build has no reduced GSP boot" in l]
+    console, emus, _, timed_out = boot(
+        boot_dir, [["--chipset", "ga102"], ["--chipset", "gh100"]],
+        f"load,settle,unbind,phase={PHASE_AFTER_UNBIND},settle", "",
+        {"ga102": "-", "gh100": "-"}, module=installed)
+    chain, fsp = (device_lines(console, e.bdf) for e in emus)
+    results.check("dkms: the installed module boots GSP-RM through the booter (ga102), as on "
+                  "silicon",
+                  not timed_out and any(re.match(r"GSP 570\.144 up: ", l) for l in chain),
+                  f"{emus[0].bdf} logged: {chain[:4]}")
+    counts = emus[1].read_counts()
+    stopped = [l for l in fsp if "this build has no reduced GSP boot" in l]
     results.check("dkms: a user's build keeps the reduced boot off the emulated GPU "
-                  "(CONFIG_NOVA_CORE_OOT_EMULATED_GPU off by default)",
+                  "(gh100; CONFIG_NOVA_CORE_OOT_EMULATED_GPU off by default)",
                   stopped and counts is not None and not counts.get("gsp_runs") and not any(
-                      re.match(r"GSP \S+ up: ", l) for l in lines),
-                  f"GSP runs {(counts or {}).get('gsp_runs')}; {emus[0].bdf} logged: {lines[:4]}")
+                      re.match(r"GSP \S+ up: ", l) for l in fsp),
+                  f"GSP runs {(counts or {}).get('gsp_runs')}; {emus[1].bdf} logged: {fsp[:4]}")
+    quiet = accesses_in_phase(emus[0].read_counts() or {}, PHASE_AFTER_UNBIND)
+    results.check("dkms: ga102 untouched after its unbind (GSP-RM stopped, its teardown done)",
+                  quiet == 0, f"{quiet} accesses")
     check_kernel_clean(console, results, "dkms")

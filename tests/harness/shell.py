@@ -61,11 +61,14 @@ PCI_CORE_LINES = r"PCI->APIC IRQ transform: "
 # The details at debug level (dev_dbg!), for a developer.
 DEBUG_LINES = [r"NV_PMC_BOOT_0 = 0x[0-9a-f]{8}, NV_PMC_BOOT_42 = 0x[0-9a-f]{8}$",
                *[rf"nvidia/ga102/gsp/{f}-570\.144\.bin: \d+ bytes, valid: {what}"
-                 for f, what in (("booter_load", "ucode"), ("booter_unload", "ucode"),
+                 for f, what in (("booter_load", "HS ucode"), ("booter_unload", "HS ucode"),
                                  ("bootloader", "ucode"), ("gsp", r"\.fwimage"))],
                r"GSP queues: \d+ pages at DMA 0x[0-9a-f]+, command queue at \+0x[0-9a-f]+, "
                r"status queue at \+0x[0-9a-f]+$",
-               r"GSP_INIT_DONE \d+ ms after STARTCPU$",
+               r"GSP CPU sequence: \d+ commands done$",
+               r"GSP_INIT_DONE \d+ ms after the booter's start$",
+               r"GSP stopped: RISC-V core idle after FWSEC-SB$",
+               r"WPR2 cleared$",
                r"GET_GSP_STATIC_INFO: \d+ bytes validated$",
                r"GSP acknowledged UNLOADING_GUEST_DRIVER$"]
 
