@@ -222,7 +222,9 @@ fn start_and_check(
 }
 
 /// Runs `booter_load` with the WPR meta's address in SEC2's mailboxes. GSP-RM starts on the
-/// GSP's RISC-V core if it succeeded. The returned copy must outlive GSP-RM's boot.
+/// GSP's RISC-V core if it succeeded. The returned copy must outlive GSP-RM's boot. On a
+/// failure SEC2 is reset (it no longer reads the WPR meta or what it names); `EBUSY` says it
+/// could not be: what it may read must then never be freed.
 pub(crate) fn run_load(
     dev: &Device<Bound>,
     bar: &SharedBar0,
@@ -233,16 +235,25 @@ pub(crate) fn run_load(
 ) -> Result<Loaded> {
     let name = "booter_load";
     let sec2 = Falcon::<Sec2>::new(bar, chipset);
-    let (bootvec, buf) = load(dev, bar, &sec2, chipset, boot0, file, name)?;
-    match start_and_check(dev, &sec2, bootvec, wpr_meta, name) {
-        Ok(()) => Ok(Loaded { _image: buf }),
-        Err(e) => {
-            if let Some(buf) = buf {
-                stop_or_leak(dev, &sec2, boot0, buf, name);
+    let ran = load(dev, bar, &sec2, chipset, boot0, file, name).and_then(|(bootvec, buf)| {
+        match start_and_check(dev, &sec2, bootvec, wpr_meta, name) {
+            Ok(()) => Ok(Loaded { _image: buf }),
+            Err(e) => {
+                if let Some(buf) = buf {
+                    stop_or_leak(dev, &sec2, boot0, buf, name);
+                }
+                Err(e)
             }
-            Err(e)
         }
-    }
+    });
+    ran.or_else(|e| {
+        // Whatever failed, SEC2 is stopped before the WPR meta and the image may go.
+        if sec2.reset(boot0).is_err() {
+            dev_err!(dev, "SEC2 cannot be reset after {} failed\n", name);
+            return Err(EBUSY);
+        }
+        Err(e)
+    })
 }
 
 /// Runs `booter_unload` (GSP-RM stopped): it clears WPR2. SEC2 is reset afterwards, whatever

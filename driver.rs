@@ -84,7 +84,7 @@ pub(crate) struct NovaCoreData {
 #[pin_data]
 pub(crate) struct Binding {
     pub(crate) bar: SharedBar0,
-    /// The running GSP (reduced boot of the emulated GPU only), until unbind takes it.
+    /// The running GSP, until unbind takes it.
     #[pin]
     pub(crate) gsp: Mutex<Option<Gsp>>,
     /// The sysmem flush page (Turing to Ada, when the GSP runs): unregistered by unbind, freed
@@ -259,8 +259,7 @@ impl pci::Driver for NovaCore {
                 let (gsp, flush) = start_gsp_chain(pdev, &bar, spec, &fw, chain, files)?;
                 (Some(gsp), Some(flush))
             } else if emulated && REDUCED_BOOT_BUILT {
-                let (gsp, flush) = start_gsp(pdev, &bar, spec, &fw, chain.as_ref())?;
-                (Some(gsp), flush)
+                (Some(start_gsp(pdev, &bar, spec, &fw)?), None)
             } else {
                 if emulated {
                     dev_info!(
@@ -310,51 +309,57 @@ impl pci::Driver for NovaCore {
     }
 }
 
-/// Starts the GSP of the emulated GPU (its reduced boot) and asks for its static information;
-/// a GSP that does not come up is stopped before the error returns. On Turing to Ada the chain
-/// runs first to WPR2 (`run_fwsec_frts`, `docs/boot-chain.md`); its sysmem flush page comes
-/// back with the GSP, for the binding to keep.
-fn start_gsp(
-    pdev: &pci::Device<Core<'_>>,
-    bar: &SharedBar0,
-    spec: Spec,
-    fw: &firmware::GspFirmware,
-    chain: Option<&FwsecChain>,
-) -> Result<(Gsp, Option<SysmemFlush>)> {
-    let facts = system_facts(pdev, &spec)?;
+/// Sets the DMA mask of `spec`'s family and turns bus mastering on: the GPU reads and writes
+/// system memory from here on (FWSEC's image, the booter's input, the GSP's memory); every
+/// failure turns it off again.
+fn enable_dma(pdev: &pci::Device<Core<'_>>, spec: &Spec) -> Result {
     let bits = spec.architecture().dma_address_bits();
     // SAFETY: Nothing allocates or maps DMA memory for this device concurrently: probe runs
     // under the device lock, and the driver allocates for the device only from its probe
     // (below) and frees only from its unbind, which cannot overlap.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
-    let dev = pdev.as_ref();
-    // The GPU reads and writes system memory (FWSEC's image, the GSP's memory): bus mastering
-    // from here on, and off again on every failure.
     pdev.set_master();
-    let flush = match chain {
-        Some(chain) => Some(run_fwsec_frts(pdev, bar, &spec, chain)?),
-        None => None,
-    };
-    let unregister = |flush: &Option<SysmemFlush>| {
-        if let Some(flush) = flush {
-            flush.unregister(bar);
-        }
-    };
-    let mut gsp =
-        Gsp::boot(dev, bar, spec, fw.version, &fw.image_head, &facts).inspect_err(|_| {
-            unregister(&flush);
-            clear_master(pdev);
-        })?;
+    Ok(())
+}
+
+/// Asks a GSP that came up for its static information and logs the line that says it is up;
+/// a GSP that does not answer is stopped, and `undo` runs, before the error returns.
+fn greet(
+    pdev: &pci::Device<Core<'_>>,
+    bar: &SharedBar0,
+    version: FwVersion,
+    mut gsp: Gsp,
+    undo: impl FnOnce(),
+) -> Result<Gsp> {
+    let dev = pdev.as_ref();
     match gsp.static_info(dev, bar) {
-        Ok(info) => dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name()),
+        Ok(info) => {
+            dev_info!(pdev, "GSP {} up: {}\n", version, info.name());
+            Ok(gsp)
+        }
         Err(e) => {
             gsp.shutdown(dev, bar);
-            unregister(&flush);
-            clear_master(pdev);
-            return Err(e);
+            undo();
+            Err(e)
         }
     }
-    Ok((gsp, flush))
+}
+
+/// Starts the GSP of an emulated Hopper or Blackwell GPU (the reduced boot, until the FSP
+/// chain) and asks for its static information; a GSP that does not come up is stopped before
+/// the error returns.
+fn start_gsp(
+    pdev: &pci::Device<Core<'_>>,
+    bar: &SharedBar0,
+    spec: Spec,
+    fw: &firmware::GspFirmware,
+) -> Result<Gsp> {
+    let facts = system_facts(pdev, &spec)?;
+    enable_dma(pdev, &spec)?;
+    let dev = pdev.as_ref();
+    let gsp = Gsp::boot(dev, bar, spec, fw.version, &fw.image_head, &facts)
+        .inspect_err(|_| clear_master(pdev))?;
+    greet(pdev, bar, fw.version, gsp, || clear_master(pdev))
 }
 
 /// Starts GSP-RM through FWSEC-FRTS and the booter (Turing to Ada, `docs/boot-chain.md`) and
@@ -370,19 +375,10 @@ fn start_gsp_chain(
     files: firmware::BootFiles,
 ) -> Result<(Gsp, SysmemFlush)> {
     let facts = system_facts(pdev, &spec)?;
-    let bits = spec.architecture().dma_address_bits();
-    // SAFETY: Nothing allocates or maps DMA memory for this device concurrently: probe runs
-    // under the device lock, and the driver allocates for the device only from its probe
-    // (below) and frees only from its unbind, which cannot overlap.
-    unsafe { pdev.dma_set_mask_and_coherent(DmaMask::try_new(bits)?)? };
+    enable_dma(pdev, &spec)?;
     let dev = pdev.as_ref();
-    pdev.set_master();
-    let flush = run_fwsec_frts(pdev, bar, &spec, chain)?;
-    let undo = || {
-        flush.unregister(bar);
-        clear_master(pdev);
-    };
-    // Teardown's FWSEC-SB, made now: the VBIOS is at hand.
+    // Teardown's FWSEC-SB, made before FWSEC-FRTS sets WPR2 (the VBIOS is at hand): every
+    // failure after it can undo WPR2.
     let sb = chain
         .rom
         .vbios()
@@ -399,7 +395,12 @@ fn start_gsp_chain(
                 crate::fwsec::image::FwsecCommand::Sb,
             )
         })
-        .inspect_err(|_| undo())?;
+        .inspect_err(|_| clear_master(pdev))?;
+    let flush = run_fwsec_frts(pdev, bar, &spec, chain)?;
+    let undo = || {
+        flush.unregister(bar);
+        clear_master(pdev);
+    };
     let args = crate::gsp::chain::ChainArgs {
         spec,
         version: fw.version,
@@ -407,16 +408,8 @@ fn start_gsp_chain(
         layout: &chain.layout,
         facts: &facts,
     };
-    let mut gsp = crate::gsp::chain::start(dev, bar, args, files, sb).inspect_err(|_| undo())?;
-    match gsp.static_info(dev, bar) {
-        Ok(info) => dev_info!(pdev, "GSP {} up: {}\n", fw.version, info.name()),
-        Err(e) => {
-            gsp.shutdown(dev, bar);
-            undo();
-            return Err(e);
-        }
-    }
-    Ok((gsp, flush))
+    let gsp = crate::gsp::chain::start(dev, bar, args, files, sb).inspect_err(|_| undo())?;
+    Ok((greet(pdev, bar, fw.version, gsp, undo)?, flush))
 }
 
 /// The part of the GSP boot that runs before GSP-RM on Turing to Ada (bus mastering on): the

@@ -380,6 +380,20 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
         self.start_cpu()
     }
 
+    /// Lets the engine use physical addresses without a context and clears `DMACTL` (after a
+    /// reset, before the engine's code runs DMA again).
+    pub(crate) fn dma_reset(&self) -> Result {
+        self.with(|bar| {
+            bar.update(regs::NV_PFALCON_FBIF_CTL::of::<E>(), |v| {
+                v.with_allow_phys_no_ctx(true)
+            });
+            bar.write(
+                WithBase::of::<E>(),
+                regs::NV_PFALCON_FALCON_DMACTL::from_raw(0),
+            );
+        })
+    }
+
     /// Writes both mailboxes.
     pub(crate) fn write_mailboxes(&self, mailbox0: u32, mailbox1: u32) -> Result {
         self.with(|bar| {

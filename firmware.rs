@@ -71,8 +71,10 @@ pub(crate) struct GspFirmware {
 
 /// The validated files' contents the boot through the booter needs (`docs/boot-chain.md`).
 pub(crate) struct BootFiles {
-    /// `.fwimage` of the GSP image, mapped for GSP-RM through radix3 page tables.
+    /// `.fwimage` of the GSP image, mapped for GSP-RM through radix3 page tables: whole pages,
+    /// `image_size` bytes of them the image.
     pub(crate) image: VVec<u8>,
+    pub(crate) image_size: usize,
     /// The chip family's signature section of the GSP image.
     pub(crate) signature: KVVec<u8>,
     /// The RISC-V bootloader's ucode and its offsets.
@@ -96,7 +98,7 @@ fn copy(bytes: &[u8]) -> Result<KVVec<u8>> {
 /// What of each file [`load_version`] keeps for the boot through the booter.
 #[derive(Default)]
 struct Kept {
-    image: Option<(VVec<u8>, KVVec<u8>)>,
+    image: Option<(VVec<u8>, usize, KVVec<u8>)>,
     bootloader: Option<(KVVec<u8>, [u32; 4])>,
     booter_load: Option<Untrusted<KVVec<u8>>>,
     booter_unload: Option<Untrusted<KVVec<u8>>>,
@@ -110,23 +112,33 @@ fn copy_untrusted(data: &Untrusted<[u8]>) -> Result<Untrusted<KVVec<u8>>> {
 }
 
 impl Kept {
-    /// Keeps what the boot needs of the file of role `kind`, `data`, validated as `validated`.
+    /// Keeps what the boot needs of the file of role `kind`, `data`, validated as `validated`;
+    /// a problem is logged (as a warning: the next version may do) under the file's name.
     fn keep(
         &mut self,
+        dev: &device::Device,
+        shown: &str,
         kind: FileKind,
         data: &Untrusted<[u8]>,
         validated: &Validated<'_>,
     ) -> Result {
         match (kind, validated) {
             (FileKind::Gsp, Validated::Gsp(image)) => {
-                let mut v = VVec::with_capacity(image.image.len(), GFP_KERNEL)?;
+                // Whole pages, the tail zeroed: the device reads whole pages.
+                let len = image.image.len();
+                let pages = len.checked_next_multiple_of(0x1000).ok_or(EOVERFLOW)?;
+                let mut v = VVec::with_capacity(pages, GFP_KERNEL)?;
                 v.extend_from_slice(image.image, GFP_KERNEL)?;
-                self.image = Some((v, copy(image.signature)?));
+                v.resize(pages, 0, GFP_KERNEL)?;
+                self.image = Some((v, len, copy(image.signature)?));
             }
             (FileKind::Bootloader, _) => {
                 let bl = data
                     .validate_ref::<riscv::RiscvBootloader<'_>>()
-                    .map_err(FwError::errno)?;
+                    .map_err(|e| {
+                        dev_warn!(dev, "{}: invalid: {}\n", shown, e);
+                        e.errno()
+                    })?;
                 self.bootloader = Some((
                     copy(bl.ucode)?,
                     [
@@ -146,10 +158,11 @@ impl Kept {
 
     /// The boot files, if every one was kept.
     fn files(self) -> Option<BootFiles> {
-        let (image, signature) = self.image?;
+        let (image, image_size, signature) = self.image?;
         let (bootloader, [code, data, manifest, app]) = self.bootloader?;
         Some(BootFiles {
             image,
+            image_size,
             signature,
             bootloader,
             bootloader_code_offset: code,
@@ -213,9 +226,7 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
             validated
         );
         if through_booter {
-            kept.keep(kind, data, &validated).inspect_err(|_| {
-                dev_warn!(dev, "{}: cannot be kept for the boot\n", shown);
-            })?;
+            kept.keep(dev, shown, kind, data, &validated)?;
         }
         match validated {
             Validated::Gsp(image) => {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! FWSEC-FRTS on the GSP falcon (Turing to Ada): the FWSEC ucode of the VBIOS, patched to run
-//! the FRTS command on the region of the framebuffer layout ([`image`], parsing core), loaded
-//! by the family's way, started, and its outcome checked ([`outcome`], parsing core): WPR2 now
-//! starts at the FRTS region.
+//! FWSEC on the GSP falcon (Turing to Ada): the FWSEC ucode of the VBIOS, patched to run one
+//! command ([`image`], parsing core), loaded by the family's way, started, and its outcome
+//! checked ([`outcome`], parsing core). FWSEC-FRTS, at probe, makes WPR2 start at the FRTS
+//! region of the framebuffer layout; FWSEC-SB, at teardown ([`prepare`]d at probe), puts the
+//! GSP falcon back to its state before GSP-RM.
 //!
 //! - GA102 to Ada: the image in DMA memory, IMEM (secure) and DMEM copied by the falcon's DMA
 //!   engine, the boot ROM given the signature's place, engine and ucode id; the signature is
@@ -82,7 +83,8 @@ use image::{
 use outcome::{
     FrtsDone,
     FrtsRegs,
-    SbDone, //
+    SbDone,
+    SbRegs, //
 };
 
 /// How long FWSEC-FRTS may run (upstream's bound; it takes milliseconds).
@@ -95,7 +97,7 @@ pub(crate) const GEN_BOOTLOADER: &str = "gen_bootloader";
 pub(crate) const GEN_BOOTLOADER_VERSION: FwVersion = FwVersion::R570_144;
 
 /// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, which runs
-/// no FWSEC-FRTS but will run FWSEC-SB at teardown, issue 15: its file is listed already).
+/// no FWSEC-FRTS but runs FWSEC-SB at teardown).
 pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
     chipset.boots_like_turing()
 }
@@ -129,6 +131,18 @@ fn read_outcome(bar: &SharedBar0) -> Result<Untrusted<FrtsRegs>> {
                 lo: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_LO).into_raw(),
                 hi: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_HI).into_raw(),
             },
+        })
+    })
+}
+
+/// Reads what FWSEC-SB left: mailbox 0 of the GSP falcon and its error code's scratch register.
+fn read_sb_outcome(bar: &SharedBar0) -> Result<Untrusted<SbRegs>> {
+    bar.with(|bar| {
+        Untrusted::new_untrusted(SbRegs {
+            mailbox0: bar
+                .read(falcon::regs::NV_PFALCON_FALCON_MAILBOX0::of::<Gsp>())
+                .into_raw(),
+            scratch_15: bar.read(regs::NV_PBUS_SW_SCRATCH_15).into_raw(),
         })
     })
 }
@@ -273,25 +287,19 @@ pub(crate) fn prepare(
     })
 }
 
-/// Runs prepared FWSEC on the GSP falcon and returns what it left; the falcon is left reset,
-/// whatever the outcome. From the falcon's reset to its halt, every way out leaves it stopped
-/// before the image it may be reading is freed; one that cannot be stopped keeps the image.
-fn run(
+/// Runs prepared FWSEC on the GSP falcon and returns what `outcome` reads once it halted; the
+/// falcon is left reset, whatever the outcome. From the falcon's reset to its halt, every way
+/// out leaves it stopped before the image it may be reading is freed; one that cannot be
+/// stopped keeps the image.
+fn run<T>(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     chipset: Chipset,
     boot0: u32,
     prepared: Prepared,
-) -> Result<Untrusted<FrtsRegs>> {
+    outcome: impl FnOnce(&SharedBar0) -> Result<T>,
+) -> Result<T> {
     let falcon = Falcon::<Gsp>::new(bar, chipset);
-    let leak = |prepared: Prepared| {
-        dev_err!(
-            dev,
-            "GSP falcon cannot be reset: {}'s image stays allocated\n",
-            prepared.name
-        );
-        core::mem::forget(prepared.buf);
-    };
     let ran = load_and_run(
         dev,
         &falcon,
@@ -301,11 +309,16 @@ fn run(
         boot0,
         prepared.name,
     );
-    let outcome = ran.and_then(|()| read_outcome(bar));
+    let outcome = ran.and_then(|()| outcome(bar));
     // Halted by its own word: reset before its image is freed all the same (a device that lies
     // about halting is stopped too), and for what follows.
     if falcon.reset(boot0).is_err() {
-        leak(prepared);
+        dev_err!(
+            dev,
+            "GSP falcon cannot be reset: {}'s image stays allocated\n",
+            prepared.name
+        );
+        core::mem::forget(prepared.buf);
         return Err(outcome.err().unwrap_or(EIO));
     }
     outcome
@@ -331,7 +344,7 @@ pub(crate) fn run_frts(
         len: layout.frts.end - layout.frts.start,
     };
     let prepared = prepare(dev, bar, chipset, vbios, command)?;
-    let done = run(dev, bar, chipset, boot0, prepared)?
+    let done = run(dev, bar, chipset, boot0, prepared, read_outcome)?
         .validate_ref_against::<FrtsDone, _>(layout.frts.clone())
         .map_err(|e| {
             dev_err!(dev, "{}\n", e);
@@ -355,7 +368,7 @@ pub(crate) fn run_sb(
     boot0: u32,
     prepared: Prepared,
 ) -> Result {
-    run(dev, bar, chipset, boot0, prepared)?
+    run(dev, bar, chipset, boot0, prepared, read_sb_outcome)?
         .validate_ref::<SbDone>()
         .map_err(|e| {
             dev_err!(dev, "{}\n", e);

@@ -156,6 +156,11 @@ register! {
     pub(crate) NV_PBUS_SW_SCRATCH_0E(u32) @ 0x00001438 {
         31:0    value;
     }
+
+    /// Software scratch register 0x15: FWSEC-SB's error code in bits 15:0.
+    pub(crate) NV_PBUS_SW_SCRATCH_15(u32) @ 0x00001454 {
+        31:0    value;
+    }
 }
 
 register! {

@@ -91,6 +91,14 @@ impl Validator<(&Untrusted<FrtsRegs>, Range<u64>)> for FrtsDone {
     }
 }
 
+/// What FWSEC-SB leaves: mailbox 0 of the GSP falcon and `NV_PBUS_SW_SCRATCH_15` (its error
+/// code in bits 15:0, as nouveau reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SbRegs {
+    pub(crate) mailbox0: u32,
+    pub(crate) scratch_15: u32,
+}
+
 /// FWSEC-SB did its work: its status is 0 and its error code too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SbDone;
@@ -110,22 +118,23 @@ impl fmt::Display for SbError {
             SbError::Mailbox(v) => write!(f, "FWSEC-SB failed: mailbox 0 = {v:#010x}"),
             SbError::ErrorCode(c) => write!(
                 f,
-                "FWSEC-SB failed: error code {c:#06x} (NV_PBUS_SW_SCRATCH_0E)"
+                "FWSEC-SB failed: error code {c:#06x} (NV_PBUS_SW_SCRATCH_15)"
             ),
         }
     }
 }
 
-impl Validator<&Untrusted<FrtsRegs>> for SbDone {
+impl Validator<&Untrusted<SbRegs>> for SbDone {
     type Err = SbError;
 
-    fn validate(regs: &FrtsRegs) -> Result<SbDone, SbError> {
+    fn validate(regs: &SbRegs) -> Result<SbDone, SbError> {
         if regs.mailbox0 != 0 {
             return Err(SbError::Mailbox(regs.mailbox0));
         }
-        match (regs.scratch_0e >> 16) as u16 {
-            0 => Ok(SbDone),
-            code => Err(SbError::ErrorCode(code)),
+        match u16::try_from(regs.scratch_15 & 0xffff) {
+            Ok(0) => Ok(SbDone),
+            Ok(code) => Err(SbError::ErrorCode(code)),
+            Err(_) => Err(SbError::ErrorCode(u16::MAX)),
         }
     }
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The reduced GSP boot of the emulated GPU, and the RPCs the driver makes once the GSP is up.
+//! A started GSP: the memory it was given, the waits for its messages, the RPCs the driver
+//! makes once it is up, and its stop on every way out.
 //!
-//! The contract with the emulated GSP is `docs/gsp-reduced-boot.md`. On silicon the GSP is
-//! started through FWSEC and the booter (Turing to Ada) or the FSP chain (Hopper and later),
-//! which this driver does not implement yet; the probe keeps the reduced boot off real GPUs
+//! Turing to Ada start GSP-RM through FWSEC and the booter ([`super::chain`]); their stop is
+//! the chain's teardown ([`Teardown`]: FWSEC-SB, `booter_unload`). Hopper and later, whose FSP
+//! chain is issue 17, have the reduced boot of the emulated GPU only ([`Gsp::boot`],
+//! `docs/gsp-reduced-boot.md`), stopped by a falcon reset; the probe keeps it off real GPUs
 //! (`pci::EmulatedGpu`).
 
 use kernel::{
@@ -37,6 +39,7 @@ use crate::{
         state::Cond,
         Falcon, //
     },
+    fb::layout::Wpr2,
     firmware::{
         FwVersion,
         ImageHead, //
@@ -95,8 +98,11 @@ pub(crate) fn libos_id8(name: &str) -> u64 {
         .fold(0u64, |id, c| (id << 8) | u64::from(c))
 }
 
+/// The GSP's page: what LIBOS maps its regions in.
+pub(crate) const GSP_PAGE: usize = 0x1000;
+
 /// Size of the LIBOS arguments: one page.
-pub(crate) const LIBOS_ARGS_SIZE: usize = 0x1000;
+pub(crate) const LIBOS_ARGS_SIZE: usize = GSP_PAGE;
 
 /// Most commands the driver queues without waiting for their replies (the boot queues two).
 const MAX_OWED: usize = 4;
@@ -196,19 +202,23 @@ pub(crate) struct Gsp {
     owed: Owed,
     /// Taken when the GSP is dropped: freed if `halted`, leaked otherwise.
     shared: Option<Shared>,
-    /// The falcon was seen halted after its reset: the GSP touches nothing any more.
+    /// The GSP was seen stopped (the reduced boot: its falcon halted after its reset; the
+    /// chain: GSP-RM's RISC-V core idle after FWSEC-SB): it touches nothing any more.
     halted: bool,
     /// The GSP refused to start (it never ran), or the GPU is gone: asking it to unload is
     /// pointless.
     unreachable: bool,
     /// The chain through the booter's teardown (`None`: the reduced boot's falcon reset).
     teardown: Option<Teardown>,
+    /// Something that reads the GSP's memory could not be stopped (SEC2 running the booter):
+    /// the memory is leaked whatever the teardown finds.
+    pinned: bool,
 }
 
 impl Drop for Gsp {
     fn drop(&mut self) {
         if let Some(shared) = self.shared.take() {
-            if !self.halted {
+            if !self.halted || self.pinned {
                 // The GSP may still run and hold these addresses: never hand them back.
                 shared.leak();
             }
@@ -241,6 +251,11 @@ pub(crate) fn queues_and_rmargs(
         u64::try_from(statq)?,
         &mut rmargs,
     )?;
+    // LIBOS maps whole pages: the region is one page, the arguments at its start.
+    if rmargs.len() > GSP_PAGE {
+        return Err(EOVERFLOW);
+    }
+    rmargs.resize(GSP_PAGE, 0, GFP_KERNEL)?;
     Ok((queues, Coherent::from_slice(dev, &rmargs, GFP_KERNEL)?))
 }
 
@@ -295,6 +310,7 @@ impl Gsp {
             halted: false,
             unreachable: false,
             teardown: None,
+            pinned: false,
         };
         gsp.queue_boot_commands(facts)?;
 
@@ -333,7 +349,13 @@ impl Gsp {
             halted: false,
             unreachable: false,
             teardown: Some(teardown),
+            pinned: false,
         }
+    }
+
+    /// A device that reads the GSP's memory could not be stopped: it is never freed.
+    pub(crate) fn pin(&mut self) {
+        self.pinned = true;
     }
 
     /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`, whose replies come before
@@ -347,8 +369,8 @@ impl Gsp {
     }
 
     /// The LIBOS arguments' DMA address.
-    pub(crate) fn libos_address(&self) -> Result<u64> {
-        Ok(self.shared.as_ref().ok_or(ENODEV)?.libos.dma_address())
+    pub(crate) fn libos_address(&self) -> u64 {
+        self.shared.as_ref().map_or(0, |s| s.libos.dma_address())
     }
 
     /// GSP-RM never started: teardown does not ask it to unload.
@@ -394,8 +416,7 @@ impl Gsp {
         app_version: u32,
     ) -> Result {
         let f = self.version.function(Function::RunCpuSequencer);
-        let lo = u32::try_from(libos & 0xffff_ffff)?;
-        let payload = self.wait_for(dev, bar, f, INIT_TIMEOUT, Some(lo))?;
+        let payload = self.wait_for(dev, bar, f, INIT_TIMEOUT, None)?;
         let ctx = super::sequencer::Context {
             chipset: self.spec.chipset,
             boot0,
@@ -592,7 +613,15 @@ impl Gsp {
             }
         }
         if let Some(teardown) = self.teardown.take() {
-            self.halted = self.teardown(dev, bar, teardown);
+            if !self.unreachable {
+                // GSP-RM says it suspended (it cleared nothing else: the driver zeroed the
+                // mailbox once GSP-RM was up).
+                let falcon = Falcon::<GspEngine>::new(bar, teardown.chipset);
+                if let Ok(Err(e)) = falcon.wait(Cond::Suspended, UNLOAD_TIMEOUT) {
+                    dev_warn!(dev, "GSP-RM did not suspend: {}\n", e);
+                }
+            }
+            self.halted = teardown.run(dev, bar, self.unreachable);
             return;
         }
         let reset = |on| {
@@ -631,25 +660,23 @@ impl Gsp {
             ),
         }
     }
+}
 
-    /// The chain's teardown: waits for GSP-RM to say it suspended, runs FWSEC-SB (which
-    /// resets the GSP falcon: its RISC-V core stops), checks that the core stopped, then
-    /// `booter_unload` clears WPR2, which is checked. Returns whether the GSP is seen stopped
-    /// (its memory may go).
-    fn teardown(&mut self, dev: &Device<Bound>, bar: &SharedBar0, t: Teardown) -> bool {
-        let falcon = Falcon::<GspEngine>::new(bar, t.chipset);
-        if !self.unreachable {
-            if let Ok(Err(e)) = falcon.wait(Cond::Suspended, UNLOAD_TIMEOUT) {
-                dev_warn!(dev, "GSP-RM did not suspend: {}\n", e);
-            }
-        }
-        let sb = match t.sb {
-            Some(sb) => crate::fwsec::run_sb(dev, bar, t.chipset, t.boot0, sb),
+impl Teardown {
+    /// Stops GSP-RM and undoes WPR2: FWSEC-SB (which resets the GSP falcon: its RISC-V core
+    /// stops; a plain reset if it cannot run), the core read as stopped, then `booter_unload`,
+    /// which clears WPR2 (only under a stopped GSP-RM, and only when WPR2 is set), and WPR2 read
+    /// as cleared. `never_started`: GSP-RM never ran (FWSEC-FRTS's WPR2 alone to undo). Returns
+    /// whether GSP-RM is seen stopped (its memory may go).
+    pub(crate) fn run(self, dev: &Device<Bound>, bar: &SharedBar0, never_started: bool) -> bool {
+        let falcon = Falcon::<GspEngine>::new(bar, self.chipset);
+        let sb = match self.sb {
+            Some(sb) => crate::fwsec::run_sb(dev, bar, self.chipset, self.boot0, sb),
             None => Err(ENOENT),
         };
         if sb.is_err() {
             // FWSEC-SB did not run: the GSP falcon is reset all the same, GSP-RM stops.
-            if let Err(e) = falcon.reset(t.boot0) {
+            if let Err(e) = falcon.reset(self.boot0) {
                 dev_err!(dev, "GSP falcon not reset (error {})\n", e.to_errno());
             }
         }
@@ -672,22 +699,39 @@ impl Gsp {
                 false
             }
         };
-        if stopped {
+        if stopped && !never_started {
             dev_dbg!(dev, "GSP stopped: RISC-V core idle after FWSEC-SB\n");
         }
-        if let Err(e) = crate::booter::run_unload(dev, bar, t.chipset, t.boot0, &t.booter_unload) {
-            dev_err!(dev, "booter_unload failed (error {})\n", e.to_errno());
-        } else {
-            match crate::fb::wpr2(bar) {
-                Ok(crate::fb::layout::Wpr2::Unset) => dev_dbg!(dev, "WPR2 cleared\n"),
-                Ok(crate::fb::layout::Wpr2::Set(r)) => dev_err!(
+        match crate::fb::wpr2(bar) {
+            Ok(Wpr2::Set(_)) if stopped => {
+                match crate::booter::run_unload(
                     dev,
-                    "WPR2 still set after booter_unload ({:#x}..{:#x})\n",
-                    r.start,
-                    r.end
-                ),
-                Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
+                    bar,
+                    self.chipset,
+                    self.boot0,
+                    &self.booter_unload,
+                ) {
+                    Err(e) => dev_err!(dev, "booter_unload failed (error {})\n", e.to_errno()),
+                    Ok(()) => match crate::fb::wpr2(bar) {
+                        Ok(Wpr2::Unset) => dev_dbg!(dev, "WPR2 cleared\n"),
+                        Ok(Wpr2::Set(r)) => dev_err!(
+                            dev,
+                            "WPR2 still set after booter_unload ({:#x}..{:#x})\n",
+                            r.start,
+                            r.end
+                        ),
+                        Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
+                    },
+                }
             }
+            Ok(Wpr2::Set(r)) => dev_err!(
+                dev,
+                "WPR2 left set ({:#x}..{:#x}): GSP-RM may still run; the GPU needs a reset\n",
+                r.start,
+                r.end
+            ),
+            Ok(Wpr2::Unset) => {}
+            Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
         }
         stopped
     }

@@ -55,7 +55,8 @@ use crate::{
             Gsp,
             Shared,
             Teardown,
-            INIT_TIMEOUT, //
+            INIT_TIMEOUT,
+            LIBOS_ARGS_SIZE, //
         },
         commands::{
             write_libos_args,
@@ -69,18 +70,21 @@ use crate::{
         radix3::Radix3,
     },
     pci::SystemFacts,
+    untrusted::Untrusted,
 };
 
 /// How long GSP-RM's RISC-V core may take to run once the booter halted.
 const RISCV_TIMEOUT: Delta = Delta::from_secs(5);
 
-/// What the booter reads, kept until `GSP_INIT_DONE`.
+/// What the booter reads, kept until `GSP_INIT_DONE` (and leaked with the rest of GSP-RM's
+/// memory if it cannot be stopped).
 pub(crate) struct BooterInput {
     _radix3: Pin<KBox<Radix3>>,
     _bootloader: Coherent<[u8]>,
     _signature: Coherent<[u8]>,
     _wpr_meta: Coherent<[u8]>,
-    _booter: booter::Loaded,
+    /// The booter's own DMA copy, once it ran.
+    pub(crate) booter: Option<booter::Loaded>,
 }
 
 /// The boot's fixed facts.
@@ -93,31 +97,21 @@ pub(crate) struct ChainArgs<'a> {
 }
 
 /// The low and high halves of a DMA address, for a pair of mailboxes.
-fn halves(address: u64) -> Result<(u32, u32)> {
-    Ok((
-        u32::try_from(address & 0xffff_ffff)?,
-        u32::try_from(address >> 32)?,
-    ))
+pub(crate) fn halves(address: u64) -> (u32, u32) {
+    let [l0, l1, l2, l3, h0, h1, h2, h3] = address.to_le_bytes();
+    (
+        u32::from_le_bytes([l0, l1, l2, l3]),
+        u32::from_le_bytes([h0, h1, h2, h3]),
+    )
 }
 
-/// Starts GSP-RM through the booter and waits for `GSP_INIT_DONE`. `files` are the boot's
-/// firmware contents; `sb` is FWSEC-SB prepared for teardown. A GSP that does not come up
-/// is stopped ([`Gsp::shutdown`], teardown included) before the error returns.
-pub(crate) fn start(
+/// What GSP-RM is given and what the booter reads, all allocated before anything runs.
+fn allocate(
     dev: &Device<Bound>,
-    bar: &SharedBar0,
-    args: ChainArgs<'_>,
-    files: BootFiles,
-    sb: fwsec::Prepared,
-) -> Result<Gsp> {
-    let ChainArgs {
-        spec,
-        version,
-        boot0,
-        layout,
-        facts,
-    } = args;
-    let chipset = spec.chipset;
+    version: FwVersion,
+    layout: &FbLayout,
+    files: &mut BootFiles,
+) -> Result<(Shared, BooterInput)> {
     let (queues, rmargs) = super::boot::queues_and_rmargs(dev, version)?;
     let logs = Arc::new(Logs::new(dev)?, GFP_KERNEL)?;
     let log_size = u64::try_from(LOG_SIZE)?;
@@ -134,10 +128,15 @@ pub(crate) fn start(
     });
     let mut libos = KVec::new();
     write_libos_args(&regions, &mut libos)?;
-    libos.resize(super::boot::LIBOS_ARGS_SIZE, 0, GFP_KERNEL)?;
+    // One page, as LIBOS reads it: more entries than fit would be cut off silently.
+    if libos.len() > LIBOS_ARGS_SIZE {
+        return Err(EOVERFLOW);
+    }
+    libos.resize(LIBOS_ARGS_SIZE, 0, GFP_KERNEL)?;
     let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
 
-    let radix3 = KBox::pin_init(Radix3::new(dev, files.image), GFP_KERNEL)?;
+    let image = core::mem::take(&mut files.image);
+    let radix3 = KBox::pin_init(Radix3::new(dev, image, files.image_size), GFP_KERNEL)?;
     let bootloader = Coherent::from_slice(dev, &files.bootloader, GFP_KERNEL)?;
     let signature = Coherent::from_slice(dev, &files.signature, GFP_KERNEL)?;
     let mut meta = KVec::new();
@@ -159,55 +158,85 @@ pub(crate) fn start(
         &mut meta,
     )?;
     let wpr_meta = Coherent::from_slice(dev, &meta, GFP_KERNEL)?;
+    Ok((
+        Shared::new(queues, rmargs, libos, Some(logs)),
+        BooterInput {
+            _radix3: radix3,
+            _bootloader: bootloader,
+            _signature: signature,
+            _wpr_meta: wpr_meta,
+            booter: None,
+        },
+    ))
+}
 
-    let mut gsp = Gsp::new(
+/// Starts GSP-RM through the booter and waits for `GSP_INIT_DONE`. `files` are the boot's
+/// firmware contents; `sb` is FWSEC-SB prepared for teardown. Whatever fails after this is
+/// called (WPR2 is set: FWSEC-FRTS ran) ends in the chain's teardown before the error returns:
+/// GSP-RM stopped, WPR2 cleared, and only then the memory freed (or leaked if a falcon could
+/// not be stopped).
+pub(crate) fn start(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    args: ChainArgs<'_>,
+    mut files: BootFiles,
+    sb: fwsec::Prepared,
+) -> Result<Gsp> {
+    let ChainArgs {
         spec,
         version,
-        Shared::new(queues, rmargs, libos, Some(logs.clone())),
-        Teardown {
-            chipset,
-            boot0,
-            sb: Some(sb),
-            booter_unload: files.booter_unload,
-        },
-    );
-    gsp.queue_boot_commands(facts)?;
-
-    let libos_address = gsp.libos_address()?;
-    let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
-    let started = Instant::<Monotonic>::now();
-    let loaded = gsp_falcon
-        .reset(boot0)
-        .and_then(|()| {
-            let (lo, hi) = halves(libos_address)?;
-            gsp_falcon.write_mailboxes(lo, hi)
-        })
-        .and_then(|()| {
-            booter::run_load(
-                dev,
-                bar,
-                chipset,
-                boot0,
-                &files.booter_load,
-                halves(wpr_meta.dma_address())?,
-            )
-        });
-    let loaded = match loaded {
-        Ok(loaded) => loaded,
+        boot0,
+        layout,
+        facts,
+    } = args;
+    let chipset = spec.chipset;
+    let teardown = Teardown {
+        chipset,
+        boot0,
+        sb: Some(sb),
+        booter_unload: core::mem::replace(
+            &mut files.booter_unload,
+            Untrusted::new_untrusted(KVVec::new()),
+        ),
+    };
+    let (shared, mut input) = match allocate(dev, version, layout, &mut files) {
+        Ok(memory) => memory,
         Err(e) => {
-            // GSP-RM never started: nothing runs that the unload message could reach.
-            gsp.set_unreachable();
-            gsp.shutdown(dev, bar);
+            // Nothing of GSP-RM ran: FWSEC-FRTS's WPR2 alone is undone.
+            teardown.run(dev, bar, true);
             return Err(e);
         }
     };
-    gsp.keep_booter_input(BooterInput {
-        _radix3: radix3,
-        _bootloader: bootloader,
-        _signature: signature,
-        _wpr_meta: wpr_meta,
-        _booter: loaded,
-    });
+    let wpr_meta = halves(input._wpr_meta.dma_address());
+    let mut gsp = Gsp::new(spec, version, shared, teardown);
+    let libos = gsp.libos_address();
+    let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
+    let started = Instant::<Monotonic>::now();
+    let loaded = gsp
+        .queue_boot_commands(facts)
+        .and_then(|()| gsp_falcon.reset(boot0))
+        .and_then(|()| {
+            let (lo, hi) = halves(libos);
+            gsp_falcon.write_mailboxes(lo, hi)
+        })
+        .and_then(|()| booter::run_load(dev, bar, chipset, boot0, &files.booter_load, wpr_meta));
+    match loaded {
+        Ok(loaded) => {
+            input.booter = Some(loaded);
+            gsp.keep_booter_input(input);
+        }
+        Err(e) => {
+            // GSP-RM never started: nothing runs that the unload message could reach. A SEC2
+            // that could not be stopped may still read the booter's input: kept for good.
+            if e == EBUSY {
+                gsp.pin();
+            }
+            gsp.keep_booter_input(input);
+            gsp.set_unreachable();
+            gsp.shutdown(dev, bar);
+            return Err(if e == EBUSY { EIO } else { e });
+        }
+    }
     let running = gsp_falcon
         .write_os(files.bootloader_app_version)
         .and_then(|()| {
@@ -229,18 +258,19 @@ pub(crate) fn start(
         gsp.shutdown(dev, bar);
         return Err(e);
     }
-    let up = Ok(()).and_then(|()| {
-        let (lo, _) = halves(libos_address)?;
-        gsp.run_sequence(
+    let up = gsp
+        .run_sequence(
             dev,
             bar,
             &gsp_falcon,
             boot0,
-            libos_address,
+            libos,
             files.bootloader_app_version,
-        )?;
-        gsp.wait_init_done(dev, bar, INIT_TIMEOUT, Some(lo))
-    });
+        )
+        .and_then(|()| gsp.wait_init_done(dev, bar, INIT_TIMEOUT, None))
+        // From here on GSP-RM's own word is in MAILBOX0 (its suspend at unload): the LIBOS
+        // arguments' address the driver left there goes.
+        .and_then(|()| gsp_falcon.write_mailboxes(0, 0));
     if let Err(e) = up {
         gsp.shutdown(dev, bar);
         return Err(e);

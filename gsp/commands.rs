@@ -363,6 +363,9 @@ pub(crate) mod versioned {
                 statQueueOffset: statq,
                 ..Default::default()
             },
+            // 570.144's GSP-RM keeps its stack in DMEM, as NVIDIA's drivers ask.
+            #[ver(V >= r570_144)]
+            bDmemStack: 1,
             ..Default::default()
         };
         put_struct(out, &args)

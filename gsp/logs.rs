@@ -24,8 +24,8 @@ use kernel::{
 
 /// Pages per buffer.
 const PAGES: usize = 16;
-/// The GSP's page size.
-const PAGE: usize = 0x1000;
+/// The GSP's page.
+const PAGE: usize = super::boot::GSP_PAGE;
 /// A buffer's size in bytes.
 pub(crate) const LOG_SIZE: usize = PAGES * PAGE;
 

@@ -33,7 +33,7 @@ use kernel::{
 };
 
 /// The GSP's page size, of the image's pages and of the tables'.
-const PAGE: usize = 0x1000;
+const PAGE: usize = super::boot::GSP_PAGE;
 
 /// `.fwimage` and its radix3 tables, mapped for the device.
 #[pin_data]
@@ -49,18 +49,20 @@ pub(crate) struct Radix3 {
     size: usize,
 }
 
-/// The entries of a table mapping every 4 KiB page of `sgt`'s DMA segments, in order.
+/// The entries of a table mapping every 4 KiB page of `sgt`'s DMA segments, in order, zeroed
+/// to a whole number of pages (the device reads whole pages: none of the kernel's memory
+/// besides the entries).
 fn entries_of(sgt: &SGTable<Owned<VVec<u8>>>) -> Result<VVec<u8>> {
-    let pages: usize = sgt
-        .iter()
-        .map(|e| {
-            usize::try_from(e.dma_len())
-                .unwrap_or(usize::MAX)
-                .div_ceil(PAGE)
-        })
-        .try_fold(0usize, |n, p| n.checked_add(p))
-        .ok_or(EOVERFLOW)?;
-    let mut table = VVec::with_capacity(pages.checked_mul(8).ok_or(EOVERFLOW)?, GFP_KERNEL)?;
+    let mut pages = 0usize;
+    for segment in sgt.iter() {
+        let len = usize::try_from(segment.dma_len())?;
+        pages = pages.checked_add(len.div_ceil(PAGE)).ok_or(EOVERFLOW)?;
+    }
+    let bytes = pages
+        .checked_mul(8)
+        .ok_or(EOVERFLOW)?
+        .next_multiple_of(PAGE);
+    let mut table = VVec::with_capacity(bytes, GFP_KERNEL)?;
     for segment in sgt.iter() {
         let len = usize::try_from(segment.dma_len())?;
         for page in 0..len.div_ceil(PAGE) {
@@ -71,13 +73,18 @@ fn entries_of(sgt: &SGTable<Owned<VVec<u8>>>) -> Result<VVec<u8>> {
             table.extend_from_slice(&address.to_le_bytes(), GFP_KERNEL)?;
         }
     }
+    table.resize(bytes, 0, GFP_KERNEL)?;
     Ok(table)
 }
 
 impl Radix3 {
-    /// Maps `image` for `dev` and builds its tables.
-    pub(crate) fn new(dev: &Device<Bound>, image: VVec<u8>) -> impl PinInit<Self, Error> + '_ {
-        let size = image.len();
+    /// Maps `image` (whole pages, of which `size` bytes are the image) for `dev` and builds its
+    /// tables.
+    pub(crate) fn new(
+        dev: &Device<Bound>,
+        image: VVec<u8>,
+        size: usize,
+    ) -> impl PinInit<Self, Error> + '_ {
         try_pin_init!(Self {
             image <- SGTable::new(dev, image, DataDirection::ToDevice, GFP_KERNEL),
             level2 <- SGTable::new(dev, entries_of(&image)?, DataDirection::ToDevice, GFP_KERNEL),
@@ -85,7 +92,7 @@ impl Radix3 {
                 // Level 0 names one level 1 page: 512 level 2 pages, 1 GiB of image, far more
                 // than any.
                 let table = Some(entries_of(&level2)?)
-                    .filter(|t| t.len() <= PAGE)
+                    .filter(|t| t.len() == PAGE)
                     .ok_or(EFBIG)?;
                 SGTable::new(dev, table, DataDirection::ToDevice, GFP_KERNEL)
             },

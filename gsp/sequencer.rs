@@ -23,7 +23,9 @@ use kernel::{
     prelude::*,
     time::{
         delay::fsleep,
-        Delta, //
+        Delta,
+        Instant,
+        Monotonic, //
     },
 };
 
@@ -49,13 +51,16 @@ pub(crate) mod poll;
 use commands::{
     SeqCmd,
     SeqLimits,
-    Sequence,
-    REG_SAVE_SLOTS, //
+    Sequence, //
 };
 use poll::PollMatch;
 
 /// How long the GSP core may take to halt, and GSP-RM to hand over after its resume.
 const CORE_TIMEOUT: Delta = Delta::from_secs(2);
+
+/// The whole sequence's one deadline, whatever its commands ask: each poll, delay and wait
+/// gets what is left of it.
+const SEQUENCE_BUDGET: Delta = Delta::from_secs(10);
 
 /// What a sequence runs with.
 pub(crate) struct Context<'a> {
@@ -68,14 +73,15 @@ pub(crate) struct Context<'a> {
     pub(crate) app_version: u32,
 }
 
-/// Validates `payload` (a `RUN_CPU_SEQUENCER` message's) and runs its commands.
+/// Validates `payload` (a `RUN_CPU_SEQUENCER` message's) and runs its commands, all within
+/// [`SEQUENCE_BUDGET`].
 pub(crate) fn run(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     ctx: &Context<'_>,
     payload: &Untrusted<[u8]>,
 ) -> Result {
-    let limits = SeqLimits::driver(BAR0_SIZE as u64);
+    let limits = SeqLimits::driver(u64::try_from(BAR0_SIZE)?);
     let sequence = payload
         .validate_ref_against::<Sequence, _>(limits)
         .map_err(|e| {
@@ -83,10 +89,19 @@ pub(crate) fn run(
             EINVAL
         })?;
     let sec2 = Falcon::<Sec2>::new(bar, ctx.chipset);
-    // What REG_STORE reads: kept as read (no decision is made on it).
-    let mut saved: [Option<Untrusted<u32>>; REG_SAVE_SLOTS as usize] = Default::default();
+    let deadline = Instant::<Monotonic>::now() + SEQUENCE_BUDGET;
     for (n, cmd) in sequence.commands().iter().enumerate() {
-        run_one(dev, bar, ctx, &sec2, cmd, &mut saved).inspect_err(|e| {
+        let left = deadline - Instant::<Monotonic>::now();
+        if left.as_nanos() <= 0 {
+            dev_err!(
+                dev,
+                "GSP CPU sequence: past its {} ms at command {}\n",
+                SEQUENCE_BUDGET.as_millis(),
+                n
+            );
+            return Err(ETIMEDOUT);
+        }
+        run_one(dev, bar, ctx, &sec2, cmd, left).inspect_err(|e| {
             dev_err!(
                 dev,
                 "GSP CPU sequence: command {} ({:?}) failed (error {})\n",
@@ -109,13 +124,23 @@ fn offset(addr: u32) -> Result<usize> {
     usize::try_from(addr).map_err(|_| EINVAL)
 }
 
+/// The shorter of `d` and `left`.
+fn within(d: Delta, left: Delta) -> Delta {
+    if d.as_nanos() < left.as_nanos() {
+        d
+    } else {
+        left
+    }
+}
+
+/// Runs one command, its waits within `left`.
 fn run_one(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     ctx: &Context<'_>,
     sec2: &Falcon<'_, Sec2>,
     cmd: &SeqCmd,
-    saved: &mut [Option<Untrusted<u32>>],
+    left: Delta,
 ) -> Result {
     let read = |addr: u32| -> Result<Untrusted<u32>> {
         let at = offset(addr)?;
@@ -129,6 +154,7 @@ fn run_one(
             bar.with(|bar| bar.try_write32(val, at))?
         }
         SeqCmd::RegModify { addr, mask, val } => {
+            // The old value goes back with the mask's bits replaced: nothing is decided on it.
             let at = offset(addr)?;
             bar.with(|bar| -> Result {
                 let old = bar.try_read32(at)?;
@@ -142,66 +168,73 @@ fn run_one(
             timeout_us,
             error,
         } => {
-            let timeout = Delta::from_micros(i64::from(timeout_us));
-            read_poll_timeout(
+            let timeout = within(Delta::from_micros(i64::from(timeout_us)), left);
+            let last = read_poll_timeout(
                 || read(addr),
                 |v| v.validate_ref_against::<PollMatch, _>((mask, val)).is_ok(),
                 Delta::from_micros(10),
                 timeout,
-            )
-            .map(|_| ())
-            .map_err(|_| {
-                let last = read(addr).map(|v| v.validate_ref_against::<PollMatch, _>((mask, val)));
-                if let Ok(Err(e)) = last {
-                    dev_err!(
-                        dev,
-                        "GSP CPU sequence: register {:#x} & {:#x} not {:#x} within {} us: {} (GSP-RM's error {:#x})\n",
-                        addr,
-                        mask,
-                        val,
-                        timeout_us,
-                        e,
-                        error
-                    );
+            );
+            match last {
+                Ok(_) => Ok(()),
+                Err(ETIMEDOUT) => {
+                    if let Ok(Err(e)) =
+                        read(addr).map(|v| v.validate_ref_against::<PollMatch, _>((mask, val)))
+                    {
+                        dev_err!(
+                            dev,
+                            "GSP CPU sequence: register {:#x} & {:#x} not {:#x} within {} us: {} (GSP-RM's error {:#x})\n",
+                            addr,
+                            mask,
+                            val,
+                            timeout.as_micros_ceil(),
+                            e,
+                            error
+                        );
+                    }
+                    Err(ETIMEDOUT)
                 }
-                ETIMEDOUT
-            })
+                Err(e) => Err(e),
+            }
         }
         SeqCmd::DelayUs { us } => {
-            fsleep(Delta::from_micros(i64::from(us)));
+            fsleep(within(Delta::from_micros(i64::from(us)), left));
             Ok(())
         }
-        SeqCmd::RegStore { addr, index } => {
-            let slot = saved.get_mut(usize::try_from(index)?).ok_or(EINVAL)?;
-            *slot = Some(read(addr)?);
-            Ok(())
+        SeqCmd::RegStore { addr, index: _ } => {
+            // GSP-RM's save area is its own: the value is read, as it asks, and not kept.
+            read(addr).map(|_| ())
         }
         SeqCmd::CoreReset => {
             ctx.gsp.reset(ctx.boot0)?;
-            ctx.gsp.dma_to_sysmem(0)
+            ctx.gsp.dma_reset()
         }
         SeqCmd::CoreStart => ctx.gsp.start_cpu(),
         SeqCmd::CoreWaitForHalt => ctx
             .gsp
-            .wait(Cond::Halted, CORE_TIMEOUT)?
+            .wait(Cond::Halted, within(CORE_TIMEOUT, left))?
             .map(|_| ())
             .map_err(|e| {
                 dev_err!(dev, "GSP CPU sequence: GSP core {}\n", e);
                 ETIMEDOUT
             }),
-        SeqCmd::CoreResume => resume(dev, ctx, sec2),
+        SeqCmd::CoreResume => resume(dev, ctx, sec2, within(CORE_TIMEOUT, left)),
     }
 }
 
-/// GSP-RM's resume through SEC2.
-fn resume(dev: &Device<Bound>, ctx: &Context<'_>, sec2: &Falcon<'_, Sec2>) -> Result {
+/// GSP-RM's resume through SEC2, its handover awaited at most `timeout`.
+fn resume(
+    dev: &Device<Bound>,
+    ctx: &Context<'_>,
+    sec2: &Falcon<'_, Sec2>,
+    timeout: Delta,
+) -> Result {
     let gsp = ctx.gsp;
     gsp.reset(ctx.boot0)?;
-    let lo = u32::try_from(ctx.libos & 0xffff_ffff)?;
-    let hi = u32::try_from(ctx.libos >> 32)?;
+    let (lo, hi) = super::chain::halves(ctx.libos);
     gsp.write_mailboxes(lo, hi)?;
     sec2.start_cpu()?;
-    gsp.wait(Cond::Handoff, CORE_TIMEOUT)?.map_err(|e| {
+    gsp.wait(Cond::Handoff, timeout)?.map_err(|e| {
         dev_err!(dev, "GSP-RM's resume: {}\n", e);
         ETIMEDOUT
     })?;

@@ -112,7 +112,10 @@ impl BootChain {
             .map(|u| u.fuse_version)
             .max()
             .unwrap_or(0);
-        Some(if version > 0 { 1 << (version - 1) } else { 0 })
+        Some(match version {
+            0 => 0,
+            v => 1u32.checked_shl(v - 1).unwrap_or(0),
+        })
     }
 
     /// The fuse value `HsUcode::signature` wants for `ucode` on `sec2` (`None` on Turing and

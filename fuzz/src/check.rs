@@ -1296,11 +1296,10 @@ pub fn fuse_version(raw: u32) -> u32 {
 }
 
 /// What FWSEC-SB left, as teardown reads it.
-pub fn sb_outcome(mailbox0: u32, scratch_0e: u32) -> Result<(), String> {
-    Untrusted::new_untrusted(crate::fwsec::outcome::FrtsRegs {
+pub fn sb_outcome(mailbox0: u32, scratch_15: u32) -> Result<(), String> {
+    Untrusted::new_untrusted(crate::fwsec::outcome::SbRegs {
         mailbox0,
-        scratch_0e,
-        wpr2: crate::fb::layout::Wpr2Regs { lo: 0, hi: 0 },
+        scratch_15,
     })
     .validate_ref::<crate::fwsec::outcome::SbDone>()
     .map(|_| ())

@@ -53,6 +53,8 @@ pub const REFUSED: u32 = 0xbad0_f5ec;
 
 /// `NV_PBUS_SW_SCRATCH_0E`: FWSEC-FRTS's error code in bits 31:16.
 pub const NV_PBUS_SW_SCRATCH_0E: u64 = 0x1438;
+/// `NV_PBUS_SW_SCRATCH_15`: FWSEC-SB's error code in bits 15:0 (0: FWSEC-SB never fails here).
+pub const NV_PBUS_SW_SCRATCH_15: u64 = 0x1454;
 
 /// The fuse register arrays of the signature versions (16 ucode ids each).
 pub const NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION: u64 = 0x824100;
@@ -254,6 +256,8 @@ impl Fwsec {
         let fuse = |base: u64| (base..base + 64).contains(&offset);
         if offset == NV_PBUS_SW_SCRATCH_0E {
             Some(self.scratch_0e)
+        } else if offset == NV_PBUS_SW_SCRATCH_15 {
+            Some(0)
         } else if fuse(NV_FUSE_OPT_FPF_GSP_UCODE1_VERSION)
             || fuse(NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION)
             || fuse(NV_FUSE_OPT_FPF_SEC2_UCODE1_VERSION)

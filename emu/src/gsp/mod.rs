@@ -676,6 +676,12 @@ impl Gsp {
             Some((pa, size, _, _)) => Ok((pa, size)),
         };
         let (rm_pa, rm_size) = check("RMARGS", rmargs)?;
+        if booted.is_some() && rm_size % PAGE != 0 {
+            // LIBOS maps whole pages: on silicon a region that is not goes unmapped.
+            return Err(bad(format!(
+                "RMARGS is {rm_size:#x} bytes, not a whole number of pages"
+            )));
+        }
 
         let logs = logs.map(|r| {
             r.and_then(|(pa, size, kind, loc)| {

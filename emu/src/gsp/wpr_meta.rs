@@ -206,12 +206,13 @@ pub fn check(
         ));
     }
     // From the top down: bootloader, ELF, heap, each below the one above it.
-    let boot = v(off::BOOT_BIN_OFFSET)..v(off::BOOT_BIN_OFFSET) + v(off::SIZE_OF_BOOTLOADER);
-    let elf = v(off::FW_OFFSET)..v(off::FW_OFFSET) + v(off::SIZE_OF_RADIX3_ELF);
-    let heap = v(off::HEAP_OFFSET)..v(off::HEAP_OFFSET).saturating_add(v(off::HEAP_SIZE));
+    // What the driver wrote: added without overflowing (a sum past 2^64 is past the FB).
+    let region = |o: usize, s: usize| v(o)..v(o).saturating_add(v(s));
+    let boot = region(off::BOOT_BIN_OFFSET, off::SIZE_OF_BOOTLOADER);
+    let elf = region(off::FW_OFFSET, off::SIZE_OF_RADIX3_ELF);
+    let heap = region(off::HEAP_OFFSET, off::HEAP_SIZE);
     let wpr_start = v(off::WPR_START);
-    let non_wpr =
-        v(off::NON_WPR_HEAP_OFFSET)..v(off::NON_WPR_HEAP_OFFSET) + v(off::NON_WPR_HEAP_SIZE);
+    let non_wpr = region(off::NON_WPR_HEAP_OFFSET, off::NON_WPR_HEAP_SIZE);
     for (name, start) in [
         ("bootBinOffset", boot.start),
         ("gspFwOffset", elf.start),
@@ -236,10 +237,10 @@ pub fn check(
             ));
         }
     }
-    if !HEAP.contains(&(heap.end - heap.start)) {
+    if !HEAP.contains(&(heap.end.saturating_sub(heap.start))) {
         return Err(format!(
             "gspFwHeapSize {:#x} outside {:#x}..={:#x}",
-            heap.end - heap.start,
+            heap.end.saturating_sub(heap.start),
             HEAP.start,
             HEAP.end - 1
         ));
