@@ -246,13 +246,13 @@ pub(crate) fn run_load(
             }
         }
     });
-    ran.or_else(|e| {
+    ran.map_err(|e| {
         // Whatever failed, SEC2 is stopped before the WPR meta and the image may go.
         if sec2.reset(boot0).is_err() {
             dev_err!(dev, "SEC2 cannot be reset after {} failed\n", name);
-            return Err(EBUSY);
+            return EBUSY;
         }
-        Err(e)
+        e
     })
 }
 

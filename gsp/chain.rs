@@ -70,7 +70,6 @@ use crate::{
         radix3::Radix3,
     },
     pci::SystemFacts,
-    untrusted::Untrusted,
 };
 
 /// How long GSP-RM's RISC-V core may take to run once the booter halted.
@@ -105,12 +104,23 @@ pub(crate) fn halves(address: u64) -> (u32, u32) {
     )
 }
 
+/// The booter's input as the firmware files give it.
+struct Images<'a> {
+    /// `.fwimage` in whole pages, `image_size` bytes of them the image.
+    image: VVec<u8>,
+    image_size: usize,
+    bootloader: &'a [u8],
+    /// The bootloader's code, data and manifest offsets.
+    offsets: [u32; 3],
+    signature: &'a [u8],
+}
+
 /// What GSP-RM is given and what the booter reads, all allocated before anything runs.
 fn allocate(
     dev: &Device<Bound>,
     version: FwVersion,
     layout: &FbLayout,
-    files: &mut BootFiles,
+    images: Images<'_>,
 ) -> Result<(Shared, BooterInput)> {
     let (queues, rmargs) = super::boot::queues_and_rmargs(dev, version)?;
     let logs = Arc::new(Logs::new(dev)?, GFP_KERNEL)?;
@@ -135,10 +145,12 @@ fn allocate(
     libos.resize(LIBOS_ARGS_SIZE, 0, GFP_KERNEL)?;
     let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
 
-    let image = core::mem::take(&mut files.image);
-    let radix3 = KBox::pin_init(Radix3::new(dev, image, files.image_size), GFP_KERNEL)?;
-    let bootloader = Coherent::from_slice(dev, &files.bootloader, GFP_KERNEL)?;
-    let signature = Coherent::from_slice(dev, &files.signature, GFP_KERNEL)?;
+    let radix3 = KBox::pin_init(
+        Radix3::new(dev, images.image, images.image_size),
+        GFP_KERNEL,
+    )?;
+    let bootloader = Coherent::from_slice(dev, images.bootloader, GFP_KERNEL)?;
+    let signature = Coherent::from_slice(dev, images.signature, GFP_KERNEL)?;
     let mut meta = KVec::new();
     version.write_wpr_meta(
         &WprMetaArgs {
@@ -146,11 +158,7 @@ fn allocate(
             image_size: u64::try_from(radix3.size())?,
             bootloader: bootloader.dma_address(),
             bootloader_size: u64::try_from(bootloader.len())?,
-            bootloader_offsets: [
-                files.bootloader_code_offset.into(),
-                files.bootloader_data_offset.into(),
-                files.bootloader_manifest_offset.into(),
-            ],
+            bootloader_offsets: images.offsets.map(u64::from),
             signature: signature.dma_address(),
             signature_size: u64::try_from(signature.len())?,
             layout,
@@ -179,7 +187,7 @@ pub(crate) fn start(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     args: ChainArgs<'_>,
-    mut files: BootFiles,
+    files: BootFiles,
     sb: fwsec::Prepared,
 ) -> Result<Gsp> {
     let ChainArgs {
@@ -194,12 +202,20 @@ pub(crate) fn start(
         chipset,
         boot0,
         sb: Some(sb),
-        booter_unload: core::mem::replace(
-            &mut files.booter_unload,
-            Untrusted::new_untrusted(KVVec::new()),
-        ),
+        booter_unload: files.booter_unload,
     };
-    let (shared, mut input) = match allocate(dev, version, layout, &mut files) {
+    let images = Images {
+        image: files.image,
+        image_size: files.image_size,
+        bootloader: &files.bootloader,
+        offsets: [
+            files.bootloader_code_offset,
+            files.bootloader_data_offset,
+            files.bootloader_manifest_offset,
+        ],
+        signature: &files.signature,
+    };
+    let (shared, mut input) = match allocate(dev, version, layout, images) {
         Ok(memory) => memory,
         Err(e) => {
             // Nothing of GSP-RM ran: FWSEC-FRTS's WPR2 alone is undone.

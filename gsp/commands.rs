@@ -491,10 +491,11 @@ mod tests {
 
     #[test]
     fn rmargs_layout_differs_per_version() -> Result {
-        // 535.113.01 has two lockless queue offsets more in MESSAGE_QUEUE_INIT_ARGUMENTS.
-        for (v, size, queue_args) in [
-            (FwVersion::R535_113_01, 80, 48),
-            (FwVersion::R570_144, 72, 32),
+        // 535.113.01 has two lockless queue offsets more in MESSAGE_QUEUE_INIT_ARGUMENTS;
+        // 570.144 has bDmemStack (at 48), which NVIDIA's drivers set.
+        for (v, size, queue_args, dmem_stack) in [
+            (FwVersion::R535_113_01, 80, 48, None),
+            (FwVersion::R570_144, 72, 32, Some(48)),
         ] {
             let mut b = KVec::new();
             v.write_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
@@ -503,8 +504,10 @@ mod tests {
             assert_eq!(u32_at(&b, 8), 129);
             assert_eq!(u64_at(&b, 16), 0x1000);
             assert_eq!(u64_at(&b, 24), 0x41000);
-            // Nothing else is set after the queue arguments.
-            assert!(b[queue_args..].iter().all(|&x| x == 0));
+            // Nothing else is set after the queue arguments, but the DMEM stack flag.
+            for (i, &x) in b.iter().enumerate().skip(queue_args) {
+                assert_eq!(x, u8::from(Some(i) == dmem_stack), "byte {}", i);
+            }
         }
         Ok(())
     }
