@@ -506,7 +506,7 @@ mod tests {
             assert_eq!(u64_at(&b, 24), 0x41000);
             // Nothing else is set after the queue arguments, but the DMEM stack flag.
             for (i, &x) in b.iter().enumerate().skip(queue_args) {
-                assert_eq!(x, u8::from(Some(i) == dmem_stack), "byte {}", i);
+                assert_eq!(x, u8::from(Some(i) == dmem_stack));
             }
         }
         Ok(())
