@@ -38,10 +38,7 @@ use crate::{
     falcon::{
         self,
         sec2::Sec2,
-        state::{
-            Cond,
-            FuseVersion, //
-        },
+        state::FuseVersion,
         Falcon,
         Mem, //
     },
@@ -202,16 +199,7 @@ fn start_and_check(
 ) -> Result {
     sec2.write_mailboxes(mailboxes.0, mailboxes.1)?;
     sec2.start(bootvec, mailboxes.0)?;
-    sec2.wait(Cond::Halted, HALT_TIMEOUT)?.map_err(|e| {
-        dev_err!(
-            dev,
-            "{} did not halt within {} ms: {}\n",
-            name,
-            HALT_TIMEOUT.as_millis(),
-            e
-        );
-        ETIMEDOUT
-    })?;
+    sec2.wait_halted(name, HALT_TIMEOUT)?;
     sec2.mailbox0()?
         .validate_ref::<falcon::state::Succeeded>()
         .map_err(|e| {

@@ -162,6 +162,21 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
         .or_else(|_| self.check(cond))
     }
 
+    /// Waits for the CPU's halt after `name` was started, at most `timeout`: not halted by then
+    /// fails with `ETIMEDOUT` and a line naming it.
+    pub(crate) fn wait_halted(&self, name: &str, timeout: Delta) -> Result {
+        self.wait(Cond::Halted, timeout)?.map(|_| ()).map_err(|e| {
+            dev_err!(
+                self.bar.device(),
+                "{} did not halt within {} ms: {}\n",
+                name,
+                timeout.as_millis(),
+                e
+            );
+            ETIMEDOUT
+        })
+    }
+
     /// Waits for `cond` as part of a sequence, at most `left` of the step's `budget`: not
     /// holding by then fails with `ETIMEDOUT` and a line naming the engine, the step, the
     /// value and the budget.

@@ -205,19 +205,7 @@ fn load_and_run(
         }
     };
     falcon.start(bootvec, 0)?;
-    falcon
-        .wait(Cond::Halted, HALT_TIMEOUT)?
-        .map(|_| ())
-        .map_err(|e| {
-            dev_err!(
-                dev,
-                "{} did not halt within {} ms: {}\n",
-                name,
-                HALT_TIMEOUT.as_millis(),
-                e
-            );
-            ETIMEDOUT
-        })
+    falcon.wait_halted(name, HALT_TIMEOUT)
 }
 
 /// FWSEC made ready to run one command: its image in DMA memory and, on Turing, the generic

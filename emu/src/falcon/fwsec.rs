@@ -403,23 +403,12 @@ impl Fwsec {
             true,
         )?;
         check_dmem(falcon, &self.expected_dmem(frts)?, u.dmem_dst)?;
-        let want = [
-            1,
+        check_brom(
+            falcon,
             u32::from(u.ucode_id),
             u32::from(u.engine_id_mask),
             u.pkc.unwrap_or(0) as u32,
-        ];
-        let names = [
-            "MOD_SEL",
-            "BROM_CURR_UCODE_ID",
-            "BROM_ENGIDMASK",
-            "BROM_PARAADDR",
-        ];
-        for ((name, got), want) in names.iter().zip(falcon.brom()).zip(want) {
-            if got != want {
-                return Err(format!("{name} = {got:#x}, expected {want:#x}"));
-            }
-        }
+        )?;
         if falcon.bootvec() != 0 {
             return Err(format!("BOOTVEC = {:#x}, expected 0", falcon.bootvec()));
         }
@@ -550,6 +539,29 @@ pub(super) fn check_imem(
                 block.data[i],
                 chunk[i]
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the boot ROM registers: MOD_SEL 1 (RSA-3K), the ucode id, the engine id mask and
+/// the signature's DMEM offset.
+pub(super) fn check_brom(
+    falcon: &Falcon,
+    ucode_id: u32,
+    engine_id_mask: u32,
+    paraaddr: u32,
+) -> Result<(), String> {
+    let want = [1, ucode_id, engine_id_mask, paraaddr];
+    let names = [
+        "MOD_SEL",
+        "BROM_CURR_UCODE_ID",
+        "BROM_ENGIDMASK",
+        "BROM_PARAADDR",
+    ];
+    for ((name, got), want) in names.iter().zip(falcon.brom()).zip(want) {
+        if got != want {
+            return Err(format!("{name} = {got:#x}, expected {want:#x}"));
         }
     }
     Ok(())

@@ -28,6 +28,7 @@
 //!   `fuse_version - fuse` (the last one when the fuse reads 0).
 
 use super::fwsec::{
+    check_brom,
     check_dmem,
     check_imem, //
 };
@@ -238,23 +239,12 @@ impl HsUcode {
                     (app_off / BLOCK) as u16,
                     true,
                 )?;
-                let want = [
-                    1,
+                check_brom(
+                    falcon,
                     self.ucode_id,
                     self.engine_id_mask,
                     (self.patch_loc - data_off) as u32,
-                ];
-                let names = [
-                    "MOD_SEL",
-                    "BROM_CURR_UCODE_ID",
-                    "BROM_ENGIDMASK",
-                    "BROM_PARAADDR",
-                ];
-                for ((name, got), want) in names.iter().zip(falcon.brom()).zip(want) {
-                    if got != want {
-                        return Err(format!("{name} = {got:#x}, expected {want:#x}"));
-                    }
-                }
+                )?;
                 if falcon.bootvec() as usize != app_off {
                     return Err(format!(
                         "BOOTVEC = {:#x}, expected {app_off:#x}",
