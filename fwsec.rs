@@ -51,7 +51,6 @@ use crate::{
     falcon::{
         self,
         gsp::Gsp,
-        state::Cond,
         Falcon,
         Mem, //
     },
@@ -369,7 +368,10 @@ pub(crate) fn run_sb(
 #[kunit_tests(nova_core_fwsec)]
 mod tests {
     use super::*;
-    use crate::falcon::state::Holds;
+    use crate::falcon::state::{
+        Cond,
+        Holds, //
+    };
     use image::SignatureVersions;
 
     #[test]
