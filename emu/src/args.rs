@@ -21,7 +21,7 @@ usage: nova-emu --socket PATH [--chipset NAME] [--revision MAJOR.MINOR]
                 [--bar0-size BYTES] [--bar1-size BYTES]
                 [--device-id ID] [--gsp-version VERSION] [--fb-size BYTES]
                 [--firmware-root DIR] [--gsp-fault LIE[@N]] [--record DIR]
-                [--no-gsp | --reduced-boot] [--vbios FILE | --vbios-fault LIE]
+                [--no-gsp] [--vbios FILE | --vbios-fault LIE]
                 [--gfw-delay MS] [--gfw-fault LIE] [--fb-fault LIE]
                 [--fwsec-fault LIE] [--boot-fault LIE] [--trace FILE]
        nova-emu [--chipset NAME] --write-vbios FILE
@@ -60,10 +60,6 @@ Serves an emulated NVIDIA GPU's PCI function to QEMU over vfio-user.
                          src/gsp/fault.rs)
   --record DIR           write every status queue message the GSP posts to
                          DIR/status-<n>.bin (seeds for the fuzzers)
-  --reduced-boot         start GSP-RM from a start of the GSP falcon with
-                         nothing loaded (docs/gsp-reduced-boot.md) instead of
-                         through the booter on SEC2, as silicon does (until
-                         the driver runs the booter)
   --no-gsp               stand in for a real GPU: NVIDIA subsystem ids
                          (10de:0001) and no GSP registers
   --vbios FILE           serve this flash dump (whole, IFR header included,
@@ -174,7 +170,6 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
     let mut list_faults = false;
     let mut help = false;
     let mut no_gsp = false;
-    let mut reduced_boot = false;
     let mut args = args.into_iter();
     while let Some(raw) = args.next() {
         let arg = raw
@@ -186,7 +181,6 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
         };
         match name.as_str() {
             "--list-chipsets" | "--list-gsp-faults" | "--help" | "-h" | "--no-gsp"
-            | "--reduced-boot"
                 if inline.is_some() =>
             {
                 return Err(ArgError(format!("option {name} takes no value")));
@@ -198,12 +192,6 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
                 return Err(ArgError("option --no-gsp given more than once".to_string()));
             }
             "--no-gsp" => no_gsp = true,
-            "--reduced-boot" if reduced_boot => {
-                return Err(ArgError(
-                    "option --reduced-boot given more than once".to_string(),
-                ));
-            }
-            "--reduced-boot" => reduced_boot = true,
             _ => {
                 let Some(&option) = VALUE_OPTIONS.iter().find(|&&o| o == name) else {
                     return Err(if name.starts_with('-') {
@@ -316,7 +304,6 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             ("--firmware-root", firmware_root.is_some()),
             ("--gsp-fault", gsp_fault.is_some()),
             ("--record", record.is_some()),
-            ("--reduced-boot", reduced_boot),
             ("--boot-fault", boot_fault.is_some()),
         ];
         if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
@@ -329,7 +316,6 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, ArgEr
             fb_size,
             fault: gsp_fault,
             record,
-            reduced_boot,
             boot_fault,
             ..GspConfig::default()
         };

@@ -26,8 +26,8 @@ pub const SUBSYSTEM_ID: u16 = 0x0001;
 /// devices), never an NVIDIA board.
 pub const EMULATED_SUBSYSTEM_VENDOR: u16 = 0x1af4;
 
-/// Subsystem id of the emulated GPU, by which the driver allows the reduced
-/// GSP boot.
+/// Subsystem id of the emulated GPU: it names the virtual device, nothing
+/// more (the driver treats it as it treats silicon).
 pub const EMULATED_SUBSYSTEM_ID: u16 = 0x4e56;
 
 /// The subsystem (vendor, device) ids announced: the emulated GPU's, or

@@ -278,19 +278,17 @@ pub struct Device {
     fb: Option<Fb>,
     /// The falcons and FWSEC (with the GSP).
     engines: Option<Engines>,
-    /// FWSEC was started and runs (it never halts).
-    fwsec_running: bool,
     /// `--trace`: every BAR access.
     trace: Option<Trace>,
     counts: Counts,
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
     gsp: Option<Gsp>,
-    /// GSP-RM is to start with these LIBOS arguments (and, started by the booter, this
-    /// version); the GSP's next tick starts it.
-    start_pending: Option<(u64, Option<Version>)>,
-    /// The booter on SEC2 and the package it checks against (Turing to Ada, unless the
-    /// reduced boot was asked for).
+    /// GSP-RM is to start with these LIBOS arguments and this version (the booter started
+    /// it); the GSP's next tick starts it.
+    start_pending: Option<(u64, Version)>,
+    /// The booter on SEC2 and the package it checks against (Turing to Ada, whose FB unit
+    /// is modelled; Hopper and later have no GSP-RM start until the FSP chain).
     chain: Option<BootChain>,
     /// Wakes the GSP thread when the driver rings or starts it.
     kick: std::sync::Arc<Kick>,
@@ -361,7 +359,7 @@ impl Device {
             log.line(&format!("FWSEC: fault {}: {}", lie.name(), lie.describe()));
         }
         let chain = match (&choice.gsp, &fb) {
-            (Some(g), Some(_)) if !g.reduced_boot => {
+            (Some(g), Some(_)) => {
                 let mut say = |line: String| log.line(&line);
                 if let Some(lie) = g.boot_fault {
                     say(format!(
@@ -384,11 +382,12 @@ impl Device {
             gfw: Gfw::new(choice.gfw_delay, choice.gfw_fault),
             fb,
             engines,
-            fwsec_running: false,
             trace: None,
+            // GSP-RM exists where the booter can start it.
             gsp: choice
                 .gsp
                 .clone()
+                .filter(|_| chain.is_some())
                 .map(|g| Gsp::new(choice.chipset, g, log.clone())),
             start_pending: None,
             chain,
@@ -629,7 +628,6 @@ impl Device {
         if let Some(e) = &mut self.engines {
             e.power_on();
         }
-        self.fwsec_running = false;
         self.note_gsp();
     }
 
@@ -642,25 +640,14 @@ impl Device {
         }
     }
 
-    /// Acts on a register write the GSP reacts to. STARTCPU and the doorbell
-    /// only wake the GSP thread (the GSP starts and reads its queue on its
-    /// own time); a falcon reset stops the GSP at once.
+    /// Acts on a register write GSP-RM reacts to. The doorbell only wakes the GSP
+    /// thread (GSP-RM reads its queue on its own time); a falcon reset stops it at
+    /// once.
     fn gsp_event(&mut self, event: GspEvent) {
         let Some(gsp) = &mut self.gsp else {
             return;
         };
         match event {
-            GspEvent::Start => {
-                let Some(e) = &self.engines else {
-                    return;
-                };
-                self.start_pending = Some((
-                    (u64::from(e.gsp.mailbox(1)) << 32) | u64::from(e.gsp.mailbox(0)),
-                    None,
-                ));
-                self.note_gsp();
-                self.kick.kick();
-            }
             GspEvent::Doorbell if !gsp.running() => {
                 self.log.line("GSP: doorbell while stopped (ignored)");
             }
@@ -675,7 +662,7 @@ impl Device {
     }
 
     /// Acts on what a falcon register write asked for: a start (FWSEC played where IMEM holds
-    /// code, today's GSP-RM start on an empty GSP falcon), a reset (which stops what ran), a
+    /// code on the GSP falcon, the booter or the resume on SEC2), a reset (which stops what ran), a
     /// DMA transfer (from guest memory, while bus mastering is on).
     fn falcon_action(&mut self, engine: Engine, action: Action) {
         let bus_master = self.config.command() & PCI_COMMAND_MASTER != 0;
@@ -709,7 +696,6 @@ impl Device {
                          handshake would have nowhere to write)",
                     );
                 }
-                self.fwsec_running = false;
                 self.gsp_event(GspEvent::FalconReset);
                 // A GSP-RM that lies it cannot be stopped keeps its core running.
                 let unstoppable = self.gsp.as_ref().is_some_and(|g| g.unstoppable());
@@ -719,19 +705,19 @@ impl Device {
             }
             (Engine::Sec2, Action::Reset { .. }) => {}
             (Engine::Gsp, Action::Start) if engines.gsp.loaded() => self.play_fwsec(bus_master),
-            (Engine::Gsp, Action::Start) if self.chain.is_some() => {
+            (Engine::Gsp, Action::Start) => {
                 // Silicon: a falcon with nothing in IMEM has nothing to run.
                 self.log
                     .line("GSP falcon: started with nothing loaded: halts at once");
                 engines.gsp.set_halted(true);
             }
-            (Engine::Gsp, Action::Start) => self.gsp_event(GspEvent::Start),
             (Engine::Sec2, Action::Start) if self.chain.is_some() => self.play_sec2(bus_master),
             (Engine::Sec2, Action::Start) => {
-                self.log.line(
-                    "SEC2 falcon: started, but the reduced boot plays nothing on SEC2: halts \
-                     refusing",
-                );
+                self.log.line(&format!(
+                    "SEC2 falcon: started, but the model has no booter for {} (Hopper and \
+                     later boot through the FSP): halts refusing",
+                    self.config_choice.chipset.name
+                ));
                 engines.sec2.set_mailbox(0, crate::falcon::fwsec::REFUSED);
                 engines.sec2.set_halted(true);
             }
@@ -786,10 +772,7 @@ impl Device {
             Sec2Outcome::GspRmStarts { version, libos } => {
                 engines.sec2.set_mailbox(0, 0);
                 engines.sec2.set_halted(true);
-                engines.gsp.set_riscv_active(true);
-                self.start_pending = Some((libos, Some(version)));
-                self.note_gsp();
-                self.kick.kick();
+                self.gsp_rm_starts(libos, version);
             }
             Sec2Outcome::Resume => {
                 let scratch = self.bar0.peek(crate::gsp::sequencer::SCRATCH);
@@ -809,6 +792,28 @@ impl Device {
                 self.note_gsp();
             }
         }
+    }
+
+    /// What `booter_load` does once its checks pass: the GSP's RISC-V core runs, and GSP-RM of
+    /// `version` starts (on the GSP thread's next tick) with the LIBOS arguments at `libos`.
+    fn gsp_rm_starts(&mut self, libos: u64, version: Version) {
+        if let Some(e) = &mut self.engines {
+            e.gsp.set_riscv_active(true);
+        }
+        self.start_pending = Some((libos, version));
+        self.kick.kick();
+    }
+
+    /// The booter's start of GSP-RM, as [`Device::play_sec2`] makes it once `booter_load`
+    /// passed its checks: the GSP model's tests start GSP-RM this way, with the LIBOS
+    /// arguments the GSP falcon's mailboxes hold.
+    #[cfg(test)]
+    pub fn booter_starts_gsp_rm(&mut self, version: Version) {
+        let Some(e) = &self.engines else {
+            return;
+        };
+        let libos = (u64::from(e.gsp.mailbox(1)) << 32) | u64::from(e.gsp.mailbox(0));
+        self.gsp_rm_starts(libos, version);
     }
 
     /// FWSEC was started on the GSP falcon: the model checks and plays it.
@@ -832,7 +837,6 @@ impl Device {
         }) {
             Played::Running => {
                 log.line("FWSEC: runs and never halts");
-                self.fwsec_running = true;
             }
             Played::Sb => {
                 engines.gsp.set_mailbox(0, 0);
@@ -871,13 +875,9 @@ impl Device {
         };
         if let Some((args, booted)) = self.start_pending.take() {
             let code = gsp.start(&mut self.gsp_sysmem(), args, booted);
-            if let Some(e) = &mut self.engines {
-                if booted.is_none() {
-                    e.gsp.set_mailbox(0, code);
-                } else if code != 0 {
-                    // GSP-RM did not come up: its core stops.
-                    e.gsp.set_riscv_active(false);
-                }
+            if let (Some(e), true) = (&mut self.engines, code != 0) {
+                // GSP-RM did not come up: its core stops.
+                e.gsp.set_riscv_active(false);
             }
         } else {
             gsp.tick(&mut self.gsp_sysmem());
@@ -888,8 +888,8 @@ impl Device {
         running
     }
 
-    /// Counts the GSP's starts and stops since they were last looked at, and
-    /// keeps CPUCTL's HALTED bit true to its state.
+    /// Counts GSP-RM's starts and stops since they were last looked at; a stop stops its
+    /// RISC-V core (GSP-RM runs there: the falcon's own CPU state is the falcon model's).
     fn note_gsp(&mut self) {
         let Some(gsp) = &mut self.gsp else {
             return;
@@ -899,40 +899,17 @@ impl Device {
                 Transition::Started => self.counts.gsp_started(),
                 Transition::Stopped(stop) => {
                     self.counts.gsp_stopped(stop.name());
-                    if let (Some(e), Some(_)) = (&mut self.engines, &self.chain) {
-                        // GSP-RM's core stops; an orderly unload says so in mailbox 0
+                    if let Some(e) = &mut self.engines {
+                        // An orderly unload says so in mailbox 0
                         // (LIBOS_INTERRUPT_PROCESSOR_SUSPENDED).
                         e.gsp.set_riscv_active(false);
                         if stop == Stop::Unload {
                             let m = e.gsp.mailbox(0);
                             e.gsp.set_mailbox(0, m | PROCESSOR_SUSPENDED);
                         }
-                        continue;
-                    }
-                    // The reduced boot's stand-in for booter_unload: an orderly unload
-                    // leaves no WPR2 behind, so the driver can bind again.
-                    if let (Stop::Unload, Some(fb)) = (stop, &mut self.fb) {
-                        if fb.wpr2().is_some() {
-                            fb.clear_wpr2();
-                            self.log.line(
-                                "reduced boot: GSP unloaded, WPR2 cleared (booter_unload's work, issue 15)",
-                            );
-                        }
                     }
                 }
             }
-        }
-        if self.chain.is_some() {
-            // GSP-RM runs on the RISC-V core: the falcon's own CPU state is the falcon
-            // model's.
-            return;
-        }
-        let running = gsp.running();
-        // Started but not yet ticked counts as running: the CPU is out of halt; so does
-        // FWSEC that never halts.
-        let halted = !(running || self.start_pending.is_some() || self.fwsec_running);
-        if let Some(e) = &mut self.engines {
-            e.gsp.set_halted(halted);
         }
     }
 
@@ -1195,8 +1172,6 @@ impl DwordSpace for ConfigView<'_> {
 /// A register write the GSP reacts to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum GspEvent {
-    /// NV_PGSP_FALCON_CPUCTL written with STARTCPU.
-    Start,
     /// NV_PGSP_QUEUE_HEAD(0) written.
     Doorbell,
     /// NV_PGSP_FALCON_ENGINE written with RESET.

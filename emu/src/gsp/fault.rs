@@ -3,11 +3,11 @@
 //! Fault injection: the ways the emulated GSP can lie to the driver
 //! (`--gsp-fault LIE[@N]`).
 //!
-//! `N` counts the messages of the conversation the GSP posts after
-//! STARTCPU, from 0: in the driver's reduced boot these are the replies to
+//! `N` counts the messages of the conversation GSP-RM posts after its CPU
+//! sequence's resume, from 0: in the driver's boot these are the replies to
 //! GSP_SET_SYSTEM_INFO (0) and SET_REGISTRY (1), GSP_INIT_DONE (2), the
 //! reply to GET_GSP_STATIC_INFO (3) and to UNLOADING_GUEST_DRIVER (4).
-//! Continuation records and flood events are not counted. Without `@N` the
+//! RUN_CPU_SEQUENCER, continuation records and flood events are not counted. Without `@N` the
 //! lie is told at message 3.
 //!
 //! Every lie is logged (`GSP: fault LIE at message N: ...`) when it is

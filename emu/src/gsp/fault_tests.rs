@@ -48,8 +48,8 @@ fn header_lies_change_one_field_and_keep_the_checksum_right() {
         ("count-unwritten", elem::ELEM_COUNT, 2),
         ("length-huge", r + rpc::LENGTH, 4096 - 48 + 1),
         ("length-short", r + rpc::LENGTH, 31),
-        ("seq-repeat", elem::SEQ_NUM, 2),
-        ("seq-skip", elem::SEQ_NUM, 4),
+        ("seq-repeat", elem::SEQ_NUM, 3),
+        ("seq-skip", elem::SEQ_NUM, 5),
         ("function-unknown", r + rpc::FUNCTION, UNKNOWN_FUNCTION),
         ("reply-function", r + rpc::FUNCTION, function::SET_REGISTRY),
     ];
@@ -62,7 +62,7 @@ fn header_lies_change_one_field_and_keep_the_checksum_right() {
         // The element count lies change how many elements make the message;
         // the checksum covers the one element written.
         assert_eq!(checksum(&msg[..4096]), stored, "{fault}: checksum resealed");
-        assert_eq!(status_write_ptr(&d), 4, "{fault}: one element posted");
+        assert_eq!(status_write_ptr(&d), 5, "{fault}: one element posted");
     }
 }
 
@@ -72,7 +72,7 @@ fn checksum_lie_leaves_everything_else_intact() {
     let msg = raw_next(&d);
     let err = decode(&msg).expect_err("the checksum is wrong");
     assert!(err.contains("checksum"), "{err}");
-    assert_eq!(get_u32(&msg, elem::SEQ_NUM), 3);
+    assert_eq!(get_u32(&msg, elem::SEQ_NUM), 4);
     assert_eq!(
         get_u32(&msg, elem::SIZE_OF + rpc::FUNCTION),
         function::GET_GSP_STATIC_INFO
@@ -85,7 +85,7 @@ fn pointer_lies() {
     assert_eq!(status_write_ptr(&d), 63 + 7);
 
     let d = lie_at_static_info("write-ptr-back");
-    assert_eq!(status_write_ptr(&d), 2, "one behind where the reply began");
+    assert_eq!(status_write_ptr(&d), 3, "one behind where the reply began");
     assert_eq!(raw_next(&d), vec![0u8; 4096], "the reply is not written");
 
     let mut d = lie_at_static_info("read-ptr-range");
@@ -123,7 +123,7 @@ fn flood_fills_the_queue_with_events_before_each_message() {
     let seqs: Vec<u32> = msgs.iter().map(|m| m.seq).collect();
     assert_eq!(
         seqs,
-        (3..34).collect::<Vec<_>>(),
+        (4..35).collect::<Vec<_>>(),
         "consecutive sequence numbers"
     );
     // And again for the next message.
@@ -175,7 +175,11 @@ fn mute_stops_answering_but_keeps_running() {
     let mut d = Driver::lying(Version::R570_144, "mute@0");
     d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 928]);
     assert_eq!(d.start(), 0);
-    assert_eq!(status_write_ptr(&d), 0, "not even GSP_INIT_DONE");
+    assert_eq!(
+        status_write_ptr(&d),
+        1,
+        "RUN_CPU_SEQUENCER, not even GSP_INIT_DONE"
+    );
     assert_eq!(d.get_u32(STATQ_OFF + 0x20), 0, "no command consumed");
     assert!(d.receive().is_empty());
 }
@@ -198,10 +202,11 @@ fn record_writes_every_posted_message() {
             "status-00000.bin",
             "status-00001.bin",
             "status-00002.bin",
-            "status-00003.bin"
+            "status-00003.bin",
+            "status-00004.bin"
         ]
     );
-    let last = std::fs::read(dir.join("status-00003.bin")).expect("read");
+    let last = std::fs::read(dir.join("status-00004.bin")).expect("read");
     let m = decode(&last).expect("a recorded message is the message posted");
     assert_eq!(m.function, function::GET_GSP_STATIC_INFO);
     let _ = std::fs::remove_dir_all(&dir);
@@ -234,7 +239,7 @@ fn stream_posts_events_without_end_and_never_the_reply() {
     assert_eq!(events, 5 * 62);
     // Sequence numbers stay consecutive across ticks.
     let seqs: Vec<u32> = d.receive().iter().map(|m| m.seq).collect();
-    assert_eq!(seqs.first(), Some(&(3 + 5 * 62)));
+    assert_eq!(seqs.first(), Some(&(4 + 5 * 62)));
     // The unload is not answered either.
     d.send(function::UNLOADING_GUEST_DRIVER, &[]);
     assert!(d.receive().iter().all(|m| m.function == FLOOD_EVENT));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Identifying the firmware version the driver loaded: the first 64 KiB of
-//! the `.fwimage` section of each `nvidia/<chip>/gsp/gsp-<version>.bin`
-//! under the firmware root, compared with what the driver put in FWIMAGE.
+//! The sections of the firmware package's ELF files (`nvidia/<chip>/gsp/gsp-<version>.bin`
+//! under the firmware root), which the booter's checks compare with what the driver hands
+//! over ([`super::package`]).
 //!
 //! The ELF64 section table is parsed here by hand, defensively: every
 //! offset and size is checked against the file before it is used.
@@ -12,9 +12,6 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::wire::Version;
-
-/// How much of `.fwimage` the driver hands over (and is compared).
-pub const FWIMAGE_HEAD: usize = 64 << 10;
 
 /// Default firmware root.
 pub const DEFAULT_FIRMWARE_ROOT: &str = "/usr/lib/firmware";
@@ -43,12 +40,6 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
     super::wire::get_u64(b, at)
-}
-
-/// The first `FWIMAGE_HEAD` bytes (fewer if the section is shorter) of the
-/// `.fwimage` section of the ELF64 little-endian file at `path`.
-pub fn fwimage_head(path: &Path) -> Result<Vec<u8>, String> {
-    section(path, ".fwimage", FWIMAGE_HEAD)
 }
 
 /// The first `limit` bytes (fewer if the section is shorter) of the section called `wanted`
@@ -122,48 +113,6 @@ pub fn section(path: &Path, wanted: &str, limit: usize) -> Result<Vec<u8>, Strin
     Err(format!("no {wanted} section"))
 }
 
-/// The `.fwimage` heads of every version present for one chip, loaded once.
-pub struct Firmware {
-    root: PathBuf,
-    chip: &'static str,
-    heads: Option<Vec<(Version, Vec<u8>)>>,
-}
-
-impl Firmware {
-    pub fn new(root: PathBuf, chip: &'static str) -> Self {
-        Firmware {
-            root,
-            chip,
-            heads: None,
-        }
-    }
-
-    /// The heads, loading them on first use; `log` gets one line per file
-    /// that is missing or unusable.
-    pub fn heads(&mut self, log: &mut dyn FnMut(String)) -> &[(Version, Vec<u8>)] {
-        let (root, chip) = (&self.root, self.chip);
-        self.heads.get_or_insert_with(|| {
-            let mut heads = Vec::new();
-            for v in Version::ALL {
-                let path = firmware_path(root, chip, v);
-                match fwimage_head(&path) {
-                    Ok(head) => heads.push((v, head)),
-                    Err(e) => log(format!("GSP: firmware {} not usable: {e}", path.display())),
-                }
-            }
-            heads
-        })
-    }
-
-    /// The version whose `.fwimage` head `fwimage` starts with.
-    pub fn identify(&mut self, fwimage: &[u8], log: &mut dyn FnMut(String)) -> Option<Version> {
-        self.heads(log)
-            .iter()
-            .find(|(_, head)| fwimage.len() >= head.len() && fwimage[..head.len()] == head[..])
-            .map(|&(v, _)| v)
-    }
-}
-
 #[cfg(test)]
 pub mod tests {
     use super::*;
@@ -227,12 +176,16 @@ pub mod tests {
     }
 
     #[test]
-    fn fwimage_head_is_the_first_64_kib_of_the_section() {
+    fn a_section_is_read_whole_or_up_to_its_limit() {
         let dir = temp_dir("fw-head");
-        let big = image(1, FWIMAGE_HEAD + 100);
+        let big = image(1, 0x10100);
         install(&dir, "ga102", Version::R570_144, &big);
-        let head = fwimage_head(&firmware_path(&dir, "ga102", Version::R570_144)).expect("head");
-        assert_eq!(head, big[..FWIMAGE_HEAD]);
+        let path = firmware_path(&dir, "ga102", Version::R570_144);
+        assert_eq!(
+            section(&path, ".fwimage", 0x10000).expect("head"),
+            big[..0x10000]
+        );
+        assert_eq!(section(&path, ".fwimage", usize::MAX).expect("whole"), big);
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -275,40 +228,10 @@ pub mod tests {
         ];
         for (bytes, want) in cases {
             std::fs::write(&path, &bytes).expect("write");
-            let err = fwimage_head(&path).expect_err(want);
+            let err = section(&path, ".fwimage", usize::MAX).expect_err(want);
             assert!(err.contains(want), "{want}: {err}");
         }
-        assert!(fwimage_head(&dir.join("missing")).is_err());
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    #[test]
-    fn identify_picks_the_version_whose_head_matches() {
-        let dir = temp_dir("fw-identify");
-        let a = image(3, 5000);
-        let b = image(4, 5000);
-        install(&dir, "ga102", Version::R535_113_01, &a);
-        install(&dir, "ga102", Version::R570_144, &b);
-        let mut lines = Vec::new();
-        {
-            let mut log = |l: String| lines.push(l);
-            let mut fw = Firmware::new(dir.clone(), "ga102");
-            let mut region = b.clone();
-            region.resize(FWIMAGE_HEAD, 0);
-            assert_eq!(fw.identify(&region, &mut log), Some(Version::R570_144));
-            region[..a.len()].copy_from_slice(&a);
-            assert_eq!(fw.identify(&region, &mut log), Some(Version::R535_113_01));
-            region[10] ^= 0xff;
-            assert_eq!(fw.identify(&region, &mut log), None);
-            // Another chip has no firmware at all.
-            let mut other = Firmware::new(dir.clone(), "tu102");
-            assert_eq!(other.identify(&region, &mut log), None);
-        }
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(
-            lines[0].contains("tu102/gsp/gsp-535.113.01.bin"),
-            "{lines:?}"
-        );
+        assert!(section(&dir.join("missing"), ".fwimage", usize::MAX).is_err());
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The emulated GSP of the reduced boot (docs/gsp-reduced-boot.md): started
-//! by a write of STARTCPU to NV_PGSP_FALCON_CPUCTL, it finds its arguments
-//! through MAILBOX1:MAILBOX0, identifies the firmware version the driver
-//! loaded, then serves the driver's commands over the message queues in
-//! guest memory.
+//! The emulated GSP-RM: started by the booter ([`crate::boot_chain`]) with the
+//! LIBOS arguments the driver left in the GSP falcon's MAILBOX1:MAILBOX0 and the
+//! firmware version the booter ran, it sends its CPU sequence, waits for the core
+//! reset and resume the sequence asks for, then serves the driver's commands
+//! over the message queues in guest memory (docs/gsp-queues.md).
 //!
 //! It runs on its own, as silicon does: the device's GSP thread calls
 //! [`Gsp::tick`] every millisecond (and at once after a doorbell), and every
@@ -13,8 +13,8 @@
 //! running GSP touches guest memory whenever it likes, whatever the driver
 //! does, until it is stopped: by UNLOADING_GUEST_DRIVER once its reply is
 //! posted, by a falcon reset (NV_PGSP_FALCON_ENGINE), by a device reset, or
-//! by a guest memory fault. A stopped GSP touches nothing until the next
-//! STARTCPU. Every guest memory access goes through the device's counted
+//! by a guest memory fault. A stopped GSP touches nothing until the booter
+//! starts it again. Every guest memory access goes through the device's counted
 //! [`Sysmem`].
 
 pub mod clock;
@@ -37,22 +37,18 @@ use crate::guest_mem::{Fault as MemFault, GuestMemError, Sysmem};
 use crate::logger::Logger;
 
 use self::fault::{Fault, Lie};
-use self::firmware::Firmware;
 use self::wire::{
     elem, function, get_u32, get_u64, libos, mq_args, put_u32, put_u64, queue, registry, rx_header,
     tx_header, Version, GPU_NAME_LEN, MAX_ELEMS, MAX_RPC_PAYLOAD, NV_ERR_INVALID_ARGUMENT, PAGE,
 };
 
-/// MAILBOX0 after a start refused because no firmware matched FWIMAGE (or
-/// none is installed for the chip).
-pub const ERR_NO_FIRMWARE_MATCH: u32 = 0xbad0_0001;
-/// MAILBOX0 after a start refused because the LIBOS arguments, RMARGS or
-/// FWIMAGE are missing, malformed or unreadable.
+/// A start refused because the LIBOS arguments or RMARGS are missing,
+/// malformed or unreadable (also SEC2's MAILBOX0 after a refused resume).
 pub const ERR_BAD_ARGUMENTS: u32 = 0xbad0_0002;
-/// MAILBOX0 after a start refused because the shared memory's page table
-/// or queue offsets are not what the contract says.
+/// A start refused because the shared memory's page table or queue offsets
+/// are not what the contract says.
 pub const ERR_BAD_SHARED_MEMORY: u32 = 0xbad0_0003;
-/// MAILBOX0 after a guest memory fault during the start.
+/// A guest memory fault during the start or the resume.
 pub const ERR_FAULT: u32 = 0xbad0_0004;
 
 /// NV_ERR_NOT_SUPPORTED, the reply to functions the GSP does not know.
@@ -71,8 +67,8 @@ const MAX_PAGE_TABLE_ENTRIES: u64 = 1 << 20;
 /// The GSP's configuration (command-line choices).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GspConfig {
-    /// `--gsp-version`: use this version's structures without looking at
-    /// FWIMAGE.
+    /// `--gsp-version`: use this version's structures whatever version the
+    /// booter ran.
     pub forced_version: Option<Version>,
     /// `--fb-size`: fb_length in GspStaticConfigInfo.
     pub fb_size: u64,
@@ -83,9 +79,6 @@ pub struct GspConfig {
     /// `--record DIR`: every status queue message posted is also written to
     /// `DIR/status-<n>.bin` (fuzzing seeds of recorded traffic).
     pub record: Option<PathBuf>,
-    /// `--reduced-boot`: GSP-RM starts from a start of the empty GSP falcon
-    /// (docs/gsp-reduced-boot.md) instead of through the booter.
-    pub reduced_boot: bool,
     /// `--boot-fault`: how the boot chain (the booter, GSP-RM's CPU sequence) lies.
     pub boot_fault: Option<crate::boot_chain::BootLie>,
 }
@@ -98,7 +91,6 @@ impl Default for GspConfig {
             firmware_root: PathBuf::from(firmware::DEFAULT_FIRMWARE_ROOT),
             fault: None,
             record: None,
-            reduced_boot: false,
             boot_fault: None,
         }
     }
@@ -170,11 +162,9 @@ struct Running {
     logs: [Option<(u64, u64)>; 2],
 }
 
-/// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`, the real chain only).
+/// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Seq {
-    /// Started by the reduced boot: there is none.
-    None,
     /// Sent; GSP-RM waits (touching nothing) for its core reset and resume.
     Sent,
     /// Its core was reset; it waits for the resume.
@@ -203,7 +193,6 @@ impl From<GuestMemError> for Halt {
 pub struct Gsp {
     chip: &'static Chipset,
     config: GspConfig,
-    firmware: Firmware,
     state: Option<Running>,
     /// Starts and stops since the device last looked ([`Gsp::take_transitions`]).
     transitions: Vec<Transition>,
@@ -234,7 +223,7 @@ pub enum Stop {
     Fault,
     /// An access refused because bus mastering is off.
     NoBusMaster,
-    /// STARTCPU while it ran: it starts again.
+    /// The booter started it while it ran: it starts again.
     Restart,
 }
 
@@ -256,7 +245,6 @@ impl Gsp {
     pub fn new(chip: &'static Chipset, config: GspConfig, log: Logger) -> Self {
         Gsp {
             chip,
-            firmware: Firmware::new(config.firmware_root.clone(), chip.name),
             config,
             state: None,
             transitions: Vec::new(),
@@ -342,24 +330,18 @@ impl Gsp {
         } else {
             self.halt(
                 Stop::FalconReset,
-                "stopped by a falcon reset; no memory access until STARTCPU",
+                "stopped by a falcon reset; no memory access until the booter starts it again",
             );
         }
     }
 
-    /// A start with the LIBOS arguments at `libos_args`: STARTCPU of the
-    /// reduced boot (`booted` is `None`: the version is found from FWIMAGE),
-    /// or the booter's start of GSP-RM of version `booted`. Returns the value
-    /// for MAILBOX0: 0 once up, an error code when the start is refused.
-    pub fn start(&mut self, mem: &mut Sysmem<'_>, libos_args: u64, booted: Option<Version>) -> u32 {
-        self.halt(Stop::Restart, "STARTCPU while running: restarting");
+    /// The booter's start of GSP-RM of version `booted` with the LIBOS arguments at
+    /// `libos_args`. Returns 0 once GSP-RM sent its CPU sequence, an error code when it
+    /// refuses to start.
+    pub fn start(&mut self, mem: &mut Sysmem<'_>, libos_args: u64, booted: Version) -> u32 {
+        self.halt(Stop::Restart, "started while running: restarting");
         self.line(&format!(
-            "{}, LIBOS arguments at {libos_args:#x}",
-            if booted.is_some() {
-                "started by the booter"
-            } else {
-                "STARTCPU"
-            }
+            "started by the booter, LIBOS arguments at {libos_args:#x}"
         ));
         let running = match self.boot(mem, libos_args, booted) {
             Ok(r) => r,
@@ -370,10 +352,7 @@ impl Gsp {
         };
         self.state = Some(running);
         self.transitions.push(Transition::Started);
-        if booted.is_some() {
-            return self.send_sequence(mem);
-        }
-        self.come_up(mem)
+        self.send_sequence(mem)
     }
 
     /// GSP-RM's first words: a line in LOGINIT, and its CPU sequence; then
@@ -573,7 +552,7 @@ impl Gsp {
             Halt::Stopped => {
                 self.halt(
                     Stop::Unload,
-                    "stopped after UNLOADING_GUEST_DRIVER; no memory access until STARTCPU",
+                    "stopped after UNLOADING_GUEST_DRIVER; no memory access until the booter starts it again",
                 );
                 false
             }
@@ -635,14 +614,13 @@ impl Gsp {
         &mut self,
         mem: &mut Sysmem<'_>,
         libos_args: u64,
-        booted: Option<Version>,
+        booted: Version,
     ) -> Result<Running, (u32, String)> {
         let bad = |msg: String| (ERR_BAD_ARGUMENTS, msg);
         let fault = |e: GuestMemError| (ERR_BAD_ARGUMENTS, e.to_string());
         let mut page = vec![0u8; PAGE as usize];
         mem.read(libos_args, &mut page).map_err(fault)?;
         let mut rmargs = None;
-        let mut fwimage = None;
         let mut logs = [None, None];
         for entry in page.chunks_exact(libos::SIZE_OF) {
             let id8 = get_u64(entry, libos::ID8);
@@ -657,7 +635,6 @@ impl Gsp {
             );
             match id8 {
                 libos::RMARGS if rmargs.is_none() => rmargs = Some(region),
-                libos::FWIMAGE if fwimage.is_none() => fwimage = Some(region),
                 LOGINIT if logs[0].is_none() => logs[0] = Some(region),
                 LOGRM if logs[1].is_none() => logs[1] = Some(region),
                 _ => {}
@@ -676,7 +653,7 @@ impl Gsp {
             Some((pa, size, _, _)) => Ok((pa, size)),
         };
         let (rm_pa, rm_size) = check("RMARGS", rmargs)?;
-        if booted.is_some() && rm_size % PAGE != 0 {
+        if rm_size % PAGE != 0 {
             // LIBOS maps whole pages: on silicon a region that is not goes unmapped.
             return Err(bad(format!(
                 "RMARGS is {rm_size:#x} bytes, not a whole number of pages"
@@ -689,51 +666,12 @@ impl Gsp {
                     .then_some((pa, size))
             })
         });
-        let version = match (self.config.forced_version, booted) {
-            (Some(v), _) => {
+        let version = match self.config.forced_version {
+            Some(v) => {
                 self.line(&format!("firmware version forced to {v}"));
                 v
             }
-            (None, Some(v)) => v,
-            (None, None) => {
-                let (fw_pa, fw_size) = check("FWIMAGE", fwimage)?;
-                let log = self.log.clone();
-                let mut say = |m: String| log.line(&m);
-                let want = self
-                    .firmware
-                    .heads(&mut say)
-                    .iter()
-                    .map(|(_, h)| h.len())
-                    .max();
-                let Some(want) = want else {
-                    return Err((
-                        ERR_NO_FIRMWARE_MATCH,
-                        format!(
-                            "no GSP firmware for {} under {}",
-                            self.chip.name,
-                            self.config.firmware_root.display()
-                        ),
-                    ));
-                };
-                let len = want.min(usize::try_from(fw_size).unwrap_or(usize::MAX));
-                let mut image = vec![0u8; len];
-                mem.read(fw_pa, &mut image).map_err(fault)?;
-                match self.firmware.identify(&image, &mut say) {
-                    Some(v) => {
-                        self.line(&format!("FWIMAGE is {} {v}", self.chip.name));
-                        v
-                    }
-                    None => {
-                        return Err((
-                            ERR_NO_FIRMWARE_MATCH,
-                            format!(
-                                "FWIMAGE ({fw_size:#x} bytes) matches no GSP firmware of {}",
-                                self.chip.name
-                            ),
-                        ))
-                    }
-                }
-            }
+            None => booted,
         };
 
         let args_size = version.mq_init_args_size();
@@ -834,7 +772,7 @@ impl Gsp {
             silent: None,
             bad_read_ptr: false,
             complaint: None,
-            seq: Seq::None,
+            seq: Seq::Sent,
             logs,
         })
     }

@@ -12,7 +12,10 @@ use std::path::{
     PathBuf, //
 };
 
-use super::firmware::section;
+use super::firmware::{
+    firmware_path,
+    section, //
+};
 use super::wire::Version;
 use crate::falcon::hs::HsUcode;
 
@@ -122,7 +125,7 @@ impl Package {
                         RiscvBootloader::parse(&f).map_err(|e| format!("bootloader: {e}"))
                     })?,
                     image: None,
-                    gsp: dir.join(format!("gsp-{}.bin", version.name())),
+                    gsp: firmware_path(root, chip, version),
                     chip,
                 })
             })();

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! End-to-end tests: a test "driver" prepares the reduced boot's memory in
-//! a memfd mapped as guest RAM, talks to the GSP through BAR0 writes on the
-//! [`Device`], and reads the status queue back from the memfd.
+//! End-to-end tests of GSP-RM: a test "driver" prepares the GSP's memory in a
+//! memfd mapped as guest RAM, has the booter start GSP-RM (its checks are
+//! `boot_chain`'s and the integration rows'), plays GSP-RM's CPU sequence,
+//! talks to GSP-RM through BAR0 writes on the [`Device`], and reads the status
+//! queue back from the memfd.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -11,22 +13,26 @@ use std::path::PathBuf;
 use vfio_bindings::bindings::vfio::{VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_CONFIG_REGION_INDEX};
 use vfio_user::DmaMapFlags;
 
-use super::firmware::tests::{image, install, temp_dir};
-use super::firmware::FWIMAGE_HEAD;
+use super::firmware::tests::temp_dir;
 use super::wire::*;
 use super::*;
 use crate::bar0::NV_PGSP_QUEUE_HEAD0;
 use crate::device::tests::ga102_config;
 use crate::device::Device;
-use crate::falcon::{CPUCTL, CPUCTL_HALTED, ENGINE, GSP_BASE, MAILBOX0, MAILBOX1};
+use crate::falcon::{CPUCTL, ENGINE, GSP_BASE, MAILBOX0, MAILBOX1, SEC2_BASE};
 use crate::guest_mem::tests::memfd;
 use crate::logger::MemoryLog;
 
-/// The GSP falcon's registers the reduced boot uses.
+/// The falcon registers the tests use: the GSP's mailboxes (the LIBOS arguments), its reset
+/// and its RISC-V core's state (GA102), SEC2's start and mailbox (the sequence's resume).
 const NV_PGSP_FALCON_MAILBOX0: u64 = GSP_BASE + MAILBOX0;
 const NV_PGSP_FALCON_MAILBOX1: u64 = GSP_BASE + MAILBOX1;
-const NV_PGSP_FALCON_CPUCTL: u64 = GSP_BASE + CPUCTL;
 const NV_PGSP_FALCON_ENGINE: u64 = GSP_BASE + ENGINE;
+const NV_PGSP_RISCV_CPUCTL: u64 = GSP_BASE + 0x1388;
+const RISCV_CPUCTL_ACTIVE: u32 = 1 << 7;
+const NV_PSEC_FALCON_CPUCTL: u64 = SEC2_BASE + CPUCTL;
+const NV_PSEC_FALCON_ENGINE: u64 = SEC2_BASE + ENGINE;
+const NV_PSEC_FALCON_MAILBOX0: u64 = SEC2_BASE + MAILBOX0;
 
 const BAR0: u32 = VFIO_PCI_BAR0_REGION_INDEX;
 
@@ -35,32 +41,11 @@ const BASE: u64 = 0x10_0000;
 const RAM: u64 = 0x20_0000;
 const LIBOS_OFF: u64 = 0;
 const RMARGS_OFF: u64 = 0x1000;
-const FWIMAGE_OFF: u64 = 0x10000;
 const SHM_OFF: u64 = 0x40000;
 /// Page table (1 page) plus two 256 KiB queues.
 const SHM_PAGES: u64 = 1 + 64 + 64;
 pub(super) const CMDQ_OFF: u64 = SHM_OFF + 0x1000;
 pub(super) const STATQ_OFF: u64 = CMDQ_OFF + 0x40000;
-
-fn image_of(v: Version) -> Vec<u8> {
-    image(
-        if v == Version::R535_113_01 {
-            0x35
-        } else {
-            0x70
-        },
-        70000,
-    )
-}
-
-/// A firmware root with fake firmware of both versions for ga102.
-fn firmware_root() -> PathBuf {
-    let dir = temp_dir("gsp-e2e");
-    for v in Version::ALL {
-        install(&dir, "ga102", v, &image_of(v));
-    }
-    dir
-}
 
 pub(super) struct Driver {
     pub(super) dev: Device,
@@ -83,7 +68,7 @@ pub(super) struct Msg {
 }
 
 impl Driver {
-    /// Prepares the memory for `version` (FWIMAGE from its firmware); the
+    /// Prepares the memory for `version`, which the booter will start; the
     /// GSP is configured with `forced`.
     pub(super) fn new(version: Version, forced: Option<Version>) -> Driver {
         Driver::with_fb_size(version, forced, DEFAULT_FB_SIZE)
@@ -108,13 +93,11 @@ impl Driver {
     }
 
     fn with_config(version: Version, configure: impl FnOnce(&mut GspConfig)) -> Driver {
-        let root = firmware_root();
+        // An empty firmware root: the booter's checks are not these tests' concern.
+        let root = temp_dir("gsp-e2e");
         let mut choice = ga102_config();
-        // These tests drive the GSP through the reduced boot's start (docs/gsp-reduced-boot.md);
-        // the booter's start is boot_chain's tests'.
         let mut gsp = GspConfig {
             firmware_root: root.clone(),
-            reduced_boot: true,
             ..GspConfig::default()
         };
         configure(&mut gsp);
@@ -143,14 +126,11 @@ impl Driver {
             stat_rptr: 0,
             root,
         };
-        // LIBOS arguments: RMARGS, FWIMAGE, end.
+        // LIBOS arguments: RMARGS, end.
         let mut libos = vec![0u8; 4096];
-        for (i, (id, off, size)) in [
-            (libos::RMARGS, RMARGS_OFF, 0x1000u64),
-            (libos::FWIMAGE, FWIMAGE_OFF, FWIMAGE_HEAD as u64),
-        ]
-        .into_iter()
-        .enumerate()
+        for (i, (id, off, size)) in [(libos::RMARGS, RMARGS_OFF, 0x1000u64)]
+            .into_iter()
+            .enumerate()
         {
             let e = &mut libos[i * 32..];
             put_u64(e, libos::ID8, id);
@@ -167,7 +147,6 @@ impl Driver {
         put_u64(&mut args, mq_args::CMD_QUEUE_OFFSET, CMDQ_OFF - SHM_OFF);
         put_u64(&mut args, mq_args::STAT_QUEUE_OFFSET, STATQ_OFF - SHM_OFF);
         d.put(RMARGS_OFF, &args);
-        d.put(FWIMAGE_OFF, &image_of(version)[..FWIMAGE_HEAD]);
         // Page table.
         let table: Vec<u8> = (0..SHM_PAGES)
             .flat_map(|i| (BASE + SHM_OFF + i * 4096).to_le_bytes())
@@ -217,12 +196,43 @@ impl Driver {
         u32::from_le_bytes(b)
     }
 
-    pub(super) fn start(&mut self) -> u32 {
+    /// The LIBOS arguments in the GSP falcon's mailboxes, then the booter's start of GSP-RM
+    /// of the driver's version.
+    fn booter_starts(&mut self) {
         self.reg_write(NV_PGSP_FALCON_MAILBOX0, (BASE + LIBOS_OFF) as u32);
         self.reg_write(NV_PGSP_FALCON_MAILBOX1, ((BASE + LIBOS_OFF) >> 32) as u32);
-        self.reg_write(NV_PGSP_FALCON_CPUCTL, 2);
+        let version = self.version;
+        self.dev.booter_starts_gsp_rm(version);
+        // GSP-RM sets its status queue up anew: the driver reads it from its start.
+        self.stat_rptr = 0;
+    }
+
+    /// Starts GSP-RM and plays its CPU sequence as a driver does (the scratch register
+    /// written, the core reset, the resume through SEC2). Returns 0 once GSP-RM is back, the
+    /// code of its refusal otherwise.
+    pub(super) fn start(&mut self) -> u32 {
+        self.booter_starts();
         self.tick();
-        self.reg_read(NV_PGSP_FALCON_MAILBOX0)
+        if !self.dev.gsp().is_some_and(Gsp::running) {
+            let log = self.log();
+            let at = log.rfind("start refused (0x").expect("GSP-RM says why")
+                + "start refused (0x".len();
+            return u32::from_str_radix(&log[at..at + 8], 16).expect("code");
+        }
+        let msgs = self.receive();
+        let got: Vec<(u32, u32)> = msgs.iter().map(|m| (m.seq, m.function)).collect();
+        assert_eq!(
+            got,
+            [(0, function::GSP_RUN_CPU_SEQUENCER)],
+            "{}",
+            self.log()
+        );
+        self.reg_write(super::sequencer::SCRATCH, super::sequencer::SCRATCH_AFTER);
+        self.falcon_reset();
+        self.reg_write(NV_PSEC_FALCON_ENGINE, 1);
+        self.reg_write(NV_PSEC_FALCON_ENGINE, 0);
+        self.reg_write(NV_PSEC_FALCON_CPUCTL, 2);
+        self.reg_read(NV_PSEC_FALCON_MAILBOX0)
     }
 
     pub(super) fn set_phase(&mut self, phase: u32) {
@@ -258,9 +268,9 @@ impl Driver {
         self.reg_write(NV_PGSP_FALCON_ENGINE, 0);
     }
 
-    /// Whether CPUCTL says the GSP is halted.
+    /// Whether the GSP's RISC-V core is stopped (GSP-RM does not run).
     pub(super) fn halted(&mut self) -> bool {
-        self.reg_read(NV_PGSP_FALCON_CPUCTL) & CPUCTL_HALTED != 0
+        self.reg_read(NV_PGSP_RISCV_CPUCTL) & RISCV_CPUCTL_ACTIVE == 0
     }
 
     /// One tick of the GSP thread, which these tests play themselves.
@@ -367,7 +377,8 @@ pub(super) fn boot(d: &mut Driver) {
     assert_eq!(d.start(), 0, "{}", d.log());
     let header = d.get(STATQ_OFF, 32);
     let fields: Vec<u32> = (0..8).map(|i| get_u32(&header, i * 4)).collect();
-    assert_eq!(fields, [0, 0x40000, 0x1000, 63, 3, 1, 0x20, 0x1000]);
+    // RUN_CPU_SEQUENCER, then the two replies and GSP_INIT_DONE.
+    assert_eq!(fields, [0, 0x40000, 0x1000, 63, 4, 1, 0x20, 0x1000]);
     assert_eq!(
         d.get_u32(STATQ_OFF + 0x20),
         2,
@@ -380,12 +391,13 @@ pub(super) fn boot(d: &mut Driver) {
         .collect();
     assert_eq!(
         got,
-        [(0, 72, 0, 0), (1, 73, 0, 0), (2, 0x1001, 0, 0)],
+        [(1, 72, 0, 0), (2, 73, 0, 0), (3, 0x1001, 0, 0)],
         "{}",
         d.log()
     );
     let log = d.log();
-    assert!(log.contains(&format!("FWIMAGE is ga102 {v}")), "{log}");
+    assert!(log.contains("GSP: started by the booter"), "{log}");
+    assert!(log.contains(&format!("GSP: {v} up")), "{log}");
     assert!(log.contains("registry RMSecBusResetEnable = 0x1"), "{log}");
     assert!(
         log.contains("registry RMForcePcieConfigSave = 0x0"),
@@ -404,7 +416,7 @@ fn boot_static_info_and_unload_for_each_version() {
         let msgs = d.receive();
         assert_eq!(msgs.len(), 1);
         let m = &msgs[0];
-        assert_eq!((m.seq, m.function, m.result), (3, 65, 0));
+        assert_eq!((m.seq, m.function, m.result), (4, 65, 0));
         assert_eq!(m.payload.len(), v.static_info_size(), "{v}");
         let at = v.static_info_name_offset();
         let name = &m.payload[at..at + GPU_NAME_LEN];
@@ -423,7 +435,7 @@ fn boot_static_info_and_unload_for_each_version() {
         d.send(function::UNLOADING_GUEST_DRIVER, &[]);
         let msgs = d.receive();
         assert_eq!(msgs.len(), 1);
-        assert_eq!((msgs[0].seq, msgs[0].function, msgs[0].result), (4, 47, 0));
+        assert_eq!((msgs[0].seq, msgs[0].function, msgs[0].result), (5, 47, 0));
         assert!(msgs[0].payload.is_empty());
         assert!(d.dev.gsp().and_then(Gsp::running_version).is_none());
         assert_ne!(d.sysmem(5), (0, 0));
@@ -512,7 +524,7 @@ fn damaged_commands_are_rejected_and_later_ones_served() {
     d.send(function::GET_GSP_STATIC_INFO, &[]);
     let msgs = d.receive();
     assert_eq!(msgs.len(), 1, "{}", d.log());
-    assert_eq!((msgs[0].seq, msgs[0].function), (3, 65));
+    assert_eq!((msgs[0].seq, msgs[0].function), (4, 65));
 }
 
 #[test]
@@ -530,29 +542,6 @@ fn system_info_of_the_other_version_gets_invalid_argument() {
     // It keeps serving, with 570.144's structures.
     d.send(function::GET_GSP_STATIC_INFO, &[]);
     assert_eq!(d.receive()[0].payload.len(), 1656);
-}
-
-#[test]
-fn no_firmware_match_is_an_error_in_mailbox0_and_writes_nothing() {
-    let mut d = Driver::new(Version::R570_144, None);
-    d.put(FWIMAGE_OFF + 123, &[0xee]);
-    d.queue(function::GSP_SET_SYSTEM_INFO, &[0u8; 928]);
-    assert_eq!(d.start(), ERR_NO_FIRMWARE_MATCH);
-    assert_eq!(d.sysmem(0).1, 0, "no write");
-    assert_eq!(d.get_u32(STATQ_OFF + 16), 0);
-    assert!(
-        d.log().contains("matches no GSP firmware of ga102"),
-        "{}",
-        d.log()
-    );
-    d.doorbell();
-    assert!(d.log().contains("doorbell while stopped"));
-
-    // No firmware installed at all: FWIMAGE is not even read.
-    let mut d = Driver::new(Version::R570_144, None);
-    std::fs::remove_dir_all(d.root.join("nvidia")).expect("remove firmware");
-    assert_eq!(d.start(), ERR_NO_FIRMWARE_MATCH);
-    assert_eq!(d.sysmem(0), (1, 0), "only the LIBOS arguments were read");
 }
 
 #[test]
@@ -699,12 +688,10 @@ fn a_slot_that_loses_its_power_stops_even_an_unstoppable_gsp() {
 #[test]
 fn a_start_not_yet_ticked_is_not_halted_and_a_reset_cancels_it() {
     let mut d = Driver::new(Version::R570_144, None);
-    d.reg_write(NV_PGSP_FALCON_MAILBOX0, (BASE + LIBOS_OFF) as u32);
-    d.reg_write(NV_PGSP_FALCON_MAILBOX1, 0);
-    d.reg_write(NV_PGSP_FALCON_CPUCTL, 2);
+    d.booter_starts();
     assert!(
         !d.halted(),
-        "out of halt from STARTCPU on, before its first tick"
+        "the RISC-V core runs from the booter's start on, before GSP-RM's first tick"
     );
     d.falcon_reset();
     assert!(d.halted());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What the GSP side of the reduced boot reads and writes in guest memory,
-//! per firmware version (docs/gsp-reduced-boot.md).
+//! What GSP-RM reads and writes in guest memory, per firmware version
+//! (docs/gsp-queues.md).
 //!
 //! These definitions are written by hand, as byte offsets, and not generated
 //! from the driver's headers, so that a mistake on one side shows up as a
@@ -247,7 +247,6 @@ pub mod libos {
     }
 
     pub const RMARGS: u64 = id8("RMARGS");
-    pub const FWIMAGE: u64 = id8("FWIMAGE");
 }
 
 /// MESSAGE_QUEUE_INIT_ARGUMENTS, at the start of GSP_ARGUMENTS_CACHED. The
@@ -506,7 +505,6 @@ mod tests {
     #[test]
     fn id8_packs_the_first_character_most_significant() {
         assert_eq!(libos::RMARGS, 0x0000_524d_4152_4753);
-        assert_eq!(libos::FWIMAGE, 0x0046_5749_4d41_4745);
         assert_eq!(libos::id8("LOGINIT"), 0x004c_4f47_494e_4954);
     }
 
