@@ -50,7 +50,6 @@ use crate::{
     },
     pci::{
         Bar0Len,
-        EmulatedGpu,
         PciFunction,
         ReportedBar,
         SubsystemIds,
@@ -180,22 +179,6 @@ struct FwsecChain {
     boot0: u32,
 }
 
-/// Whether this build has the emulated GPU's reduced GSP boot: Kconfig's
-/// `NOVA_CORE_OOT_EMULATED_GPU`, which only the project's test builds turn on. Without it a
-/// device claiming the emulator's subsystem ids is treated as silicon.
-const REDUCED_BOOT_BUILT: bool = cfg!(CONFIG_NOVA_CORE_OOT_EMULATED_GPU);
-
-/// Whether the device says it is the project's emulated GPU, the only one the reduced boot may
-/// run on.
-fn is_emulated(pdev: &pci::Device<Core<'_>>) -> bool {
-    Untrusted::new_untrusted(SubsystemIds {
-        vendor: pdev.subsystem_vendor_id(),
-        device: pdev.subsystem_device_id(),
-    })
-    .validate::<EmulatedGpu>()
-    .is_ok()
-}
-
 /// The firmware version forced by the `gsp_version` module parameter, if any.
 fn forced_version(pdev: &pci::Device<Core<'_>>) -> Result<Option<FwVersion>> {
     let major = crate::module_parameters::gsp_version.value();
@@ -253,25 +236,15 @@ impl pci::Driver for NovaCore {
 
             // Before the GSP starts: nothing that can fail comes after it.
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;
-            let emulated = is_emulated(pdev);
             let (gsp, flush) = if let (Some(chain), Some(files)) = (&chain, fw.boot.take()) {
                 // Turing to Ada: the chain through FWSEC and the booter, as silicon needs it.
                 let (gsp, flush) = start_gsp_chain(pdev, &bar, spec, &fw, chain, files)?;
                 (Some(gsp), Some(flush))
-            } else if emulated && REDUCED_BOOT_BUILT {
-                (Some(start_gsp(pdev, &bar, spec, &fw)?), None)
             } else {
-                if emulated {
-                    dev_info!(
-                        pdev,
-                        "emulated GPU, but this build has no reduced GSP boot (CONFIG_NOVA_CORE_OOT_EMULATED_GPU=n): stopping after firmware validation\n"
-                    );
-                } else {
-                    dev_info!(
-                        pdev,
-                        "GSP boot through the FSP not implemented (Hopper and later): stopping after firmware validation\n"
-                    );
-                }
+                dev_info!(
+                    pdev,
+                    "GSP boot through the FSP not implemented (Hopper and later): stopping after firmware validation\n"
+                );
                 (None, None)
             };
 
@@ -343,23 +316,6 @@ fn greet(
             Err(e)
         }
     }
-}
-
-/// Starts the GSP of an emulated Hopper or Blackwell GPU (the reduced boot, until the FSP
-/// chain) and asks for its static information; a GSP that does not come up is stopped before
-/// the error returns.
-fn start_gsp(
-    pdev: &pci::Device<Core<'_>>,
-    bar: &SharedBar0,
-    spec: Spec,
-    fw: &firmware::GspFirmware,
-) -> Result<Gsp> {
-    let facts = system_facts(pdev, &spec)?;
-    enable_dma(pdev, &spec)?;
-    let dev = pdev.as_ref();
-    let gsp = Gsp::boot(dev, bar, spec, fw.version, &fw.image_head, &facts)
-        .inspect_err(|_| clear_master(pdev))?;
-    greet(pdev, bar, fw.version, gsp, || clear_master(pdev))
 }
 
 /// Starts GSP-RM through FWSEC-FRTS and the booter (Turing to Ada, `docs/boot-chain.md`) and

@@ -58,8 +58,6 @@ pub(crate) fn path(chipset: Chipset, kind: FileKind, version: FwVersion) -> Resu
 /// The GSP firmware set chosen for a device: every file present and valid.
 pub(crate) struct GspFirmware {
     pub(crate) version: FwVersion,
-    /// What the reduced boot hands the GSP of its image.
-    pub(crate) image_head: ImageHead,
     /// Size of the GSP image's `.fwimage` (the framebuffer layout's ELF region).
     pub(crate) elf_size: usize,
     /// Size of the bootloader's ucode (the layout's boot region).
@@ -175,32 +173,9 @@ impl Kept {
     }
 }
 
-/// The first bytes of a validated GSP image's `.fwimage`, copied out of the file: validated
-/// data for DMA, made only from a [`GspImage`].
-pub(crate) struct ImageHead(KVVec<u8>);
-
-impl ImageHead {
-    /// Copies the head of `image`'s `.fwimage`.
-    fn copy(image: &GspImage<'_>) -> Result<ImageHead> {
-        let head = &image.image[..image.image.len().min(IMAGE_HEAD)];
-        let mut bytes = KVVec::new();
-        bytes.extend_from_slice(head, GFP_KERNEL)?;
-        Ok(ImageHead(bytes))
-    }
-
-    /// The bytes.
-    pub(crate) fn bytes(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-/// How much of `.fwimage` the driver keeps for the reduced boot.
-pub(crate) const IMAGE_HEAD: usize = 0x10000;
-
 /// Requests and validates every file of `version` for `spec`; logs the first problem (as a
 /// warning).
 fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result<GspFirmware> {
-    let mut image_head = None;
     let mut elf_size = None;
     let mut bootloader_size = None;
     let through_booter = spec.architecture().boots_through_fwsec();
@@ -231,7 +206,6 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
         match validated {
             Validated::Gsp(image) => {
                 elf_size = Some(image.image.len());
-                image_head = Some(ImageHead::copy(&image)?);
             }
             Validated::Bin(bin) if kind == FileKind::Bootloader => {
                 bootloader_size = Some(bin.data_size)
@@ -241,9 +215,7 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     }
     // Every architecture's file list has the GSP image and the bootloader, and each validates
     // as its kind: a set without them is the driver's mistake, said in one line.
-    let (Some(image_head), Some(elf_size), Some(bootloader_size)) =
-        (image_head, elf_size, bootloader_size)
-    else {
+    let (Some(elf_size), Some(bootloader_size)) = (elf_size, bootloader_size) else {
         dev_err!(
             dev,
             "GSP firmware {}: no GSP image or bootloader among its files\n",
@@ -265,7 +237,6 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     };
     Ok(GspFirmware {
         version,
-        image_head,
         elf_size,
         bootloader_size,
         boot,

@@ -28,6 +28,7 @@ pub(crate) mod radix3;
 pub(crate) mod replies;
 pub(crate) mod sequencer;
 pub(crate) mod shared;
+pub(crate) mod teardown;
 pub(crate) mod wpr;
 
 use crate::pci::SystemFacts;

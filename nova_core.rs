@@ -77,13 +77,10 @@ kernel_display!(
     gsp::sequencer::poll::PollMismatch,
     gsp::bench::request::BadRequest,
     gsp::msgq::MsgError,
-    gsp::replies::NotHalted,
-    gsp::replies::StartRefused,
     gsp::replies::StaticInfoError,
     gsp::sequencer::commands::SeqError,
     pci::BarError,
     pci::FactsError,
-    pci::NotEmulated,
     vbios::Vbios<'_>,
     vbios::VbiosError,
 );

@@ -25,12 +25,6 @@ pub(crate) const BAR0_SIZE: usize = 0x100_0000;
 /// NVIDIA's PCI vendor id.
 const VENDOR_NVIDIA: u16 = 0x10de;
 
-/// PCI subsystem vendor of the emulated GPU (Red Hat, Inc.: QEMU's virtual devices; never on an
-/// NVIDIA board).
-const EMU_SUBSYSTEM_VENDOR: u16 = 0x1af4;
-/// PCI subsystem device of the emulated GPU.
-const EMU_SUBSYSTEM_DEVICE: u16 = 0x4e56;
-
 /// Why a BAR the driver needs is unusable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BarError {
@@ -81,32 +75,6 @@ impl Validator<Untrusted<u64>> for Bar0Len {
 pub(crate) struct SubsystemIds {
     pub(crate) vendor: u16,
     pub(crate) device: u16,
-}
-
-/// The device says it is the project's emulated GPU, the only one the reduced boot may run on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct EmulatedGpu;
-
-/// Not the emulated GPU: silicon, or anything else.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct NotEmulated;
-
-impl fmt::Display for NotEmulated {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not the emulated GPU (PCI subsystem other than 1af4:4e56)")
-    }
-}
-
-impl Validator<Untrusted<SubsystemIds>> for EmulatedGpu {
-    type Err = NotEmulated;
-
-    fn validate(ids: SubsystemIds) -> Result<EmulatedGpu, NotEmulated> {
-        if ids.vendor == EMU_SUBSYSTEM_VENDOR && ids.device == EMU_SUBSYSTEM_DEVICE {
-            Ok(EmulatedGpu)
-        } else {
-            Err(NotEmulated)
-        }
-    }
 }
 
 /// One memory BAR as reported: its bus address (the PCI core's) and length (the device's).
@@ -249,17 +217,6 @@ mod tests {
         assert_eq!(check(0xff_ffff), Err(BarError::Bar0TooSmall(0xff_ffff)));
         assert_eq!(check(0x100_0000), Ok(Bar0Len(0x100_0000)));
         assert_eq!(check(1 << 31), Ok(Bar0Len(1 << 31)));
-    }
-
-    #[test]
-    fn only_the_emulators_subsystem_ids_are_emulated() {
-        let check = |vendor, device| {
-            Untrusted::new_untrusted(SubsystemIds { vendor, device }).validate::<EmulatedGpu>()
-        };
-        assert_eq!(check(0x1af4, 0x4e56), Ok(EmulatedGpu));
-        assert_eq!(check(0x10de, 0x4e56), Err(NotEmulated));
-        assert_eq!(check(0x1af4, 0x1100), Err(NotEmulated));
-        assert_eq!(check(0x1043, 0x87b3), Err(NotEmulated));
     }
 
     #[test]

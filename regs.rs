@@ -64,31 +64,6 @@ impl IdRegs {
 }
 
 register! {
-    /// GSP falcon mailbox 0: the reduced boot's LIBOS arguments address (low half) from the
-    /// driver; 0 or an error code from the GSP.
-    pub(crate) NV_PGSP_FALCON_MAILBOX0(u32) @ 0x00110040 {
-        31:0    value;
-    }
-
-    /// GSP falcon mailbox 1: the LIBOS arguments address (high half).
-    pub(crate) NV_PGSP_FALCON_MAILBOX1(u32) @ 0x00110044 {
-        31:0    value;
-    }
-
-    /// GSP falcon CPU control.
-    pub(crate) NV_PGSP_FALCON_CPUCTL(u32) @ 0x00110100 {
-        /// The falcon's CPU is halted (or was never started).
-        4:4     halted => bool;
-        /// Starts the falcon's CPU.
-        1:1     startcpu;
-    }
-
-    /// GSP falcon engine control.
-    pub(crate) NV_PGSP_FALCON_ENGINE(u32) @ 0x001103c0 {
-        /// Holds the falcon in reset while set; the GSP stops at once.
-        0:0     reset => bool;
-    }
-
     /// Command queue doorbell: written after the command queue's write pointer moved.
     pub(crate) NV_PGSP_QUEUE_HEAD(u32) @ 0x00110c00 {
         31:0    address;

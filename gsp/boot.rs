@@ -3,11 +3,8 @@
 //! A started GSP: the memory it was given, the waits for its messages, the RPCs the driver
 //! makes once it is up, and its stop on every way out.
 //!
-//! Turing to Ada start GSP-RM through FWSEC and the booter ([`super::chain`]); their stop is
-//! the chain's teardown ([`Teardown`]: FWSEC-SB, `booter_unload`). Hopper and later, whose FSP
-//! chain is issue 17, have the reduced boot of the emulated GPU only ([`Gsp::boot`],
-//! `docs/gsp-reduced-boot.md`), stopped by a falcon reset; the probe keeps it off real GPUs
-//! (`pci::EmulatedGpu`).
+//! GSP-RM starts through FWSEC and the booter ([`super::chain`], Turing to Ada); its stop is
+//! the chain's teardown ([`Teardown`]: FWSEC-SB, `booter_unload`).
 
 use kernel::{
     device::{
@@ -15,10 +12,7 @@ use kernel::{
         Device, //
     },
     dma::Coherent,
-    io::{
-        poll::read_poll_timeout,
-        Io, //
-    },
+    io::Io,
     prelude::*,
     sync::Arc,
     time::{
@@ -39,23 +33,16 @@ use crate::{
         state::Cond,
         Falcon, //
     },
-    fb::layout::Wpr2,
-    firmware::{
-        FwVersion,
-        ImageHead, //
-    },
+    firmware::FwVersion,
     gpu::{
-        Chipset,
         SameGpu,
         Spec, //
     },
     gsp::{
         chain::BooterInput,
         commands::{
-            write_libos_args,
             Command,
             GetGspStaticInfo,
-            LibosRegion,
             SetRegistry,
             SetSystemInfo,
             UnloadingGuestDriver,
@@ -64,12 +51,9 @@ use crate::{
         logs::Logs,
         msgq::MsgError,
         queues::Queues,
-        replies::{
-            Halted,
-            StartAnswer,
-            StaticInfo, //
-        },
+        replies::StaticInfo,
         shared::CoherentMemory,
+        teardown::Teardown,
         Function,
     },
     pci::SystemFacts,
@@ -83,12 +67,9 @@ pub(crate) const INIT_TIMEOUT: Delta = Delta::from_secs(10);
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
 /// How long the GSP may take to acknowledge `UNLOADING_GUEST_DRIVER`.
 const UNLOAD_TIMEOUT: Delta = Delta::from_secs(2);
-/// How long the falcon may take to halt once reset.
-const HALT_TIMEOUT: Delta = Delta::from_millis(100);
 /// How often a wait that finds the status queue empty checks the device itself: that the GPU
-/// is still there (a removed device reads all ones on PCIe, zeros under QEMU) and, while the
-/// GSP starts, that it did not refuse to. Replies normally come well within one interval, so
-/// the message path does not pay for it.
+/// is still there (a removed device reads all ones on PCIe, zeros under QEMU). Replies
+/// normally come well within one interval, so the message path does not pay for it.
 const CHECK_INTERVAL: Delta = Delta::from_millis(10);
 
 /// Packs a LIBOS region name the way the firmware reads it: first character most significant.
@@ -140,10 +121,8 @@ pub(crate) struct Shared {
     queues: Queues<CoherentMemory>,
     rmargs: Coherent<[u8]>,
     libos: Coherent<[u8]>,
-    /// The reduced boot's image head.
-    fwimage: Option<Coherent<[u8]>>,
-    /// GSP-RM's log buffers (the chain through the booter), shared with debugfs; leaked with
-    /// the rest, this reference keeps them allocated for good.
+    /// GSP-RM's log buffers, shared with debugfs; leaked with the rest, this reference keeps
+    /// them allocated for good.
     logs: Option<Arc<Logs>>,
     /// What the booter reads, until `GSP_INIT_DONE`.
     booter_input: Option<BooterInput>,
@@ -160,7 +139,6 @@ impl Shared {
             queues,
             rmargs,
             libos,
-            fwimage: None,
             logs,
             booter_input: None,
         }
@@ -172,21 +150,10 @@ impl Shared {
             self.queues.into_memory(),
             self.rmargs,
             self.libos,
-            self.fwimage,
             self.logs,
             self.booter_input,
         ));
     }
-}
-
-/// What teardown runs once GSP-RM stopped, on the chain through the booter: FWSEC-SB (the GSP
-/// falcon back to its state before GSP-RM) and `booter_unload` (WPR2 cleared), both prepared
-/// at probe, while the VBIOS and the firmware files were at hand.
-pub(crate) struct Teardown {
-    pub(crate) chipset: Chipset,
-    pub(crate) boot0: u32,
-    pub(crate) sb: Option<crate::fwsec::Prepared>,
-    pub(crate) booter_unload: Untrusted<KVVec<u8>>,
 }
 
 /// A started GSP: its queues and the memory it was given.
@@ -202,13 +169,13 @@ pub(crate) struct Gsp {
     owed: Owed,
     /// Taken when the GSP is dropped: freed if `halted`, leaked otherwise.
     shared: Option<Shared>,
-    /// The GSP was seen stopped (the reduced boot: its falcon halted after its reset; the
-    /// chain: GSP-RM's RISC-V core idle after FWSEC-SB): it touches nothing any more.
+    /// GSP-RM was seen stopped (its RISC-V core idle after FWSEC-SB): it touches nothing any
+    /// more.
     halted: bool,
     /// The GSP refused to start (it never ran), or the GPU is gone: asking it to unload is
     /// pointless.
     unreachable: bool,
-    /// The chain through the booter's teardown (`None`: the reduced boot's falcon reset).
+    /// What stops GSP-RM and undoes WPR2; taken by [`Gsp::shutdown`].
     teardown: Option<Teardown>,
     /// Something that reads the GSP's memory could not be stopped (SEC2 running the booter):
     /// the memory is leaked whatever the teardown finds.
@@ -260,85 +227,6 @@ pub(crate) fn queues_and_rmargs(
 }
 
 impl Gsp {
-    /// Runs the reduced boot: lays out the queues and the boot arguments, queues
-    /// `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`, starts the GSP and waits for `GSP_INIT_DONE`.
-    /// A GSP that does not come up is stopped ([`Gsp::shutdown`]) before the error returns.
-    pub(crate) fn boot(
-        dev: &Device<Bound>,
-        bar: &SharedBar0,
-        spec: Spec,
-        version: FwVersion,
-        fwimage_head: &ImageHead,
-        facts: &SystemFacts,
-    ) -> Result<Gsp> {
-        let (queues, rmargs) = queues_and_rmargs(dev, version)?;
-        let fwimage = Coherent::from_slice(dev, fwimage_head.bytes(), GFP_KERNEL)?;
-
-        let mut libos = KVec::new();
-        write_libos_args(
-            &[
-                LibosRegion {
-                    id8: libos_id8("RMARGS"),
-                    address: rmargs.dma_address(),
-                    size: u64::try_from(rmargs.len())?,
-                },
-                LibosRegion {
-                    id8: libos_id8("FWIMAGE"),
-                    address: fwimage.dma_address(),
-                    size: u64::try_from(fwimage.len())?,
-                },
-            ],
-            &mut libos,
-        )?;
-        // One page, as the GSP reads it; more entries than fit would be cut off silently.
-        if libos.len() > LIBOS_ARGS_SIZE {
-            return Err(EOVERFLOW);
-        }
-        libos.resize(LIBOS_ARGS_SIZE, 0, GFP_KERNEL)?;
-        let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
-
-        let args = libos.dma_address();
-        let args_low = u32::try_from(args & 0xffff_ffff)?;
-        let args_high = u32::try_from(args >> 32)?;
-        let mut shared = Shared::new(queues, rmargs, libos, None);
-        shared.fwimage = Some(fwimage);
-        let mut gsp = Gsp {
-            spec,
-            version,
-            owed: Owed::default(),
-            shared: Some(shared),
-            halted: false,
-            unreachable: false,
-            teardown: None,
-            pinned: false,
-        };
-        gsp.queue_boot_commands(facts)?;
-
-        bar.with(|bar| {
-            bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX0::from_raw(args_low));
-            bar.write_reg(regs::NV_PGSP_FALCON_MAILBOX1::from_raw(args_high));
-            bar.write_reg(regs::NV_PGSP_FALCON_CPUCTL::zeroed().with_const_startcpu::<1>());
-        })?;
-        let started = Instant::<Monotonic>::now();
-
-        if let Err(e) = gsp.wait_for(
-            dev,
-            bar,
-            version.function(Function::InitDone),
-            INIT_TIMEOUT,
-            Some(args_low),
-        ) {
-            gsp.shutdown(dev, bar);
-            return Err(e);
-        }
-        dev_dbg!(
-            dev,
-            "GSP_INIT_DONE {} ms after STARTCPU\n",
-            started.elapsed().as_millis()
-        );
-        Ok(gsp)
-    }
-
     /// A GSP about to be started through the booter, with its memory and its teardown.
     pub(crate) fn new(spec: Spec, version: FwVersion, shared: Shared, teardown: Teardown) -> Gsp {
         Gsp {
@@ -393,16 +281,15 @@ impl Gsp {
         }
     }
 
-    /// Waits for `GSP_INIT_DONE` (`starting`: what MAILBOX0 must keep while the GSP starts).
+    /// Waits for `GSP_INIT_DONE`.
     pub(crate) fn wait_init_done(
         &mut self,
         dev: &Device,
         bar: &SharedBar0,
         timeout: Delta,
-        starting: Option<u32>,
     ) -> Result {
         let f = self.version.function(Function::InitDone);
-        self.wait_for(dev, bar, f, timeout, starting).map(|_| ())
+        self.wait_for(dev, bar, f, timeout).map(|_| ())
     }
 
     /// Waits for GSP-RM's CPU sequence and carries it out.
@@ -416,7 +303,7 @@ impl Gsp {
         app_version: u32,
     ) -> Result {
         let f = self.version.function(Function::RunCpuSequencer);
-        let payload = self.wait_for(dev, bar, f, INIT_TIMEOUT, None)?;
+        let payload = self.wait_for(dev, bar, f, INIT_TIMEOUT)?;
         let ctx = super::sequencer::Context {
             chipset: self.spec.chipset,
             boot0,
@@ -447,16 +334,14 @@ impl Gsp {
     /// Replies to commands sent earlier without waiting must come first, in order; other events
     /// are skipped (and counted in one debug line). A reply nobody asked for ends the wait with
     /// an error, as does a failed reply, a message that does not validate, or a failed
-    /// [`Gsp::check_device`]. `starting` is, while the GSP starts, what the driver wrote to
-    /// MAILBOX0 (where the GSP answers the start). The wait has one deadline, `timeout`, and
-    /// checks the device every [`CHECK_INTERVAL`], however many messages keep coming.
+    /// [`Gsp::check_device`]. The wait has one deadline, `timeout`, and checks the device every
+    /// [`CHECK_INTERVAL`], however many messages keep coming.
     fn wait_for(
         &mut self,
         dev: &Device,
         bar: &SharedBar0,
         function: u32,
         timeout: Delta,
-        starting: Option<u32>,
     ) -> Result<Untrusted<KVec<u8>>> {
         let start = Instant::<Monotonic>::now();
         let mut next_check = CHECK_INTERVAL;
@@ -464,7 +349,7 @@ impl Gsp {
         let result = loop {
             let waited = start.elapsed();
             if waited >= next_check {
-                if let Err(e) = self.check_device(dev, bar, function, starting) {
+                if let Err(e) = self.check_device(dev, bar, function) {
                     break Err(e);
                 }
                 next_check = waited + CHECK_INTERVAL;
@@ -528,16 +413,9 @@ impl Gsp {
         result
     }
 
-    /// Checks that waiting still makes sense: the GPU still identifies as the one probed, and a
-    /// starting GSP (`starting`: what the driver wrote to MAILBOX0) has not refused to start.
-    /// Either failure makes the GSP unreachable.
-    fn check_device(
-        &mut self,
-        dev: &Device,
-        bar: &SharedBar0,
-        function: u32,
-        starting: Option<u32>,
-    ) -> Result {
+    /// Checks that waiting still makes sense: the GPU still identifies as the one probed. A GPU
+    /// gone makes the GSP unreachable.
+    fn check_device(&mut self, dev: &Device, bar: &SharedBar0, function: u32) -> Result {
         if let Err(gone) = bar
             .with(read_id)?
             .validate_ref_against::<SameGpu, _>(self.spec)
@@ -545,19 +423,6 @@ impl Gsp {
             dev_err!(dev, "GPU gone: {} (waiting for {:#x})\n", gone, function);
             self.unreachable = true;
             return Err(ENODEV);
-        }
-        if let Some(written) = starting {
-            // The GSP answers STARTCPU in MAILBOX0.
-            if let Err(refused) = Untrusted::new_untrusted(
-                bar.with(|bar| bar.read(regs::NV_PGSP_FALCON_MAILBOX0))?
-                    .into_raw(),
-            )
-            .validate_ref_against::<StartAnswer, _>(written)
-            {
-                dev_err!(dev, "GSP refused to start: {}\n", refused);
-                self.unreachable = true;
-                return Err(EIO);
-            }
         }
         Ok(())
     }
@@ -577,7 +442,7 @@ impl Gsp {
             Error::from(e)
         })?;
         bar.with(|bar| bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed()))?;
-        let reply = self.wait_for(dev, bar, f, timeout, None)?;
+        let reply = self.wait_for(dev, bar, f, timeout)?;
         let validated = C::reply(version, &reply).map_err(|e| {
             dev_err!(dev, "{} reply rejected: {}\n", C::NAME, e);
             EIO
@@ -599,9 +464,9 @@ impl Gsp {
     }
 
     /// Stops the GSP, on every way out once it was started: asks it to unload (unless it is
-    /// unreachable), then stops it whatever the answer: through the booter's teardown
-    /// ([`Gsp::teardown`]), or with the reduced boot's falcon reset. Seen stopped, the GSP's
-    /// memory is freed as `self` goes; otherwise it is leaked, and the log says so.
+    /// unreachable) and waits for its suspend, then stops it whatever the answer through the
+    /// chain's teardown ([`Teardown::run`]). Seen stopped, the GSP's memory is freed as `self`
+    /// goes; otherwise it is leaked, and the log says so.
     pub(crate) fn shutdown(mut self, dev: &Device<Bound>, bar: &SharedBar0) {
         if !self.unreachable {
             if let Err(e) = self.unload(dev, bar) {
@@ -612,127 +477,16 @@ impl Gsp {
                 );
             }
         }
+        if !self.unreachable {
+            // GSP-RM says it suspended (it cleared nothing else: the driver zeroed the mailbox
+            // once GSP-RM was up).
+            let falcon = Falcon::<GspEngine>::new(bar, self.spec.chipset);
+            if let Ok(Err(e)) = falcon.wait(Cond::Suspended, UNLOAD_TIMEOUT) {
+                dev_warn!(dev, "GSP-RM did not suspend: {}\n", e);
+            }
+        }
         if let Some(teardown) = self.teardown.take() {
-            if !self.unreachable {
-                // GSP-RM says it suspended (it cleared nothing else: the driver zeroed the
-                // mailbox once GSP-RM was up).
-                let falcon = Falcon::<GspEngine>::new(bar, teardown.chipset);
-                if let Ok(Err(e)) = falcon.wait(Cond::Suspended, UNLOAD_TIMEOUT) {
-                    dev_warn!(dev, "GSP-RM did not suspend: {}\n", e);
-                }
-            }
             self.halted = teardown.run(dev, bar, self.unreachable);
-            return;
         }
-        let reset = |on| {
-            bar.with(|bar| bar.write_reg(regs::NV_PGSP_FALCON_ENGINE::zeroed().with_reset(on)))
-        };
-        let cpuctl = || bar.with(|bar| bar.read(regs::NV_PGSP_FALCON_CPUCTL).into_raw());
-        let halted = |raw: u32| Untrusted::new_untrusted(raw).validate_ref::<Halted>();
-        let last = reset(true)
-            .and_then(|()| {
-                fsleep(Delta::from_micros(10));
-                reset(false)
-            })
-            .and_then(|()| {
-                read_poll_timeout(
-                    cpuctl,
-                    |&raw| halted(raw).is_ok(),
-                    Delta::from_micros(100),
-                    HALT_TIMEOUT,
-                )
-                .or_else(|_| cpuctl())
-            });
-        match last.map(halted) {
-            Ok(Ok(Halted)) => {
-                self.halted = true;
-                dev_dbg!(dev, "GSP stopped: falcon halted after its reset\n");
-            }
-            Ok(Err(still)) => dev_err!(
-                dev,
-                "GSP not seen halted after a falcon reset ({}): its memory is leaked, not freed\n",
-                still
-            ),
-            Err(e) => dev_err!(
-                dev,
-                "GSP not reset: BAR0 unreachable (error {}): its memory is leaked, not freed\n",
-                e.to_errno()
-            ),
-        }
-    }
-}
-
-impl Teardown {
-    /// Stops GSP-RM and undoes WPR2: FWSEC-SB (which resets the GSP falcon: its RISC-V core
-    /// stops; a plain reset if it cannot run), the core read as stopped, then `booter_unload`,
-    /// which clears WPR2 (only under a stopped GSP-RM, and only when WPR2 is set), and WPR2 read
-    /// as cleared. `never_started`: GSP-RM never ran (FWSEC-FRTS's WPR2 alone to undo). Returns
-    /// whether GSP-RM is seen stopped (its memory may go).
-    pub(crate) fn run(self, dev: &Device<Bound>, bar: &SharedBar0, never_started: bool) -> bool {
-        let falcon = Falcon::<GspEngine>::new(bar, self.chipset);
-        let sb = match self.sb {
-            Some(sb) => crate::fwsec::run_sb(dev, bar, self.chipset, self.boot0, sb),
-            None => Err(ENOENT),
-        };
-        if sb.is_err() {
-            // FWSEC-SB did not run: the GSP falcon is reset all the same, GSP-RM stops.
-            if let Err(e) = falcon.reset(self.boot0) {
-                dev_err!(dev, "GSP falcon not reset (error {})\n", e.to_errno());
-            }
-        }
-        let stopped = match falcon.check(falcon.riscv_idle()) {
-            Ok(Ok(_)) => true,
-            Ok(Err(e)) => {
-                dev_err!(
-                    dev,
-                    "GSP-RM not seen stopped ({}): its memory is leaked, not freed\n",
-                    e
-                );
-                false
-            }
-            Err(e) => {
-                dev_err!(
-                    dev,
-                    "GSP-RM not seen stopped: BAR0 unreachable (error {}): its memory is leaked, not freed\n",
-                    e.to_errno()
-                );
-                false
-            }
-        };
-        if stopped && !never_started {
-            dev_dbg!(dev, "GSP stopped: RISC-V core idle after FWSEC-SB\n");
-        }
-        match crate::fb::wpr2(bar) {
-            Ok(Wpr2::Set(_)) if stopped => {
-                match crate::booter::run_unload(
-                    dev,
-                    bar,
-                    self.chipset,
-                    self.boot0,
-                    &self.booter_unload,
-                ) {
-                    Err(e) => dev_err!(dev, "booter_unload failed (error {})\n", e.to_errno()),
-                    Ok(()) => match crate::fb::wpr2(bar) {
-                        Ok(Wpr2::Unset) => dev_dbg!(dev, "WPR2 cleared\n"),
-                        Ok(Wpr2::Set(r)) => dev_err!(
-                            dev,
-                            "WPR2 still set after booter_unload ({:#x}..{:#x})\n",
-                            r.start,
-                            r.end
-                        ),
-                        Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
-                    },
-                }
-            }
-            Ok(Wpr2::Set(r)) => dev_err!(
-                dev,
-                "WPR2 left set ({:#x}..{:#x}): GSP-RM may still run; the GPU needs a reset\n",
-                r.start,
-                r.end
-            ),
-            Ok(Wpr2::Unset) => {}
-            Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
-        }
-        stopped
     }
 }

@@ -54,7 +54,6 @@ use crate::{
             libos_id8,
             Gsp,
             Shared,
-            Teardown,
             INIT_TIMEOUT,
             LIBOS_ARGS_SIZE, //
         },
@@ -68,6 +67,7 @@ use crate::{
             LOG_SIZE, //
         },
         radix3::Radix3,
+        teardown::Teardown,
     },
     pci::SystemFacts,
 };
@@ -283,7 +283,7 @@ pub(crate) fn start(
             libos,
             files.bootloader_app_version,
         )
-        .and_then(|()| gsp.wait_init_done(dev, bar, INIT_TIMEOUT, None))
+        .and_then(|()| gsp.wait_init_done(dev, bar, INIT_TIMEOUT))
         // From here on GSP-RM's own word is in MAILBOX0 (its suspend at unload): the LIBOS
         // arguments' address the driver left there goes.
         .and_then(|()| gsp_falcon.write_mailboxes(0, 0));

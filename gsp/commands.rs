@@ -442,17 +442,6 @@ mod tests {
         Ok(())
     }
 
-    use crate::{
-        gsp::replies::{
-            versioned::{
-                r535_113_01 as v535,
-                r570_144 as v570, //
-            },
-            StaticInfoError, //
-        },
-        untrusted::Untrusted, //
-    };
-
     #[test]
     fn registry_table_layout() -> Result {
         let mut b = KVec::new();
@@ -540,73 +529,6 @@ mod tests {
             assert_eq!(UnloadingGuestDriver.size(v), b.len());
             assert_eq!(&b[..], &[0u8; 8]);
         }
-        Ok(())
-    }
-
-    /// A reply of `len` zero bytes with `name` at `name_at` and the FB size at `fb_at`.
-    fn reply(len: usize, name_at: usize, name: &[u8], fb_at: usize) -> Result<KVec<u8>> {
-        let mut b = KVec::from_elem(0u8, len, GFP_KERNEL)?;
-        b[name_at..name_at + name.len()].copy_from_slice(name);
-        b[fb_at..fb_at + 8].copy_from_slice(&(24u64 << 30).to_le_bytes());
-        Ok(b)
-    }
-
-    #[test]
-    fn static_info_name_sits_where_each_version_puts_it() -> Result {
-        let name = b"NVIDIA GeForce RTX 3090\0";
-        let b = reply(1656, 1260, name, 1224)?;
-        let info =
-            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
-        assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
-        let b = reply(2168, 1820, name, 1752)?;
-        let info =
-            v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
-        assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
-        Ok(())
-    }
-
-    #[test]
-    fn static_info_rejects_short_and_bad_names() -> Result {
-        let b = reply(1656, 1260, b"NVIDIA\0", 1224)?;
-        assert_eq!(
-            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..1655])),
-            Err(StaticInfoError::WrongSize {
-                got: 1655,
-                want: 1656
-            })
-        );
-        // A 570.144 reply does not fit 535.113.01, nor the other way round: a version
-        // mismatch shows here.
-        assert_eq!(
-            v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
-            Err(StaticInfoError::WrongSize {
-                got: 1656,
-                want: 2168
-            })
-        );
-        let b535 = reply(2168, 1820, b"NVIDIA\0", 1752)?;
-        assert_eq!(
-            v570::decode_static_info(Untrusted::new_untrusted_ref(&b535[..])),
-            Err(StaticInfoError::WrongSize {
-                got: 2168,
-                want: 1656
-            })
-        );
-        let b = reply(1656, 1260, &[b'A'; 64], 1224)?;
-        assert_eq!(
-            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
-            Err(StaticInfoError::NameNotTerminated)
-        );
-        let b = reply(1656, 1260, b"bad\x07name\0", 1224)?;
-        assert_eq!(
-            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
-            Err(StaticInfoError::NameNotPrintable)
-        );
-        let b = reply(1656, 1260, b"\0", 1224)?;
-        assert_eq!(
-            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
-            Err(StaticInfoError::NameNotPrintable)
-        );
         Ok(())
     }
 

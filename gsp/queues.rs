@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The command and status queues, as the driver drives them over the shared region
-//! (`gsp/shared.rs`; layout in `docs/gsp-reduced-boot.md`): the page table, then the command
+//! (`gsp/shared.rs`; layout in `docs/gsp-queues.md`): the page table, then the command
 //! queue and the status queue, each a header page followed by 63 elements. The driver writes
 //! the command queue's write pointer and its read pointer of the status queue (both in the
 //! command queue's header page); the GSP writes the other two. Everything the GSP writes is
@@ -493,7 +493,7 @@ mod tests {
         untrusted::Validator, //
     };
 
-    // The header page's layout as `docs/gsp-reduced-boot.md` gives it, written out by hand:
+    // The header page's layout as `docs/gsp-queues.md` gives it, written out by hand:
     // msgqTxHeader's size, element count, write pointer, RX header and first element offsets,
     // and the other queue's read pointer after it.
     const TX_SIZE: usize = 4;

@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What the GSP answers the driver: its answer to the start in MAILBOX0, and the RPC replies the
-//! driver reads, validated per firmware version (`GET_GSP_STATIC_INFO`).
+//! What the GSP answers the driver: the RPC replies the driver reads, validated per firmware
+//! version (`GET_GSP_STATIC_INFO`).
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
 use core::fmt;
-
-use crate::untrusted::{
-    Untrusted,
-    Validator, //
-};
 
 /// Longest GPU name the GSP reports, terminating NUL included.
 pub(crate) const NAME_LEN: usize = 64;
@@ -54,68 +49,6 @@ impl fmt::Display for StaticInfoError {
             ),
             StaticInfoError::NameNotTerminated => f.write_str("GPU name not terminated"),
             StaticInfoError::NameNotPrintable => f.write_str("GPU name empty or not printable"),
-        }
-    }
-}
-
-/// How the GSP answered `STARTCPU`, as read from MAILBOX0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum StartAnswer {
-    /// 0: the GSP started.
-    Started,
-    /// MAILBOX0 still holds what the driver wrote: no answer yet.
-    Pending,
-}
-
-/// The GSP refused to start, with the error code it left in MAILBOX0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct StartRefused(pub(crate) u32);
-
-impl fmt::Display for StartRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NV_PGSP_FALCON_MAILBOX0 = {:#010x}", self.0)
-    }
-}
-
-/// MAILBOX0 is validated against what the driver wrote there before `STARTCPU`: the GSP
-/// answers 0 when it started and an error code when it refused; until then the mailbox still
-/// holds the driver's value.
-impl Validator<(&Untrusted<u32>, u32)> for StartAnswer {
-    type Err = StartRefused;
-
-    fn validate((mailbox, written): (&u32, u32)) -> Result<StartAnswer, StartRefused> {
-        match *mailbox {
-            0 => Ok(StartAnswer::Started),
-            m if m == written => Ok(StartAnswer::Pending),
-            code => Err(StartRefused(code)),
-        }
-    }
-}
-
-/// The GSP's falcon halted: CPUCTL's `HALTED` bit (bit 4) set, once the driver reset it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Halted;
-
-/// The falcon is not seen halted, with the CPUCTL value read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct NotHalted(pub(crate) u32);
-
-impl fmt::Display for NotHalted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NV_PGSP_FALCON_CPUCTL = {:#010x}", self.0)
-    }
-}
-
-/// CPUCTL after a falcon reset: halted when bit 4 is set. All ones is what a device that left
-/// the bus reads, which confirms nothing: not halted, so its memory is kept from the allocator.
-impl Validator<&Untrusted<u32>> for Halted {
-    type Err = NotHalted;
-
-    fn validate(cpuctl: &u32) -> Result<Halted, NotHalted> {
-        match *cpuctl {
-            u32::MAX => Err(NotHalted(u32::MAX)),
-            c if c & (1 << 4) != 0 => Ok(Halted),
-            c => Err(NotHalted(c)),
         }
     }
 }
@@ -176,32 +109,80 @@ pub(crate) mod versioned {
 #[cfg(CONFIG_KUNIT)]
 #[kernel::prelude::kunit_tests(nova_core_gsp_replies)]
 mod tests {
-    use super::*;
+    use super::{
+        versioned::{
+            r535_113_01 as v535,
+            r570_144 as v570, //
+        },
+        StaticInfoError, //
+    };
+    use crate::untrusted::Untrusted;
+    use kernel::prelude::*;
 
-    fn answer(mailbox: u32, written: u32) -> Result<StartAnswer, StartRefused> {
-        Untrusted::new_untrusted(mailbox).validate_ref_against::<StartAnswer, _>(written)
+    /// A reply of `len` zero bytes with `name` at `name_at` and the FB size at `fb_at`.
+    fn reply(len: usize, name_at: usize, name: &[u8], fb_at: usize) -> Result<KVec<u8>> {
+        let mut b = KVec::from_elem(0u8, len, GFP_KERNEL)?;
+        b[name_at..name_at + name.len()].copy_from_slice(name);
+        b[fb_at..fb_at + 8].copy_from_slice(&(24u64 << 30).to_le_bytes());
+        Ok(b)
     }
 
     #[test]
-    fn start_answer_started_pending_or_refused() {
-        assert_eq!(answer(0, 0x1000), Ok(StartAnswer::Started));
-        assert_eq!(answer(0x1000, 0x1000), Ok(StartAnswer::Pending));
-        assert_eq!(answer(0xbadf_5a1e, 0x1000), Err(StartRefused(0xbadf_5a1e)));
-    }
-
-    fn halted(cpuctl: u32) -> Result<Halted, NotHalted> {
-        Untrusted::new_untrusted(cpuctl).validate_ref::<Halted>()
+    fn static_info_name_sits_where_each_version_puts_it() -> Result {
+        let name = b"NVIDIA GeForce RTX 3090\0";
+        let b = reply(1656, 1260, name, 1224)?;
+        let info =
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
+        assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
+        let b = reply(2168, 1820, name, 1752)?;
+        let info =
+            v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
+        assert_eq!(info.name(), "NVIDIA GeForce RTX 3090");
+        Ok(())
     }
 
     #[test]
-    fn halted_only_with_bit_4_and_not_all_ones() {
-        // NV_PFALCON_FALCON_CPUCTL_HALTED is bit 4 (0x10).
-        assert_eq!(halted(0x10), Ok(Halted));
-        assert_eq!(halted(0x12), Ok(Halted));
-        assert_eq!(halted(0), Err(NotHalted(0)));
-        assert_eq!(halted(0x2), Err(NotHalted(0x2)));
-        assert_eq!(halted(0xffff_ffef), Err(NotHalted(0xffff_ffef)));
-        // A device gone from the bus reads all ones: that confirms nothing.
-        assert_eq!(halted(u32::MAX), Err(NotHalted(u32::MAX)));
+    fn static_info_rejects_short_and_bad_names() -> Result {
+        let b = reply(1656, 1260, b"NVIDIA\0", 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..1655])),
+            Err(StaticInfoError::WrongSize {
+                got: 1655,
+                want: 1656
+            })
+        );
+        // A 570.144 reply does not fit 535.113.01, nor the other way round: a version
+        // mismatch shows here.
+        assert_eq!(
+            v535::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::WrongSize {
+                got: 1656,
+                want: 2168
+            })
+        );
+        let b535 = reply(2168, 1820, b"NVIDIA\0", 1752)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b535[..])),
+            Err(StaticInfoError::WrongSize {
+                got: 2168,
+                want: 1656
+            })
+        );
+        let b = reply(1656, 1260, &[b'A'; 64], 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::NameNotTerminated)
+        );
+        let b = reply(1656, 1260, b"bad\x07name\0", 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::NameNotPrintable)
+        );
+        let b = reply(1656, 1260, b"\0", 1224)?;
+        assert_eq!(
+            v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
+            Err(StaticInfoError::NameNotPrintable)
+        );
+        Ok(())
     }
 }

@@ -85,7 +85,6 @@ use crate::{
     },
     pci::{
         Bar0Len,
-        EmulatedGpu,
         PciFunction,
         ReportedBar,
         SubsystemIds,
@@ -684,11 +683,6 @@ pub fn pci_function(data: &[u8]) -> bool {
     };
     let bar0 = Untrusted::new_untrusted(function.bar0.len).validate::<Bar0Len>();
     assert_eq!(bar0.is_ok(), function.bar0.len >= BAR0_SIZE as u64);
-    let emulated = Untrusted::new_untrusted(function.subsystem).validate::<EmulatedGpu>();
-    assert_eq!(
-        emulated.is_ok(),
-        (function.subsystem.vendor, function.subsystem.device) == (0x1af4, 0x4e56)
-    );
     let arch =
         Chipset::ALL[usize::from(data.get(61).copied().unwrap_or(0)) % Chipset::ALL.len()].arch();
     let Ok(facts) = Untrusted::new_untrusted(function).validate_ref_against::<SystemFacts, _>(arch)

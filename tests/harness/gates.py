@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .settings import FW_ROOT, KERNEL, LINUX_SRC, ROOT, TEST_MODULE_VARS
+from .settings import FW_ROOT, KERNEL, LINUX_SRC, MODULE_VARS, ROOT
 
 
 def audit_untrusted(results):
@@ -118,7 +118,7 @@ def check_clippy(run_dir, results):
                   "ptr_arg" in proc.stderr, proc.stderr[-300:])
     (ROOT / "nova_core.o").unlink(missing_ok=True)
     proc = subprocess.run(["make", "-s", "-C", str(KERNEL), f"M={ROOT}", "LLVM=1",
-                           *TEST_MODULE_VARS, "CLIPPY=1", "modules"],
+                           *MODULE_VARS, "CLIPPY=1", "modules"],
                           capture_output=True, text=True)
     log_file = run_dir / "clippy.log"
     log_file.write_text(proc.stdout + proc.stderr)
@@ -180,15 +180,13 @@ def kconfig_resolve(run_dir, changes):
 
 def check_kconfig(run_dir, results):
     """The Kconfig entry, as a kernel tree would read it: NOVA_CORE_OOT=m holds on the test
-    kernel's config and selects the Rust firmware loader, with the emulated GPU's reduced boot
-    off; it is refused without Rust and next to the kernel's own nova-core (same module
+    kernel's config and selects the Rust firmware loader; it is refused without Rust and next to the kernel's own nova-core (same module
     name)."""
     out, config = kconfig_resolve(run_dir, ["# CONFIG_NOVA_CORE is not set",
                                             "CONFIG_NOVA_CORE_OOT=m"])
     (run_dir / "kconfig.log").write_text(out)
     results.check("Kconfig: NOVA_CORE_OOT=m holds on the test kernel's config",
                   "CONFIG_NOVA_CORE_OOT=m" in config.splitlines()
-                  and "# CONFIG_NOVA_CORE_OOT_EMULATED_GPU is not set" in config.splitlines()
                   and "CONFIG_RUST_FW_LOADER_ABSTRACTIONS=y" in config.splitlines()
                   and "warning" not in out.lower() and "error" not in out.lower(),
                   f"see {run_dir / 'kconfig.log'}: {out[-300:]}")

@@ -18,12 +18,9 @@ KERNEL = CACHE / "kernel"
 # The kernel as distributions build it: no KUnit, no debugging (tests/kernel-release.config).
 RELEASE_KERNEL = CACHE / "kernel-release"
 
-# The make variables of a module build as a user's (DKMS, the release check), and of the
-# project's test builds, which add the emulated GPU's reduced GSP boot (Kconfig's
-# NOVA_CORE_OOT_EMULATED_GPU; scripts/module.sh sets the same).
+# The make variables of a module build: the project's test builds (scripts/module.sh sets the
+# same), DKMS and the release check build the same module.
 MODULE_VARS = ["CONFIG_NOVA_CORE_OOT=m"]
-
-TEST_MODULE_VARS = [*MODULE_VARS, "CONFIG_NOVA_CORE_OOT_EMULATED_GPU=y"]
 
 LINUX_SRC = CACHE / "linux-src"
 

@@ -15,7 +15,7 @@ from .surprise import surprise_jobs
 from .table import Scenario
 
 
-# Every GSP lie of nova-emu (nova-emu --list-gsp-faults), and the messages of the reduced boot.
+# Every GSP lie of nova-emu (nova-emu --list-gsp-faults), and the messages of the boot.
 LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "count-huge",
         "count-unwritten", "length-huge", "length-short", "checksum", "seq-repeat", "seq-skip",
         "function-unknown", "reply-function", "reply-short", "reply-long", "other-version",

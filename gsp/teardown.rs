@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The chain's teardown (Turing to Ada, `docs/boot-chain.md`): what stops GSP-RM once it was
+//! asked to unload, and undoes WPR2. FWSEC-SB resets the GSP falcon (GSP-RM's RISC-V core
+//! stops), the core is read as stopped, then `booter_unload` clears WPR2 and WPR2 is read as
+//! cleared. Only a GSP-RM seen stopped lets its memory go ([`super::boot::Gsp`]).
+
+use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    prelude::*,
+};
+
+use crate::{
+    bar0::SharedBar0,
+    falcon::{
+        gsp::Gsp as GspEngine,
+        Falcon, //
+    },
+    fb::layout::Wpr2,
+    gpu::Chipset,
+    untrusted::Untrusted,
+};
+
+/// What teardown runs once GSP-RM stopped, on the chain through the booter: FWSEC-SB (the GSP
+/// falcon back to its state before GSP-RM) and `booter_unload` (WPR2 cleared), both prepared
+/// at probe, while the VBIOS and the firmware files were at hand.
+pub(crate) struct Teardown {
+    pub(crate) chipset: Chipset,
+    pub(crate) boot0: u32,
+    pub(crate) sb: Option<crate::fwsec::Prepared>,
+    pub(crate) booter_unload: Untrusted<KVVec<u8>>,
+}
+
+impl Teardown {
+    /// Stops GSP-RM and undoes WPR2: FWSEC-SB (which resets the GSP falcon: its RISC-V core
+    /// stops; a plain reset if it cannot run), the core read as stopped, then `booter_unload`,
+    /// which clears WPR2 (only under a stopped GSP-RM, and only when WPR2 is set), and WPR2 read
+    /// as cleared. `never_started`: GSP-RM never ran (FWSEC-FRTS's WPR2 alone to undo). Returns
+    /// whether GSP-RM is seen stopped (its memory may go).
+    pub(crate) fn run(self, dev: &Device<Bound>, bar: &SharedBar0, never_started: bool) -> bool {
+        let falcon = Falcon::<GspEngine>::new(bar, self.chipset);
+        let sb = match self.sb {
+            Some(sb) => crate::fwsec::run_sb(dev, bar, self.chipset, self.boot0, sb),
+            None => Err(ENOENT),
+        };
+        if sb.is_err() {
+            // FWSEC-SB did not run: the GSP falcon is reset all the same, GSP-RM stops.
+            if let Err(e) = falcon.reset(self.boot0) {
+                dev_err!(dev, "GSP falcon not reset (error {})\n", e.to_errno());
+            }
+        }
+        let stopped = match falcon.check(falcon.riscv_idle()) {
+            Ok(Ok(_)) => true,
+            Ok(Err(e)) => {
+                dev_err!(
+                    dev,
+                    "GSP-RM not seen stopped ({}): its memory is leaked, not freed\n",
+                    e
+                );
+                false
+            }
+            Err(e) => {
+                dev_err!(
+                    dev,
+                    "GSP-RM not seen stopped: BAR0 unreachable (error {}): its memory is leaked, not freed\n",
+                    e.to_errno()
+                );
+                false
+            }
+        };
+        if stopped && !never_started {
+            dev_dbg!(dev, "GSP stopped: RISC-V core idle after FWSEC-SB\n");
+        }
+        match crate::fb::wpr2(bar) {
+            Ok(Wpr2::Set(_)) if stopped => {
+                match crate::booter::run_unload(
+                    dev,
+                    bar,
+                    self.chipset,
+                    self.boot0,
+                    &self.booter_unload,
+                ) {
+                    Err(e) => dev_err!(dev, "booter_unload failed (error {})\n", e.to_errno()),
+                    Ok(()) => match crate::fb::wpr2(bar) {
+                        Ok(Wpr2::Unset) => dev_dbg!(dev, "WPR2 cleared\n"),
+                        Ok(Wpr2::Set(r)) => dev_err!(
+                            dev,
+                            "WPR2 still set after booter_unload ({:#x}..{:#x})\n",
+                            r.start,
+                            r.end
+                        ),
+                        Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
+                    },
+                }
+            }
+            Ok(Wpr2::Set(r)) => dev_err!(
+                dev,
+                "WPR2 left set ({:#x}..{:#x}): GSP-RM may still run; the GPU needs a reset\n",
+                r.start,
+                r.end
+            ),
+            Ok(Wpr2::Unset) => {}
+            Err(e) => dev_err!(dev, "WPR2 not read (error {})\n", e.to_errno()),
+        }
+        stopped
+    }
+}
