@@ -34,7 +34,6 @@ pub(crate) use image::{
     FileKind,
     FwError,
     FwVersion,
-    GspImage,
     Validated, //
 };
 
@@ -336,6 +335,7 @@ impl<const N: usize> ModInfoBuilder<N> {
 #[kunit_tests(nova_core_firmware)]
 mod tests {
     use super::bin_hdr::BinFile;
+    use super::image::GspImage;
     use super::*;
     use crate::gpu::Architecture;
     use kernel::faux;
