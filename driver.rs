@@ -6,8 +6,8 @@
 //! The BAR0 mapping is part of the per-device data, whose lifetime is the binding: when the
 //! device is unbound or the module removed, the data and with it the mapping are dropped, so no
 //! access to the device can happen afterwards. The mapping and the running GSP are shared with
-//! the device's debugfs files ([`Binding`]); unbind takes the GSP back and stops it before the
-//! files and the mapping go.
+//! the device's debugfs files ([`Binding`]); unbind unregisters the auxiliary device nova-drm
+//! stands on, then takes the GSP back and stops it before the files and the mapping go.
 
 use kernel::{
     debugfs::Scope,
@@ -33,6 +33,7 @@ use kernel::{
 };
 
 use crate::{
+    aux::DrmDevice,
     bar0::{
         read_id,
         SharedBar0, //
@@ -70,7 +71,11 @@ pub(crate) struct NovaCore;
 
 /// Per-device data: lives exactly as long as the binding, and so does the BAR0 mapping.
 #[pin_data]
-pub(crate) struct NovaCoreData {
+pub(crate) struct NovaCoreData<'bound> {
+    /// The auxiliary device nova-drm binds to (while GSP-RM runs), until unbind takes it; first
+    /// here, so that it also goes first.
+    #[pin]
+    drm: Mutex<Option<DrmDevice<'bound>>>,
     _spec: Spec,
     _firmware: firmware::GspFirmware,
     /// Shared with the device's debugfs directory, which goes before it.
@@ -200,7 +205,7 @@ fn forced_version(pdev: &pci::Device<Core<'_>>) -> Result<Option<FwVersion>> {
 
 impl pci::Driver for NovaCore {
     type IdInfo = ();
-    type Data<'bound> = NovaCoreData;
+    type Data<'bound> = NovaCoreData<'bound>;
     const ID_TABLE: pci::IdTable<Self::IdInfo> = &PCI_TABLE;
 
     fn probe<'bound>(
@@ -234,7 +239,8 @@ impl pci::Driver for NovaCore {
                 None
             };
 
-            // Before the GSP starts: nothing that can fail comes after it.
+            // Before the GSP starts: after it, only the auxiliary device's registration can fail,
+            // and its failure stops the GSP.
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;
             let (gsp, flush) = if let (Some(chain), Some(files)) = (&chain, fw.boot.take()) {
                 // Turing to Ada: the chain through FWSEC and the booter, as silicon needs it.
@@ -248,7 +254,21 @@ impl pci::Driver for NovaCore {
                 (None, None)
             };
 
+            // GSP-RM is up: the DRM driver may stand on it. A registration that fails stops
+            // what started.
+            let (drm, gsp) = match gsp {
+                Some(gsp) => match DrmDevice::register(pdev.as_ref()) {
+                    Ok(drm) => (Some(drm), Some(gsp)),
+                    Err(e) => {
+                        stop(pdev, &bar, Some(gsp), flush.as_ref());
+                        return Err(e);
+                    }
+                },
+                None => (None, None),
+            };
+
             Ok(try_pin_init!(NovaCoreData {
+                drm <- new_mutex!(drm),
                 _spec: spec,
                 _firmware: fw,
                 binding <- crate::debugfs::device_dir(
@@ -265,20 +285,35 @@ impl pci::Driver for NovaCore {
     }
 
     fn unbind<'bound>(pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
-        // Stopped (or, if it cannot be, its memory leaked) before anything is freed; a
+        // nova-drm's device goes first (the auxiliary bus unbinds nova-drm from it); then the
+        // GSP, stopped (or, if it cannot be, its memory leaked) before anything is freed; a
         // benchmark running from debugfs ends first.
+        if let Some(drm) = this.drm.lock().take() {
+            drm.unregister(pdev.as_ref());
+        }
         let gsp = this.binding.gsp.lock().take();
-        let started = gsp.is_some() || this.binding.flush.is_some();
-        if let Some(gsp) = gsp {
-            gsp.shutdown(pdev.as_ref(), &this.binding.bar);
-        }
-        // After the falcon's last reset (whose handshake writes to it), before it is freed.
-        if let Some(flush) = &this.binding.flush {
-            flush.unregister(&this.binding.bar);
-        }
-        if started {
-            clear_master(pdev);
-        }
+        stop(pdev, &this.binding.bar, gsp, this.binding.flush.as_ref());
+    }
+}
+
+/// Stops what probe started, at unbind and when probe fails after the GSP came up: GSP-RM
+/// (its memory leaked if it cannot be stopped), then the sysmem flush page (after the falcon's
+/// last reset, whose handshake writes to it, and before it is freed), then bus mastering.
+fn stop(
+    pdev: &pci::Device<Core<'_>>,
+    bar: &SharedBar0,
+    gsp: Option<Gsp>,
+    flush: Option<&SysmemFlush>,
+) {
+    let started = gsp.is_some() || flush.is_some();
+    if let Some(gsp) = gsp {
+        gsp.shutdown(pdev.as_ref(), bar);
+    }
+    if let Some(flush) = flush {
+        flush.unregister(bar);
+    }
+    if started {
+        clear_master(pdev);
     }
 }
 

@@ -8,6 +8,7 @@
 //! ([`firmware`]), and the GSP interface implementation for that firmware version is picked
 //! ([`gsp`]).
 
+mod aux;
 mod bar0;
 mod booter;
 mod debugfs;

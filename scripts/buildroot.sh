@@ -4,6 +4,12 @@
 # Creates (once) the Debian trixie build root that holds the whole toolchain:
 # Rust, bindgen, LLVM, QEMU, the kernel sources and the NVIDIA firmware.
 # Prints nothing but stage lines; the path of the root is $NOVA_CACHE/buildroot.
+#
+# The Debian archive is the host's: the first one its apt configuration names
+# (one-line or deb822 sources, a local mirror or a proxying one), with the
+# host's apt proxy settings; NOVA_DEBIAN_MIRROR (an archive's URL) overrides
+# it. Which archive does not change the root, so it is not part of the cache
+# key.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -21,11 +27,39 @@ host_tools() {
 	fi
 }
 
+# The Debian archive to make the root from (see above).
+debian_mirror() {
+	if [ -n "${NOVA_DEBIAN_MIRROR:-}" ]; then
+		printf '%s\n' "${NOVA_DEBIAN_MIRROR%/}"
+		return
+	fi
+	local uri label
+	while IFS='|' read -r uri label; do
+		if [ "$label" = Debian ]; then
+			printf '%s\n' "${uri%/}"
+			return
+		fi
+	done < <(apt-get indextargets --format '$(REPO_URI)|$(LABEL)' 2>/dev/null | sort -u)
+	die "the host's apt configuration names no Debian archive: set NOVA_DEBIAN_MIRROR"
+}
+
+# The host's apt proxy settings, as mmdebstrap options.
+host_proxy_opts() {
+	local line
+	while read -r line; do
+		printf -- '--aptopt=%s\n' "$line"
+	done < <(apt-config dump 2>/dev/null | grep -E '^Acquire::(http|https|ftp)::Proxy')
+}
+
 make_root() {
 	local dir=$1
 	rm -rf "$dir.tmp"
-	local m="http://deb.debian.org/debian"
+	local m
+	m=$(debian_mirror)
+	local proxy=()
+	mapfile -t proxy < <(host_proxy_opts)
 	mmdebstrap --variant=minbase --components=main,non-free-firmware \
+		"${proxy[@]}" \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		--aptopt='APT::Install-Recommends "false"' \
 		--setup-hook='mkdir -p "$1/etc/apt/preferences.d"' \

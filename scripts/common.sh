@@ -46,8 +46,8 @@ BUILDROOT_PACKAGES=(
 	# The style and lint gates of make test (the kernel's checkpatch.pl,
 	# rustfmt, clippy) and the DKMS packaging.
 	perl rustfmt rust-clippy dkms
-	# The test machine.
-	qemu-system-x86 busybox-static
+	# The test machine, and the DRM clients its guest runs against nova-drm.
+	qemu-system-x86 busybox-static drm-info libdrm-tests
 	# The kernel sources and the real NVIDIA GSP firmware.
 	linux-source-${KERNEL_SERIES} firmware-nvidia-graphics
 	ca-certificates

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Builds or tests the emulated GPU (emu/), and builds the TLV converter (tlv/), with
-# the build root's cargo. The cargo target folders live in the cache so fresh
-# clones reuse the builds.
+# Builds or tests the emulated GPU (emu/), and builds the TLV converter (tlv/) and
+# the guest's DRM client (tests/drm-client/), with the build root's cargo. The
+# cargo target folders live in the cache so fresh clones reuse the builds.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -17,7 +17,11 @@ build)
 	# oracle boot (docs/oracle.md).
 	(cd "$NOVA_ROOT/tlv" &&
 		in_root env CARGO_TARGET_DIR="$NOVA_CACHE/tlv-target" cargo build --locked --quiet)
-	printf '[nova] nova-emu and nova-tlv built in %ds\n' $((SECONDS - t0))
+	# The DRM client of nova-drm the guest runs (tests/harness/drm.py).
+	(cd "$NOVA_ROOT/tests/drm-client" &&
+		in_root env CARGO_TARGET_DIR="$NOVA_CACHE/drm-client-target" \
+			cargo build --release --locked --quiet)
+	printf '[nova] nova-emu, nova-tlv and nova-drm-client built in %ds\n' $((SECONDS - t0))
 	;;
 test)
 	in_root env CARGO_TARGET_DIR="$CARGO_TARGET_DIR" cargo test --locked 2>&1

@@ -32,9 +32,22 @@
 #   benchrace=N  start a benchmark of N iterations on every device, unbind every
 #             device while they run (`nova-test: benchrace: unbinding`), then log
 #             each outcome as bench= does
+#   drmload   insmod the kernel's nova-drm (nova-drm.ko)
+#   drm       on every DRM card nova-drm registered, log its auxiliary device and
+#             PCI parent (`nova-test: drm card0: nova-core.nova-drm.0 on <pci>`),
+#             run drm_info (`DRMINFO card0 ...` on the console) and our client on
+#             the card and its render node if it has one (`DRMCLIENT card0 ...`);
+#             then libdrm's modetest and proptest, which open the device by its
+#             driver's name (`DRMLIBDRM modetest ...`), and list /dev/dri
+#   drmhold=S start a client on every DRM node that holds it open S seconds,
+#             then makes its ioctls again and closes it (`DRMHOLD ...`)
+#   drmwait   wait for the holding clients to end
+#   drmcycles=N  N times: unbind and bind every device, then check that nova-drm
+#             is bound on each (`nova-test: drmcycles done: N, nova-drm bound
+#             after M`)
 
 /bin/busybox --install -s /bin
-export PATH=/bin
+export PATH=/bin:/usr/bin
 mount -t devtmpfs devtmpfs /dev
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -111,6 +124,27 @@ bench_write() {
 	fi
 }
 
+# nova-drm's devices: each DRM card, its auxiliary device and that device's PCI parent.
+drm_cards() {
+	for c in /sys/class/drm/card*; do
+		[ -e "$c/device" ] || continue
+		aux=$(readlink -f "$c/device")
+		echo "${c##*/} ${aux##*/} $(basename "$(dirname "$aux")")"
+	done
+}
+
+# Whether every GPU bound to nova_core has a nova-drm device bound to nova-drm.
+drm_bound_all() {
+	for dev in $(ls /sys/bus/pci/drivers/nova_core 2>/dev/null | grep '^0000:'); do
+		found=
+		for a in /sys/bus/pci/devices/"$dev"/nova-core.nova-drm.*; do
+			[ -e "$a/driver" ] && found=1
+		done
+		[ -n "$found" ] || return 1
+	done
+	return 0
+}
+
 steps=$(arg nova.steps | tr ',' ' ')
 params=$(arg nova.params | tr ',' ' ')
 
@@ -132,6 +166,63 @@ for step in $steps; do
 		;;
 	rmmod)
 		rmmod nova_core || say "rmmod failed: $?"
+		;;
+	drmload)
+		insmod /nova-drm.ko || say "insmod nova-drm failed: $?"
+		;;
+	drm)
+		# The clients, on every card nova-drm registered: drm_info (its output
+		# on the console, prefixed), then our client for nova-drm's own ioctls,
+		# on the card and on its render node if it has one.
+		drm_cards | while read -r card aux pci; do
+			say "drm $card: $aux on $pci"
+			drm_info "/dev/dri/$card" >/tmp/drm_info 2>&1
+			rc=$?
+			sed "s|^|DRMINFO $card |" /tmp/drm_info
+			say "drm_info $card: exit status $rc"
+			nova-drm-client info "/dev/dri/$card" 2>&1 | sed "s|^|DRMCLIENT $card |"
+			for r in /sys/class/drm/"$card"/device/drm/renderD*; do
+				[ -e "$r" ] || continue
+				nova-drm-client info "/dev/dri/${r##*/}" 2>&1 | sed "s|^|DRMCLIENT $card |"
+			done
+		done
+		# libdrm's tools open the device by driver name (drmOpen); nova-drm has
+		# no KMS, so they stop at its mode resources.
+		for tool in modetest proptest; do
+			"$tool" -M nova-drm >/tmp/libdrm 2>&1
+			rc=$?
+			sed "s|^|DRMLIBDRM $tool |" /tmp/libdrm
+			say "libdrm $tool: exit status $rc"
+		done
+		say "drm nodes: $(ls /dev/dri | tr '\n' ' ')"
+		say "drm clients done"
+		;;
+	drmhold=*)
+		# A client holding each DRM node open across what follows (an unbind, an
+		# rmmod); it makes its ioctls again after the hold and closes.
+		for r in /dev/dri/card* /dev/dri/renderD*; do
+			[ -e "$r" ] || continue
+			nova-drm-client hold "$r" "${step#drmhold=}" 2>&1 | sed "s|^|DRMHOLD |" &
+		done
+		sleep 1
+		;;
+	drmwait)
+		wait
+		say "drm holds done"
+		;;
+	drmcycles=*)
+		# Unbind and bind every GPU, checking each time that nova-drm is bound
+		# again on every GPU nova_core drives.
+		n=${step#drmcycles=}
+		i=0
+		ok=0
+		while [ "$i" -lt "$n" ]; do
+			unbind_all
+			bind_all
+			drm_bound_all && ok=$((ok + 1))
+			i=$((i + 1))
+		done
+		say "drmcycles done: $i, nova-drm bound after $ok"
 		;;
 	cycles=*)
 		n=${step#cycles=}

@@ -131,6 +131,8 @@ class Job:
     module: object = None
     extra_firmware: object = None
     real_chain: bool = False
+    # The kernel's nova-drm and the DRM clients in the guest (tests/harness/drm.py).
+    drm: bool = False
 
     @property
     def key(self):
@@ -190,7 +192,7 @@ def run_jobs(run_dir, jobs, results):
             {s.chipset: s.firmware for s in job.rows}, kunit=job.kunit, during=job.during,
             module=job.module,
             extra_firmware=job.extra_firmware(boot_dir) if job.extra_firmware else None,
-            real_chain=job.real_chain)
+            real_chain=job.real_chain, drm=job.drm)
         log(f"{job.label}: guest ran for {elapsed:.1f}s")
         return boot_dir, console, emus, elapsed, timed_out
 

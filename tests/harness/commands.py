@@ -25,6 +25,7 @@ from .host_crates import cargo_tests
 from .kernel_log import device_lines
 from .kunit import check_kunit_chips
 from .lifecycle import lifecycle_job
+from .drm import drm_clients_job, drm_cycles_job
 from .oracle import oracle_job
 from .packaging import check_dkms, check_release_build, check_separate_output
 from .report import Results, log, run_beside
@@ -91,7 +92,8 @@ def cmd_test(_args):
     static_checks(run_dir, results)
     t = phase("gates", t)
     jobs = (table_jobs(runnable(read_table(), results))
-            + [lifecycle_job(cycles=10, modcycles=3), bench_job(), oracle_job()]
+            + [lifecycle_job(cycles=10, modcycles=3), bench_job(), oracle_job(),
+               drm_clients_job(), drm_cycles_job()]
             + surprise_jobs())
     run_jobs(run_dir, jobs, results)
     t = phase("boots", t)
@@ -122,7 +124,9 @@ def cmd_check(args):
     # Built only when chosen (the lifecycle boot clears its recordings when built).
     own = [make() for prefix, make in (("life-", lambda: lifecycle_job(cycles=10, modcycles=3)),
                                        ("bench-", bench_job),
-                                       ("oracle-", oracle_job))
+                                       ("oracle-", oracle_job),
+                                       ("drm-", drm_clients_job),
+                                       ("drm-cycles-", drm_cycles_job))
            if re.search(regex, prefix + "ga102-570")]
     if not rows and not own:
         raise SystemExit(f"no row of tests/scenarios.table or of the own boots matches /{regex}/")

@@ -13,7 +13,8 @@ import time
 from .emulator import Emulator
 from .firmware import add_firmware
 from .kunit import KUNIT_CHIPS
-from .settings import ACCEL, BOOT_TIMEOUT_S, CACHE, GUEST_INIT, KEEP_RUNS, KERNEL, ROOT
+from .settings import (ACCEL, BOOT_TIMEOUT_S, CACHE, DRM_CLIENT, DRM_MODULE, DRM_TOOLS,
+                       GUEST_INIT, KEEP_RUNS, KERNEL, ROOT)
 
 
 # The guest's lifecycle: load, unbind, quiet phase, rebind, unload, quiet
@@ -48,12 +49,45 @@ def new_run_dir(kind):
     return d
 
 
-def build_initramfs(run_dir, firmware, module=None, extra_firmware=None):
+def add_program(tree, path):
+    """Copies the program at `path` (of the build root, where the harness runs) into the
+    initramfs at the same place, with every shared library it loads and the loader."""
+    paths = [path]
+    out = subprocess.run(["ldd", str(path)], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        # "libfoo.so.1 => /lib/x86_64-linux-gnu/libfoo.so.1 (0x...)" or "/lib64/ld-... (0x...)"
+        words = line.split()
+        lib = words[2] if "=>" in words and len(words) > 2 else words[0]
+        if lib.startswith("/"):
+            paths.append(lib)
+    for p in paths:
+        dst = tree / str(p).lstrip("/")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(os.path.realpath(p), dst)
+
+
+def add_drm(tree):
+    """The kernel's nova-drm module and the DRM clients the guest runs against it."""
+    if not DRM_MODULE.exists():
+        raise SystemExit(f"{DRM_MODULE} is missing: the test kernel has no nova-drm")
+    shutil.copy2(DRM_MODULE, tree / "nova-drm.ko")
+    if not DRM_CLIENT.exists():
+        raise SystemExit(f"{DRM_CLIENT} is missing: build it with `make emu`")
+    for program in (*DRM_TOOLS, DRM_CLIENT):
+        add_program(tree, program)
+    # Installed under /usr/bin, where the guest's PATH finds it.
+    client = tree / str(DRM_CLIENT).lstrip("/")
+    (tree / "usr" / "bin").mkdir(parents=True, exist_ok=True)
+    shutil.move(client, tree / "usr" / "bin" / DRM_CLIENT.name)
+
+
+def build_initramfs(run_dir, firmware, module=None, extra_firmware=None, drm=False):
     """Packs busybox, the guest init, the module and firmware into a cpio.
 
     `firmware` maps a chipset name to its firmware column (see
     parse_firmware_spec); `extra_firmware` maps a chipset name to a folder whose files
-    are added to its firmware folder (the kernel's nova-core's TLV files).
+    are added to its firmware folder (the kernel's nova-core's TLV files); `drm` adds the
+    kernel's nova-drm and the DRM clients (drm_info, libdrm's tools, ours).
     """
     ko = module or MODULE_SNAPSHOT or ROOT / "nova_core.ko"
     if not ko.exists():
@@ -68,6 +102,8 @@ def build_initramfs(run_dir, firmware, module=None, extra_firmware=None):
     shutil.copy2(ko, tree / "nova_core.ko")
     for chipset, spec in sorted(firmware.items()):
         add_firmware(tree, chipset, spec)
+    if drm:
+        add_drm(tree)
     for chipset, folder in sorted((extra_firmware or {}).items()):
         dst = tree / "lib/firmware/nvidia" / chipset / "gsp"
         dst.mkdir(parents=True, exist_ok=True)
@@ -88,7 +124,7 @@ def build_initramfs(run_dir, firmware, module=None, extra_firmware=None):
 
 def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False,
          qemu_extra=(), during=None, interactive=False, module=None, extra_firmware=None,
-         real_chain=False):
+         real_chain=False, drm=False):
     """Boots the test kernel with one emulator per entry.
 
     The module's KUnit suites run at insmod only when `kunit` is set; the boot then
@@ -102,7 +138,7 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
     if kunit:
         # The real-file KUnit cases request these chips' files; a row's own column wins.
         firmware = {**{chip: "-" for chip in KUNIT_CHIPS}, **firmware}
-    initramfs = build_initramfs(run_dir, firmware, module, extra_firmware)
+    initramfs = build_initramfs(run_dir, firmware, module, extra_firmware, drm)
     emus = []
     try:
         for i, args in enumerate(emu_args_list):

@@ -23,6 +23,8 @@ HOST_CRATES = (
     ("opaque", ROOT / "tests" / "opaque", CACHE / "opaque-target"),
     # The converter from NVIDIA's firmware package to the kernel's nova-core TLV files.
     ("tlv", ROOT / "tlv", CACHE / "tlv-target"),
+    # The guest's DRM client of nova-drm (tests/harness/drm.py).
+    ("drm-client", ROOT / "tests" / "drm-client", CACHE / "drm-client-target"),
 )
 
 # The crates with tests that convert the real firmware package (named `package_...`).

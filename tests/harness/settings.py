@@ -29,6 +29,13 @@ EMU = Path(os.environ.get("CARGO_TARGET_DIR", CACHE / "emu-target")) / "debug" /
 TLV = CACHE / "tlv-target" / "debug" / "nova-tlv"
 # The kernel's own nova-core, built by the test kernel (tests/kernel-oracle.config).
 ORACLE_MODULE = KERNEL / "drivers" / "gpu" / "nova-core.ko"
+# The kernel's own nova-drm (tests/kernel-drm.config), which binds to our auxiliary device.
+DRM_MODULE = KERNEL / "drivers" / "gpu" / "nova-drm.ko"
+# The DRM clients the guest runs against it: Debian's drm_info and libdrm's modetest and
+# proptest (from the build root), and ours for nova-drm's own ioctls (tests/drm-client, built
+# by scripts/emu.sh).
+DRM_TOOLS = (Path("/usr/bin/drm_info"), Path("/usr/bin/modetest"), Path("/usr/bin/proptest"))
+DRM_CLIENT = CACHE / "drm-client-target" / "release" / "nova-drm-client"
 
 TABLE = ROOT / "tests" / "scenarios.table"
 

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The auxiliary device the kernel's DRM driver stands on: `nova-core.nova-drm.<id>`, the
+//! device Linux 7.3's nova-drm (`drivers/gpu/drm/nova`) binds to, registered once GSP-RM is up
+//! with the GPU's PCI function as its parent. nova-drm reads what it needs from that parent
+//! (BAR1's size for `NOVA_GETPARAM_VRAM_BAR_SIZE`) and no registration data.
+//!
+//! It is unregistered first: at unbind and on every failure, before GSP-RM is stopped, so that
+//! no DRM client is left on a GPU whose GSP goes away.
+
+use kernel::{
+    auxiliary,
+    device::{
+        Bound,
+        Device, //
+    },
+    prelude::*,
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    },
+    types::CovariantForLt,
+};
+
+/// The module name nova-drm's device table matches: the kernel's own nova-core's, which this
+/// module stands in for.
+const MODNAME: &CStr = c"nova-core";
+/// The auxiliary device's name within the module.
+const NAME: &CStr = c"nova-drm";
+
+/// The next auxiliary device id: one per registration, never reused while the module is
+/// loaded, so that a GPU bound again gets a name no stale sysfs entry can hold.
+static NEXT_ID: Atomic<u32> = Atomic::new(0);
+
+/// A registered `nova-core.nova-drm.<id>` device; unregistered when dropped.
+pub(crate) struct DrmDevice<'bound> {
+    _registration: auxiliary::Registration<'bound, CovariantForLt!(())>,
+    id: u32,
+}
+
+impl<'bound> DrmDevice<'bound> {
+    /// Registers the auxiliary device under `parent`, the GPU's PCI function.
+    pub(crate) fn register(parent: &'bound Device<Bound>) -> Result<DrmDevice<'bound>> {
+        let id = NEXT_ID.fetch_add(1, Relaxed);
+        let registration = auxiliary::Registration::new(parent, NAME, id, MODNAME, ())
+            .inspect_err(|e| {
+                dev_err!(
+                    parent,
+                    "cannot register the auxiliary device {}.{}.{} (error {})\n",
+                    MODNAME.to_str().unwrap_or("?"),
+                    NAME.to_str().unwrap_or("?"),
+                    id,
+                    e.to_errno()
+                )
+            })?;
+        dev_dbg!(
+            parent,
+            "auxiliary device {}.{}.{} registered\n",
+            MODNAME.to_str().unwrap_or("?"),
+            NAME.to_str().unwrap_or("?"),
+            id
+        );
+        Ok(DrmDevice {
+            _registration: registration,
+            id,
+        })
+    }
+
+    /// Unregisters the device (nova-drm, if bound, is unbound first by the auxiliary bus).
+    pub(crate) fn unregister(self, parent: &Device<Bound>) {
+        let id = self.id;
+        drop(self);
+        dev_dbg!(
+            parent,
+            "auxiliary device nova-core.nova-drm.{} unregistered\n",
+            id
+        );
+    }
+}
