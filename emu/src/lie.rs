@@ -80,6 +80,9 @@ impl std::fmt::Display for UnknownLie {
     }
 }
 
+/// clap's value parsers take the lies' `FromStr` as is.
+impl std::error::Error for UnknownLie {}
+
 #[cfg(test)]
 mod tests {
     lies! {

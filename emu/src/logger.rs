@@ -1,18 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The emulator's log: one line per notable event (connection start and end,
-//! first access to each unmodelled register, DMA mappings, interrupts set-up),
-//! written to a file or to stderr.
+//! The emulator's log: one line per notable event (connection start and end, first access to
+//! each unmodelled register, DMA mappings, interrupts set-up), each prefixed with the seconds
+//! since start as `[    1.234567] `, which the harness reads (`tests/harness/surprise.py`
+//! measures the time between two lines).
 //!
-//! Messages of the vfio_user crate (which uses the `log` facade) are sent to
-//! the same place, at level info and above.
+//! Every line goes through the `log` facade: a device's events through its [`Logger`] (target
+//! [`TARGET`], level info), the vfio_user crate's messages through its own calls (then shown
+//! with their level and target). [`init`] installs env_logger, which writes both, info and
+//! above, to the `--log` file or to stderr. The facade's logger is one for the whole process;
+//! the unit tests install none and run many devices at once, so each device's [`Logger`] can
+//! also keep its own lines for its test to read ([`Logger::memory`]).
 
 use std::collections::HashSet;
 use std::fs::OpenOptions;
-use std::io::{self, Write};
+use std::io::{
+    self,
+    Write, //
+};
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{
+    Mutex,
+    MutexGuard, //
+};
+use std::time::{
+    Duration,
+    Instant, //
+};
+
+use env_logger::Target;
+use log::{
+    LevelFilter,
+    Record, //
+};
+
+/// The `log` target of the emulator's own lines, written without level or target.
+pub const TARGET: &str = "nova_emu";
 
 /// Locks a mutex, also when another thread panicked while holding it: the
 /// counts must still be written after such a panic.
@@ -20,76 +43,88 @@ pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-struct Inner {
-    sink: Mutex<Box<dyn Write + Send>>,
-    start: Instant,
+/// Sends the `log` facade's records, info and above, to the file at `path` (appended to,
+/// created if needed) or to stderr, one line each. Only the first call in a process installs
+/// the writer; an error says why the file cannot be opened.
+pub fn init(path: Option<&Path>) -> Result<(), String> {
+    let target = match path {
+        Some(path) => Target::Pipe(Box::new(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("cannot open the log file '{}': {e}", path.display()))?,
+        )),
+        None => Target::Stderr,
+    };
+    let start = Instant::now();
+    // Fails only when a logger is installed already, which then stays.
+    let _ = env_logger::Builder::new()
+        .filter_level(LevelFilter::Info)
+        .target(target)
+        .format(move |out, record| write_record(out, start.elapsed(), record))
+        .try_init();
+    Ok(())
 }
 
-/// A cheap-to-clone handle on the log.
-#[derive(Clone)]
+/// Writes one record as a line: the seconds since start, then the message, after the level
+/// and the target unless the line is the emulator's own. Write errors are the caller's to
+/// ignore: the log must never stop the device.
+fn write_record(out: &mut dyn Write, since_start: Duration, record: &Record<'_>) -> io::Result<()> {
+    let t = since_start.as_secs_f64();
+    if record.target().split("::").next() == Some(TARGET) {
+        writeln!(out, "[{t:12.6}] {}", record.args())
+    } else {
+        writeln!(
+            out,
+            "[{t:12.6}] {} {}: {}",
+            record.level().as_str().to_lowercase(),
+            record.target(),
+            record.args()
+        )
+    }
+}
+
+/// A cheap-to-clone handle on the log, one per device.
+#[derive(Clone, Default)]
 pub struct Logger {
-    inner: Arc<Inner>,
+    /// The lines kept for a test, besides going to the `log` facade.
+    #[cfg(test)]
+    memory: Option<MemoryLog>,
 }
 
 impl Logger {
-    fn with_sink(sink: Box<dyn Write + Send>) -> Self {
-        Logger {
-            inner: Arc::new(Inner {
-                sink: Mutex::new(sink),
-                start: Instant::now(),
-            }),
-        }
-    }
-
-    /// A log written to stderr.
-    pub fn stderr() -> Self {
-        Self::with_sink(Box::new(io::stderr()))
-    }
-
-    /// A log appended to `path` (created if needed).
-    pub fn file(path: &Path) -> io::Result<Self> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(Self::with_sink(Box::new(file)))
-    }
-
-    /// A log kept in memory, for tests.
+    /// A log that also keeps its lines in memory, for tests.
     #[cfg(test)]
     pub fn memory() -> (Self, MemoryLog) {
         let mem = MemoryLog::default();
-        (Self::with_sink(Box::new(mem.clone())), mem)
+        (
+            Logger {
+                memory: Some(mem.clone()),
+            },
+            mem,
+        )
     }
 
-    /// Writes one line, prefixed with the seconds since start. Write errors
-    /// are ignored: the log must never stop the device.
+    /// Logs one line, at level info.
     pub fn line(&self, msg: &str) {
-        let t = self.inner.start.elapsed().as_secs_f64();
-        let mut sink = lock(&self.inner.sink);
-        let _ = writeln!(sink, "[{t:12.6}] {msg}");
-        let _ = sink.flush();
+        log::info!(target: TARGET, "{msg}");
+        #[cfg(test)]
+        if let Some(mem) = &self.memory {
+            lock(&mem.0).push_str(&format!("{msg}\n"));
+        }
     }
 }
 
-/// An in-memory log sink whose text tests can inspect.
+/// The lines of one [`Logger`], which tests can inspect.
 #[cfg(test)]
 #[derive(Clone, Default)]
-pub struct MemoryLog(Arc<Mutex<Vec<u8>>>);
+pub struct MemoryLog(std::sync::Arc<Mutex<String>>);
 
 #[cfg(test)]
 impl MemoryLog {
     pub fn contents(&self) -> String {
-        String::from_utf8_lossy(&lock(&self.0)).into_owned()
-    }
-}
-
-#[cfg(test)]
-impl Write for MemoryLog {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        lock(&self.0).extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        lock(&self.0).clone()
     }
 }
 
@@ -132,38 +167,6 @@ impl LogOnce {
     }
 }
 
-/// Forwards the `log` facade's records (from the vfio_user crate) to a
-/// [`Logger`].
-struct Bridge(Logger);
-
-impl log::Log for Bridge {
-    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::Level::Info
-    }
-
-    fn log(&self, record: &log::Record<'_>) {
-        if self.enabled(record.metadata()) {
-            self.0.line(&format!(
-                "{} {}: {}",
-                record.level().as_str().to_lowercase(),
-                record.target(),
-                record.args()
-            ));
-        }
-    }
-
-    fn flush(&self) {}
-}
-
-/// Sends the `log` facade's records to `logger`. Only the first call in a
-/// process has an effect.
-pub fn install_bridge(logger: Logger) {
-    let bridge: &'static Bridge = Box::leak(Box::new(Bridge(logger)));
-    if log::set_logger(bridge).is_ok() {
-        log::set_max_level(log::LevelFilter::Info);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,13 +186,55 @@ mod tests {
     }
 
     #[test]
-    fn lines_carry_a_timestamp_prefix() {
-        let (log, text) = Logger::memory();
-        log.line("hello");
-        let text = text.contents();
-        assert!(
-            text.starts_with('[') && text.ends_with("] hello\n"),
-            "{text}"
+    fn each_logger_keeps_only_its_own_lines() {
+        let (one, one_text) = Logger::memory();
+        let (two, two_text) = Logger::memory();
+        one.line("first");
+        one.clone().line("second");
+        two.line("other");
+        assert_eq!(one_text.contents(), "first\nsecond\n");
+        assert_eq!(two_text.contents(), "other\n");
+    }
+
+    /// One record written as a line, `since_start` after the start.
+    fn line(since_start: Duration, target: &str, level: log::Level, msg: &str) -> String {
+        let mut out = Vec::new();
+        write_record(
+            &mut out,
+            since_start,
+            &Record::builder()
+                .args(format_args!("{msg}"))
+                .target(target)
+                .level(level)
+                .build(),
+        )
+        .expect("written to memory");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    #[test]
+    fn own_lines_carry_only_the_seconds_since_start() {
+        let t = Duration::from_micros(12_345_678);
+        assert_eq!(
+            line(t, TARGET, log::Level::Info, "GSP: fault mute at message 3"),
+            "[   12.345678] GSP: fault mute at message 3\n"
+        );
+        assert_eq!(
+            line(Duration::ZERO, "nova_emu::gsp", log::Level::Info, "x"),
+            "[    0.000000] x\n"
+        );
+    }
+
+    #[test]
+    fn other_crates_lines_name_their_level_and_target() {
+        assert_eq!(
+            line(
+                Duration::from_millis(1500),
+                "vfio_user::server",
+                log::Level::Warn,
+                "version 0.2"
+            ),
+            "[    1.500000] warn vfio_user::server: version 0.2\n"
         );
     }
 }

@@ -3,10 +3,11 @@
 //! nova-emu: an emulated NVIDIA GSP GPU served to QEMU over vfio-user, for
 //! testing the nova_core driver without hardware.
 //!
-//! This file wires the parts together: it parses the command line, opens the
-//! log, listens on the socket (announcing it on stderr), serves one QEMU
-//! connection, and writes the access counts when the connection ends or when
-//! SIGTERM/SIGINT arrives.
+//! This file wires the parts together: it parses the command line (clap,
+//! `src/args.rs`), opens the log (env_logger, `src/logger.rs`), listens on
+//! the socket (announcing it on stderr), serves one QEMU connection, and
+//! writes the access counts when the connection ends or when SIGTERM/SIGINT
+//! arrives.
 //!
 //! Exit status: 0 after a connection that ended normally (or a signal), 1 on
 //! a run-time error, 2 on a command-line error.
@@ -31,7 +32,6 @@ mod prom;
 mod trace;
 mod vbios;
 
-use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::FileTypeExt;
@@ -39,23 +39,23 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use crate::args::{ArgError, Command, Options};
+use crate::args::{Command, Options};
 use crate::backend::Backend;
 use crate::device::Device;
 use crate::logger::{lock, Logger};
 
 fn main() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    match args::parse(args) {
-        Ok(Command::Help) => {
-            let _ = io::stdout().write_all(args::USAGE.as_bytes());
-            ExitCode::SUCCESS
-        }
-        Ok(Command::ListChipsets) => {
+    let command = match args::parse(std::env::args_os().skip(1)) {
+        Ok(command) => command,
+        // `--help` (on stdout, status 0) or a command-line error (on stderr, status 2).
+        Err(e) => e.exit(),
+    };
+    match command {
+        Command::ListChipsets => {
             let _ = io::stdout().write_all(chipset::listing().as_bytes());
             ExitCode::SUCCESS
         }
-        Ok(Command::WriteVbios(chip, path)) => {
+        Command::WriteVbios(chip, path) => {
             match fs::write(&path, vbios::Vbios::build(chip).flash()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -67,21 +67,17 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Ok(Command::ListGspFaults) => {
+        Command::ListGspFaults => {
             let _ = io::stdout().write_all(gsp::fault::list().as_bytes());
             ExitCode::SUCCESS
         }
-        Ok(Command::Serve(options)) => match serve(*options) {
+        Command::Serve(options) => match serve(*options) {
             Ok(()) => ExitCode::SUCCESS,
             Err(msg) => {
                 say(&msg);
                 ExitCode::from(1)
             }
         },
-        Err(ArgError(msg)) => {
-            say(&format!("{msg}\n(see nova-emu --help)"));
-            ExitCode::from(2)
-        }
     }
 }
 
@@ -190,12 +186,8 @@ fn spawn_signal_thread(
 }
 
 fn serve(options: Options) -> Result<(), String> {
-    let log = match &options.log {
-        Some(path) => Logger::file(path)
-            .map_err(|e| format!("cannot open the log file '{}': {e}", path.display()))?,
-        None => Logger::stderr(),
-    };
-    logger::install_bridge(log.clone());
+    logger::init(options.log.as_deref())?;
+    let log = Logger::default();
     block_termination_signals()?;
 
     let mut device = Device::new(options.device.clone(), log.clone());

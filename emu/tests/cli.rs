@@ -147,7 +147,73 @@ fn serving_one_connection_writes_counts_per_phase_and_exits_0() {
     assert_eq!(c["config_writes"], 1);
     let log = fs::read_to_string(dir.join("emu.log")).expect("log written");
     assert!(log.contains("connection closed"), "{log}");
+    assert_lines_are_timed(&log);
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// Checks that every line of a log starts as the harness reads it: `[`, the seconds since
+/// start right-aligned in 12 characters with 6 decimals, `] `, then the message.
+fn assert_lines_are_timed(log: &str) {
+    assert!(!log.is_empty());
+    for line in log.lines() {
+        let stamp = line
+            .strip_prefix('[')
+            .and_then(|rest| rest.split_once("] "))
+            .map(|(stamp, _)| stamp);
+        let ok = stamp.is_some_and(|s| {
+            let (whole, micros) = s.trim_start().split_once('.').unwrap_or(("", ""));
+            s.len() == 12
+                && !whole.is_empty()
+                && whole.bytes().all(|b| b.is_ascii_digit())
+                && micros.len() == 6
+                && micros.bytes().all(|b| b.is_ascii_digit())
+        });
+        assert!(ok, "untimed line {line:?} in:\n{log}");
+    }
+}
+
+#[test]
+fn help_goes_to_stdout_and_exits_0() {
+    for spelling in ["--help", "-h"] {
+        let out = Command::new(EMU)
+            .arg(spelling)
+            .output()
+            .expect("run nova-emu");
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("nova-emu --socket PATH") && text.contains("--list-gsp-faults"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn command_line_errors_exit_2_with_the_usage_on_stderr() {
+    for args in [
+        &["--socket", "/nonexistent/x.sock", "--frobnicate"][..],
+        &["--chipset", "ga102"],
+        &[
+            "--socket",
+            "/nonexistent/x.sock",
+            "--no-gsp",
+            "--gsp-fault",
+            "mute",
+        ],
+        &[
+            "--socket",
+            "/nonexistent/x.sock",
+            "--boot0",
+            "0x1_0000_0000",
+        ],
+    ] {
+        let out = Command::new(EMU).args(args).output().expect("run nova-emu");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.contains("--help"), "{args:?}: {err}");
+    }
 }
 
 #[test]
@@ -212,7 +278,11 @@ fn bad_vbios_files_exit_2_before_listening() {
             .expect("run nova-emu");
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("--vbios:") && err.contains(why), "{err}");
+        // clap names the option: "invalid value 'FILE' for '--vbios <FILE>': ...".
+        assert!(
+            err.contains("'--vbios <FILE>'") && err.contains(why),
+            "{err}"
+        );
         assert!(!dir.join("gpu.sock").exists());
     }
     let _ = fs::remove_dir_all(&dir);
