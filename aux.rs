@@ -5,8 +5,9 @@
 //! with the GPU's PCI function as its parent. nova-drm reads what it needs from that parent
 //! (BAR1's size for `NOVA_GETPARAM_VRAM_BAR_SIZE`) and no registration data.
 //!
-//! It is unregistered first: at unbind and on every failure, before GSP-RM is stopped, so that
-//! no DRM client is left on a GPU whose GSP goes away.
+//! It is probe's last step (nothing that can fail comes after it; its own failure stops
+//! GSP-RM again) and unbind's first: unregistered before GSP-RM is stopped, so that no DRM
+//! client is left on a GPU whose GSP goes away.
 
 use kernel::{
     auxiliary,
@@ -28,8 +29,9 @@ const MODNAME: &CStr = c"nova-core";
 /// The auxiliary device's name within the module.
 const NAME: &CStr = c"nova-drm";
 
-/// The next auxiliary device id: one per registration, never reused while the module is
-/// loaded, so that a GPU bound again gets a name no stale sysfs entry can hold.
+/// The next auxiliary device id: one per registration, so that a GPU bound again gets a name
+/// no stale sysfs entry can hold (the counter wraps after 2^32 registrations in one module
+/// load, where an id still registered would make the registration fail, cleanly).
 static NEXT_ID: Atomic<u32> = Atomic::new(0);
 
 /// A registered `nova-core.nova-drm.<id>` device; unregistered when dropped.
@@ -46,34 +48,37 @@ impl<'bound> DrmDevice<'bound> {
             .inspect_err(|e| {
                 dev_err!(
                     parent,
-                    "cannot register the auxiliary device {}.{}.{} (error {})\n",
-                    MODNAME.to_str().unwrap_or("?"),
-                    NAME.to_str().unwrap_or("?"),
-                    id,
+                    "cannot register the auxiliary device {} (error {})\n",
+                    Shown(id),
                     e.to_errno()
                 )
             })?;
-        dev_dbg!(
-            parent,
-            "auxiliary device {}.{}.{} registered\n",
-            MODNAME.to_str().unwrap_or("?"),
-            NAME.to_str().unwrap_or("?"),
-            id
-        );
+        dev_dbg!(parent, "auxiliary device {} registered\n", Shown(id));
         Ok(DrmDevice {
             _registration: registration,
             id,
         })
     }
 
-    /// Unregisters the device (nova-drm, if bound, is unbound first by the auxiliary bus).
+    /// Unregisters the device (the auxiliary bus unbinds nova-drm from it first).
     pub(crate) fn unregister(self, parent: &Device<Bound>) {
         let id = self.id;
         drop(self);
-        dev_dbg!(
-            parent,
-            "auxiliary device nova-core.nova-drm.{} unregistered\n",
-            id
-        );
+        dev_dbg!(parent, "auxiliary device {} unregistered\n", Shown(id));
+    }
+}
+
+/// The device's full name, `nova-core.nova-drm.<id>`, as the log shows it.
+pub(crate) struct Shown(u32);
+
+impl core::fmt::Display for Shown {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}.{}.{}",
+            MODNAME.to_str().unwrap_or("?"),
+            NAME.to_str().unwrap_or("?"),
+            self.0
+        )
     }
 }

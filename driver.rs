@@ -288,7 +288,9 @@ impl pci::Driver for NovaCore {
         // nova-drm's device goes first (the auxiliary bus unbinds nova-drm from it); then the
         // GSP, stopped (or, if it cannot be, its memory leaked) before anything is freed; a
         // benchmark running from debugfs ends first.
-        if let Some(drm) = this.drm.lock().take() {
+        // Taken out of the lock first: nova-drm's removal does not run under it.
+        let drm = this.drm.lock().take();
+        if let Some(drm) = drm {
             drm.unregister(pdev.as_ref());
         }
         let gsp = this.binding.gsp.lock().take();

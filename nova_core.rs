@@ -57,6 +57,7 @@ macro_rules! kernel_display {
 }
 
 kernel_display!(
+    aux::Shown,
     gpu::Chipset,
     gpu::Gone,
     gpu::IdError,

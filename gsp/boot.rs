@@ -159,7 +159,7 @@ impl Shared {
 /// A started GSP: its queues and the memory it was given.
 ///
 /// A GSP may touch its memory at any time until it is stopped, so that memory goes back to
-/// the allocator only once [`Gsp::shutdown`] saw the falcon halted. Dropped otherwise, the
+/// the allocator only once [`Gsp::shutdown`] saw GSP-RM's RISC-V core stopped. Dropped otherwise, the
 /// memory is leaked: never freed under a device that may still use it.
 pub(crate) struct Gsp {
     /// The GPU as identified at probe; a device that no longer reads as this one is gone.
@@ -172,8 +172,7 @@ pub(crate) struct Gsp {
     /// GSP-RM was seen stopped (its RISC-V core idle after FWSEC-SB): it touches nothing any
     /// more.
     halted: bool,
-    /// The GSP refused to start (it never ran), or the GPU is gone: asking it to unload is
-    /// pointless.
+    /// GSP-RM never started, or the GPU is gone: asking it to unload is pointless.
     unreachable: bool,
     /// What stops GSP-RM and undoes WPR2; taken by [`Gsp::shutdown`].
     teardown: Option<Teardown>,

@@ -5,11 +5,13 @@
 # Rust, bindgen, LLVM, QEMU, the kernel sources and the NVIDIA firmware.
 # Prints nothing but stage lines; the path of the root is $NOVA_CACHE/buildroot.
 #
-# The Debian archive is the host's: the first one its apt configuration names
-# (one-line or deb822 sources, a local mirror or a proxying one), with the
-# host's apt proxy settings; NOVA_DEBIAN_MIRROR (an archive's URL) overrides
-# it. Which archive does not change the root, so it is not part of the cache
-# key.
+# The Debian archive is the host's: the first one its apt configuration names,
+# in apt's order (one-line or deb822 sources, a local mirror or a proxying one;
+# known as Debian's by its Release file's label, or, with no Release file
+# downloaded, by a path ending in /debian), with the host's apt proxy settings.
+# NOVA_DEBIAN_MIRROR (an archive's URL) overrides it; a host whose apt knows no
+# Debian archive (Ubuntu) must set it. Which archive does not change the root,
+# so it is not part of the cache key.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -33,13 +35,22 @@ debian_mirror() {
 		printf '%s\n' "${NOVA_DEBIAN_MIRROR%/}"
 		return
 	fi
-	local uri label
+	local targets uri label
+	targets=$(apt-get indextargets --format '$(REPO_URI)|$(LABEL)' 2>/dev/null | awk '!seen[$0]++')
 	while IFS='|' read -r uri label; do
 		if [ "$label" = Debian ]; then
 			printf '%s\n' "${uri%/}"
 			return
 		fi
-	done < <(apt-get indextargets --format '$(REPO_URI)|$(LABEL)' 2>/dev/null | sort -u)
+	done <<<"$targets"
+	while IFS='|' read -r uri label; do
+		case "${uri%/}" in
+		*/debian)
+			printf '%s\n' "${uri%/}"
+			return
+			;;
+		esac
+	done <<<"$targets"
 	die "the host's apt configuration names no Debian archive: set NOVA_DEBIAN_MIRROR"
 }
 

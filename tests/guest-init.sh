@@ -35,8 +35,8 @@
 #   drmload   insmod the kernel's nova-drm (nova-drm.ko)
 #   drm       on every DRM card nova-drm registered, log its auxiliary device and
 #             PCI parent (`nova-test: drm card0: nova-core.nova-drm.0 on <pci>`),
-#             run drm_info (`DRMINFO card0 ...` on the console) and our client on
-#             the card and its render node if it has one (`DRMCLIENT card0 ...`);
+#             run drm_info (`DRMINFO <pci> ...` on the console) and our client on
+#             the card and its render node if it has one (`DRMCLIENT <pci> ...`);
 #             then libdrm's modetest and proptest, which open the device by its
 #             driver's name (`DRMLIBDRM modetest ...`), and list /dev/dri
 #   drmhold=S start a client on every DRM node that holds it open S seconds,
@@ -133,9 +133,12 @@ drm_cards() {
 	done
 }
 
-# Whether every GPU bound to nova_core has a nova-drm device bound to nova-drm.
+# Whether at least one GPU is bound to nova_core, and every one has a nova-drm device
+# bound to nova-drm.
 drm_bound_all() {
-	for dev in $(ls /sys/bus/pci/drivers/nova_core 2>/dev/null | grep '^0000:'); do
+	devs=$(ls /sys/bus/pci/drivers/nova_core 2>/dev/null | grep '^0000:')
+	[ -n "$devs" ] || return 1
+	for dev in $devs; do
 		found=
 		for a in /sys/bus/pci/devices/"$dev"/nova-core.nova-drm.*; do
 			[ -e "$a/driver" ] && found=1
@@ -178,12 +181,12 @@ for step in $steps; do
 			say "drm $card: $aux on $pci"
 			drm_info "/dev/dri/$card" >/tmp/drm_info 2>&1
 			rc=$?
-			sed "s|^|DRMINFO $card |" /tmp/drm_info
+			sed "s|^|DRMINFO $pci |" /tmp/drm_info
 			say "drm_info $card: exit status $rc"
-			nova-drm-client info "/dev/dri/$card" 2>&1 | sed "s|^|DRMCLIENT $card |"
+			nova-drm-client info "/dev/dri/$card" 2>&1 | sed "s|^|DRMCLIENT $pci |"
 			for r in /sys/class/drm/"$card"/device/drm/renderD*; do
 				[ -e "$r" ] || continue
-				nova-drm-client info "/dev/dri/${r##*/}" 2>&1 | sed "s|^|DRMCLIENT $card |"
+				nova-drm-client info "/dev/dri/${r##*/}" 2>&1 | sed "s|^|DRMCLIENT $pci |"
 			done
 		done
 		# libdrm's tools open the device by driver name (drmOpen); nova-drm has

@@ -88,8 +88,8 @@ struct Cli {
     /// say the chip).
     #[arg(long, value_name = "ID", value_parser = values::device_id)]
     device_id: Option<u16>,
-    /// Make the emulated GSP speak 535.113.01 or 570.144 whatever firmware the driver loaded
-    /// (mismatch tests).
+    /// Make the emulated GSP speak 535.113.01 or 570.144 whatever booter ran (mismatch
+    /// tests).
     #[arg(long, value_name = "VERSION")]
     gsp_version: Option<Version>,
     /// Video memory size, as the FB registers say it (whole MiB; Turing and GA100 round down to

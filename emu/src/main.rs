@@ -227,9 +227,7 @@ fn serve(options: Options) -> Result<(), String> {
             "emulated GSP: subsystem 1af4:4e56, firmware version {}, framebuffer {:#x} bytes, \
              firmware root {}",
             g.forced_version
-                .map_or("identified from FWIMAGE".to_string(), |v| format!(
-                    "forced to {v}"
-                )),
+                .map_or("the booter's".to_string(), |v| format!("forced to {v}")),
             g.fb_size,
             g.firmware_root.display()
         ),

@@ -125,7 +125,7 @@ def cmd_check(args):
     own = [make() for prefix, make in (("life-", lambda: lifecycle_job(cycles=10, modcycles=3)),
                                        ("bench-", bench_job),
                                        ("oracle-", oracle_job),
-                                       ("drm-", drm_clients_job),
+                                       ("drm-clients-", drm_clients_job),
                                        ("drm-cycles-", drm_cycles_job))
            if re.search(regex, prefix + "ga102-570")]
     if not rows and not own:

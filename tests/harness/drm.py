@@ -22,15 +22,15 @@ import re
 
 from .boots import Job
 from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND
-from .kernel_log import device_lines
-from .row_checks import check_quiet_after
+from .kernel_log import device_levels, device_lines
+from .row_checks import check_gsp_stopped, check_quiet_after
 from .table import Scenario
 
 # The BAR1 the emulated GPUs announce (nova-drm's VRAM BAR size).
 BAR1 = 0x1000_0000
 # The size of the GEM object our client creates (three pages).
 GEM_SIZE = 0x3000
-# How long each holding client keeps its render node open (across an unbind or an rmmod).
+# How long each holding client keeps its DRM node open (across an unbind or an rmmod).
 HOLD_S = 4
 
 
@@ -39,11 +39,11 @@ def console_block(console, prefix):
     return [l[len(prefix):].rstrip() for l in console.splitlines() if l.startswith(prefix)]
 
 
-def drm_rows():
+def drm_rows(prefix):
     return [
-        Scenario("drm-ga102-570", ["--chipset", "ga102", "--bar1-size", hex(BAR1)], "-", "",
-                 [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),
-        Scenario("drm-tu117-535", ["--chipset", "tu117", "--bar1-size", hex(BAR1)],
+        Scenario(f"{prefix}-ga102-570", ["--chipset", "ga102", "--bar1-size", hex(BAR1)], "-",
+                 "", [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),
+        Scenario(f"{prefix}-tu117-535", ["--chipset", "tu117", "--bar1-size", hex(BAR1)],
                  "drop=gsp-570.144.bin", "", [r"GSP 535\.113\.01 up: NVIDIA GeForce GTX 1650$"],
                  0),
     ]
@@ -74,19 +74,27 @@ def drm_clients_job():
             results.check(f"{sc.name}: nova-drm registered a DRM card on "
                           "nova-core.nova-drm.<id>, whose PCI parent is this GPU, at both binds",
                           len(found) == 2, f"cards: {cards}")
-            for card, _ in found[:1]:
-                client = console_block(console, f"DRMCLIENT {card} ")
-                results.check(f"{sc.name}: DRM_IOCTL_VERSION says nova-drm",
-                              any("driver nova-drm 0.0.0 (NVIDIA Graphics and Compute)" in l
-                                  for l in client), "; ".join(client[:6]))
-                results.check(f"{sc.name}: NOVA_GETPARAM_VRAM_BAR_SIZE is the emulated BAR1 "
-                              f"({BAR1:#x}) of the PCI parent",
-                              any(f"VRAM BAR size {BAR1:#x}" in l for l in client),
-                              "; ".join(client[:6]))
-                results.check(f"{sc.name}: a GEM object created and its size read back",
-                              any(f"of {GEM_SIZE:#x} bytes created, size read back "
-                                  f"{GEM_SIZE:#x}" in l for l in client),
-                              "; ".join(client[:6]))
+            # Our client, on this GPU's card at each of the two binds.
+            client = console_block(console, f"DRMCLIENT {emu.bdf} ")
+            for what, text in (
+                    ("DRM_IOCTL_VERSION says nova-drm",
+                     "driver nova-drm 0.0.0 (NVIDIA Graphics and Compute)"),
+                    (f"NOVA_GETPARAM_VRAM_BAR_SIZE is the emulated BAR1 ({BAR1:#x}) of the PCI "
+                     "parent", f"VRAM BAR size {BAR1:#x}"),
+                    ("a GEM object created and its size read back",
+                     f"of {GEM_SIZE:#x} bytes created, size read back {GEM_SIZE:#x}")):
+                n = sum(1 for l in client if text in l)
+                results.check(f"{sc.name}: {what}, at both binds", n == 2,
+                              f"{n} times; " + "; ".join(client[:6]))
+            # nova-drm's device goes before GSP-RM is stopped, at the unbind and the rmmod.
+            order = [m for _, m in device_levels(console, emu.bdf)
+                     if re.match(r"auxiliary device nova-core\.nova-drm\.\d+ unregistered$", m)
+                     or m == "GSP acknowledged UNLOADING_GUEST_DRIVER"]
+            results.check(f"{sc.name}: nova-drm's device unregistered before GSP-RM was asked to "
+                          "unload, at the unbind and the rmmod",
+                          len(order) == 4 and all(order[i].startswith("auxiliary")
+                                                  and order[i + 1].startswith("GSP")
+                                                  for i in (0, 2)), f"{order}")
             check_quiet_after(sc.name, emu.read_counts() or {}, results)
         status = re.findall(r"nova-test: drm_info card\d+: exit status (\d+)", console)
         results.check("drm-clients: drm_info ran on every card (and exited 0)",
@@ -103,17 +111,22 @@ def drm_clients_job():
         results.check("drm-clients: a client held each DRM node open across the unbind and "
                       "across the rmmod, and closed it after",
                       held == closed == 2 * len(job.rows), "; ".join(holds[:8]))
-        results.check("drm-clients: nova-drm's device went with the GPU: the held node refused "
-                      "the client's ioctls after the unbind and the rmmod",
-                      sum(1 for l in holds if "ioctls refused" in l) == 2 * len(job.rows),
-                      "; ".join(holds[:8]))
+        # Each held client's three ioctls after the hold: ENODEV, every one.
+        enodev = sum(1 for l in holds if re.search(r"(failed|read back): errno 19$", l))
+        other = [l for l in holds if re.search(r"errno (?!19$)\d+$", l)
+                 or "driver nova-drm" in l or "VRAM BAR size" in l or "bytes created" in l]
+        results.check("drm-clients: nova-drm's device went with the GPU: ENODEV to each of the "
+                      "held clients' ioctls after the unbind and the rmmod",
+                      enodev == 3 * 2 * len(job.rows) and not other,
+                      f"{enodev} ENODEV; other: {other[:4]}")
 
-    return Job("drm-clients", drm_rows(), steps, check=check, drm=True)
+    return Job("drm-clients", drm_rows("drm-clients"), steps, check=check, drm=True)
 
 
 def drm_cycles_job(cycles=20):
-    rows = drm_rows()[:1]
-    steps = f"load,drmload,settle,drmcycles={cycles},rmmod,settle,kmemleak"
+    rows = drm_rows("drm-cycles")[:1]
+    steps = (f"load,drmload,settle,drmcycles={cycles},unbind,phase={PHASE_AFTER_UNBIND},settle,"
+             f"phase=2,bind,settle,rmmod,phase={PHASE_AFTER_RMMOD},settle,kmemleak")
 
     def check(job, outcome, results):
         _, console, emus, _, _ = outcome
@@ -124,8 +137,10 @@ def drm_cycles_job(cycles=20):
                       "; ".join(l for l in console.splitlines() if "drmcycles" in l))
         lines = device_lines(console, emus[0].bdf)
         ups = sum(1 for l in lines if re.search(rows[0].expect[0], l))
-        results.check(f"drm-cycles: GSP-RM came up at every bind ({cycles + 1})",
-                      ups == cycles + 1, f"{ups} times")
+        results.check(f"drm-cycles: GSP-RM came up at every bind ({cycles + 2})",
+                      ups == cycles + 2, f"{ups} times")
+        counts = emus[0].read_counts() or {}
+        check_gsp_stopped(rows[0].name, counts, results, expect_runs=True)
+        check_quiet_after(rows[0].name, counts, results)
 
-    return Job("drm-cycles", [sc.__class__(**{**sc.__dict__, "name": "drm-cycles-ga102"})
-                              for sc in rows], steps, check=check, drm=True)
+    return Job("drm-cycles", rows, steps, check=check, drm=True)

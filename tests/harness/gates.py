@@ -180,19 +180,24 @@ def kconfig_resolve(run_dir, changes):
 
 def check_kconfig(run_dir, results):
     """The Kconfig entry, as a kernel tree would read it: NOVA_CORE_OOT=m holds on the test
-    kernel's config and selects the Rust firmware loader; it is refused without Rust and next to the kernel's own nova-core (same module
-    name)."""
-    out, config = kconfig_resolve(run_dir, ["# CONFIG_NOVA_CORE is not set",
-                                            "CONFIG_NOVA_CORE_OOT=m"])
+    kernel's config (without the kernel's nova-core and nova-drm, which selects it) and selects
+    the Rust firmware loader and the auxiliary bus; it is refused without Rust, next to the
+    kernel's own nova-core (same module name) and so next to an in-tree nova-drm."""
+    alone = ["# CONFIG_NOVA_CORE is not set", "# CONFIG_DRM_NOVA is not set"]
+    out, config = kconfig_resolve(run_dir, [*alone, "CONFIG_NOVA_CORE_OOT=m"])
     (run_dir / "kconfig.log").write_text(out)
-    results.check("Kconfig: NOVA_CORE_OOT=m holds on the test kernel's config",
+    results.check("Kconfig: NOVA_CORE_OOT=m holds on the test kernel's config, with the Rust "
+                  "firmware loader and the auxiliary bus",
                   "CONFIG_NOVA_CORE_OOT=m" in config.splitlines()
                   and "CONFIG_RUST_FW_LOADER_ABSTRACTIONS=y" in config.splitlines()
+                  and "CONFIG_AUXILIARY_BUS=y" in config.splitlines()
                   and "warning" not in out.lower() and "error" not in out.lower(),
                   f"see {run_dir / 'kconfig.log'}: {out[-300:]}")
-    for why, changes in (("without Rust", ["# CONFIG_NOVA_CORE is not set",
-                                           "# CONFIG_RUST is not set"]),
-                         ("next to the kernel's nova-core", ["CONFIG_NOVA_CORE=m"])):
+    for why, changes in (("without Rust", [*alone, "# CONFIG_RUST is not set"]),
+                         ("next to the kernel's nova-core", ["CONFIG_NOVA_CORE=m",
+                                                             "# CONFIG_DRM_NOVA is not set"]),
+                         ("next to an in-tree nova-drm (it selects the kernel's nova-core)",
+                          ["# CONFIG_NOVA_CORE is not set", "CONFIG_DRM_NOVA=m"])):
         _, config = kconfig_resolve(run_dir, [*changes, "CONFIG_NOVA_CORE_OOT=m"])
         results.check(f"Kconfig: NOVA_CORE_OOT refused {why}",
                       "# CONFIG_NOVA_CORE_OOT is not set" in config.splitlines()

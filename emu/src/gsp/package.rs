@@ -89,8 +89,8 @@ impl VersionFiles {
             let name = signature_section(self.chip)
                 .ok_or_else(|| format!("no GSP-RM signature section for {}", self.chip))?;
             let show = |e: String| format!("{}: {e}", self.gsp.display());
-            let fwimage = section(&self.gsp, ".fwimage", usize::MAX).map_err(show)?;
-            let signature = section(&self.gsp, name, usize::MAX).map_err(show)?;
+            let fwimage = section(&self.gsp, ".fwimage").map_err(show)?;
+            let signature = section(&self.gsp, name).map_err(show)?;
             self.image = Some((fwimage, signature));
         }
         Ok(self.image.as_ref().expect("just read"))
