@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What the device does when its falcons and GSP-RM are acted on: a falcon start (FWSEC played
+//! on the GSP falcon, the booter or the CPU sequence's resume on SEC2), a reset, a DMA
+//! transfer; GSP-RM's start by the booter, its ticks on the GSP thread, and its stops, which
+//! the falcon model's RISC-V state and the counts follow.
+
+use super::*;
+
+impl Device {
+    /// Acts on a register write GSP-RM reacts to. The doorbell only wakes the GSP
+    /// thread (GSP-RM reads its queue on its own time); a falcon reset stops it at
+    /// once.
+    pub(super) fn gsp_event(&mut self, event: GspEvent) {
+        let Some(gsp) = &mut self.gsp else {
+            return;
+        };
+        match event {
+            GspEvent::Doorbell if !gsp.running() => {
+                self.log.line("GSP: doorbell while stopped (ignored)");
+            }
+            GspEvent::Doorbell => self.kick.kick(),
+            GspEvent::FalconReset => {
+                // A start the CPU has not begun yet is cancelled too.
+                self.start_pending = None;
+                gsp.falcon_reset();
+                self.note_gsp();
+            }
+        }
+    }
+
+    /// Acts on what a falcon register write asked for: a start (FWSEC played where IMEM holds
+    /// code on the GSP falcon, the booter or the resume on SEC2), a reset (which stops what ran), a
+    /// DMA transfer (from guest memory, while bus mastering is on).
+    pub(super) fn falcon_action(&mut self, engine: Engine, action: Action) {
+        let bus_master = self.config.command() & PCI_COMMAND_MASTER != 0;
+        let Some(engines) = &mut self.engines else {
+            return;
+        };
+        let name = engines.falcon(engine).name();
+        match (engine, action) {
+            (_, Action::Dma) => {
+                let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
+                if let Err(e) = engines.falcon(engine).dma(&mut mem) {
+                    self.log
+                        .line(&format!("{name} falcon: DMA transfer failed: {e}"));
+                }
+            }
+            (_, Action::DmaStuck) => {
+                self.log.line(&format!(
+                    "{name} falcon: DMA transfer commanded; the engine is stuck, it stays in flight"
+                ));
+            }
+            (Engine::Gsp, Action::Reset { dma_in_flight }) => {
+                if dma_in_flight {
+                    self.log
+                        .line("GSP falcon: the reset stops the DMA transfer in flight");
+                }
+                // Silicon's reset handshake flushes to the sysmem flush page: on the chips
+                // whose FB unit is modelled, a reset without one is the driver's mistake.
+                if self.fb.as_ref().is_some_and(|fb| fb.flush_page().is_none()) {
+                    self.log.line(
+                        "GSP falcon: reset with no sysmem flush page registered (the reset \
+                         handshake would have nowhere to write)",
+                    );
+                }
+                self.gsp_event(GspEvent::FalconReset);
+                // A GSP-RM that lies it cannot be stopped keeps its core running.
+                let unstoppable = self.gsp.as_ref().is_some_and(|g| g.unstoppable());
+                if let (Some(e), true) = (&mut self.engines, unstoppable) {
+                    e.gsp.set_riscv_active(true);
+                }
+            }
+            (Engine::Sec2, Action::Reset { .. }) => {}
+            (Engine::Gsp, Action::Start) if engines.gsp.loaded() => self.play_fwsec(bus_master),
+            (Engine::Gsp, Action::Start) => {
+                // Silicon: a falcon with nothing in IMEM has nothing to run.
+                self.log
+                    .line("GSP falcon: started with nothing loaded: halts at once");
+                engines.gsp.set_halted(true);
+            }
+            (Engine::Sec2, Action::Start) if self.chain.is_some() => self.play_sec2(bus_master),
+            (Engine::Sec2, Action::Start) => {
+                self.log.line(&format!(
+                    "SEC2 falcon: started, but the model has no booter for {} (Hopper and \
+                     later boot through the FSP): halts refusing",
+                    self.config_choice.chipset.name
+                ));
+                engines.sec2.set_mailbox(0, crate::falcon::fwsec::REFUSED);
+                engines.sec2.set_halted(true);
+            }
+        }
+    }
+
+    /// SEC2 was started: the booter (or the sequencer's resume) is checked and played.
+    fn play_sec2(&mut self, bus_master: bool) {
+        let (Some(engines), Some(fb), Some(chain)) =
+            (&mut self.engines, &mut self.fb, &mut self.chain)
+        else {
+            return;
+        };
+        let facts = FbFacts {
+            size: fb.size(),
+            frts: fb.frts_region(),
+        };
+        let (wants_resume, gsp_rm_up) = self.gsp.as_ref().map_or((false, false), |g| {
+            (g.wants_resume(), g.running() || engines.gsp.riscv_active())
+        });
+        let log = &self.log;
+        let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
+        let (outcome, wpr2) = chain.sec2_start(
+            &engines.sec2,
+            (engines.gsp.mailbox(0), engines.gsp.mailbox(1)),
+            &facts,
+            fb.wpr2(),
+            gsp_rm_up,
+            wants_resume,
+            &mut mem,
+            &mut |line| log.line(&line),
+        );
+        match wpr2 {
+            Some(r) => fb.set_wpr2(r),
+            None => fb.clear_wpr2(),
+        }
+        match outcome {
+            Sec2Outcome::Halted(code) => {
+                engines.sec2.set_mailbox(0, code);
+                engines.sec2.set_halted(true);
+            }
+            Sec2Outcome::Unloaded => {
+                engines.sec2.set_mailbox(0, 0);
+                engines.sec2.set_halted(true);
+            }
+            Sec2Outcome::GspRmStarts { .. } if chain.lie() == Some(BootLie::RiscvNeverActive) => {
+                engines.sec2.set_mailbox(0, 0);
+                engines.sec2.set_halted(true);
+                self.log
+                    .line("GSP: fault riscv-never-active: GSP-RM does not start");
+            }
+            Sec2Outcome::GspRmStarts { version, libos } => {
+                engines.sec2.set_mailbox(0, 0);
+                engines.sec2.set_halted(true);
+                self.gsp_rm_starts(libos, version);
+            }
+            Sec2Outcome::Resume => {
+                let scratch = self.bar0.peek(crate::gsp::sequencer::SCRATCH);
+                let code = match &mut self.gsp {
+                    Some(gsp) => gsp.resume(&mut mem, scratch),
+                    None => crate::gsp::ERR_BAD_ARGUMENTS,
+                };
+                engines.sec2.set_mailbox(0, code);
+                if code == 0 {
+                    // SEC2-RTOS runs on; GSP-RM is back on the GSP's RISC-V core.
+                    engines.gsp.set_riscv_active(true);
+                    self.bar0
+                        .set(NV_PGC6_BSI_SECURE_SCRATCH_14, BOOT_STAGE_3_HANDOFF);
+                } else {
+                    engines.sec2.set_halted(true);
+                }
+                self.note_gsp();
+            }
+        }
+    }
+
+    /// What `booter_load` does once its checks pass: the GSP's RISC-V core runs, and GSP-RM of
+    /// `version` starts (on the GSP thread's next tick) with the LIBOS arguments at `libos`.
+    fn gsp_rm_starts(&mut self, libos: u64, version: Version) {
+        if let Some(e) = &mut self.engines {
+            e.gsp.set_riscv_active(true);
+        }
+        self.start_pending = Some((libos, version));
+        self.kick.kick();
+    }
+
+    /// The booter's start of GSP-RM, as [`Device::play_sec2`] makes it once `booter_load`
+    /// passed its checks: the GSP model's tests start GSP-RM this way, with the LIBOS
+    /// arguments the GSP falcon's mailboxes hold.
+    #[cfg(test)]
+    pub fn booter_starts_gsp_rm(&mut self, version: Version) {
+        let Some(e) = &self.engines else {
+            return;
+        };
+        let libos = (u64::from(e.gsp.mailbox(1)) << 32) | u64::from(e.gsp.mailbox(0));
+        self.gsp_rm_starts(libos, version);
+    }
+
+    /// FWSEC was started on the GSP falcon: the model checks and plays it.
+    fn play_fwsec(&mut self, bus_master: bool) {
+        let (Some(engines), Some(fb)) = (&mut self.engines, &mut self.fb) else {
+            return;
+        };
+        let log = &self.log;
+        let Some(fwsec) = &mut engines.fwsec else {
+            log.line(
+                "FWSEC: started, but the model cannot check it (a --vbios dump): halts refusing",
+            );
+            engines.gsp.set_mailbox(0, crate::falcon::fwsec::REFUSED);
+            engines.gsp.set_halted(true);
+            return;
+        };
+        let frts = fb.frts_region();
+        let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
+        match fwsec.play(&mut engines.gsp, &mut mem, &frts, &mut |line| {
+            log.line(&line)
+        }) {
+            Played::Running => {
+                log.line("FWSEC: runs and never halts");
+            }
+            Played::Sb => {
+                engines.gsp.set_mailbox(0, 0);
+                engines.gsp.set_halted(true);
+                // Whatever GSP-RM was left is gone (unless it lies), and with it its core.
+                if let Some(gsp) = &mut self.gsp {
+                    gsp.fwsec_sb();
+                    engines.gsp.set_riscv_active(gsp.unstoppable());
+                }
+                self.note_gsp();
+            }
+            Played::Halted {
+                mailbox0,
+                scratch_0e: _,
+                wpr2,
+            } => {
+                engines.gsp.set_mailbox(0, mailbox0);
+                engines.gsp.set_halted(true);
+                if let Some(wpr2) = wpr2 {
+                    log.line(&format!(
+                        "FWSEC: WPR2 set to {:#x}..{:#x}",
+                        wpr2.start, wpr2.end
+                    ));
+                    fb.set_wpr2(wpr2);
+                }
+            }
+        }
+    }
+
+    /// One tick of the GSP: a pending start, or a running GSP's own work.
+    /// Called by the GSP thread ([`crate::gsp::clock`]), and by tests in its
+    /// stead. Returns whether the GSP runs.
+    pub fn run_gsp(&mut self) -> bool {
+        let Some(mut gsp) = self.gsp.take() else {
+            return false;
+        };
+        if let Some((args, booted)) = self.start_pending.take() {
+            let code = gsp.start(&mut self.gsp_sysmem(), args, booted);
+            if let (Some(e), true) = (&mut self.engines, code != 0) {
+                // GSP-RM did not come up: its core stops.
+                e.gsp.set_riscv_active(false);
+            }
+        } else {
+            gsp.tick(&mut self.gsp_sysmem());
+        }
+        let running = gsp.running();
+        self.gsp = Some(gsp);
+        self.note_gsp();
+        running
+    }
+
+    /// Counts GSP-RM's starts and stops since they were last looked at; a stop stops its
+    /// RISC-V core (GSP-RM runs there: the falcon's own CPU state is the falcon model's).
+    pub(super) fn note_gsp(&mut self) {
+        let Some(gsp) = &mut self.gsp else {
+            return;
+        };
+        for t in gsp.take_transitions() {
+            match t {
+                Transition::Started => self.counts.gsp_started(),
+                Transition::Stopped(stop) => {
+                    self.counts.gsp_stopped(stop.name());
+                    if let Some(e) = &mut self.engines {
+                        // An orderly unload says so in mailbox 0
+                        // (LIBOS_INTERRUPT_PROCESSOR_SUSPENDED).
+                        e.gsp.set_riscv_active(false);
+                        if stop == Stop::Unload {
+                            let m = e.gsp.mailbox(0);
+                            e.gsp.set_mailbox(0, m | PROCESSOR_SUSPENDED);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
