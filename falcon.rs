@@ -291,14 +291,8 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
     /// Lets DMA index `index` reach coherent system memory by physical address (and the
     /// engine use physical addresses without a context).
     pub(crate) fn dma_to_sysmem(&self, index: usize) -> Result {
+        self.dma_reset()?;
         self.with(|bar| {
-            bar.update(regs::NV_PFALCON_FBIF_CTL::of::<E>(), |v| {
-                v.with_allow_phys_no_ctx(true)
-            });
-            bar.write(
-                WithBase::of::<E>(),
-                regs::NV_PFALCON_FALCON_DMACTL::from_raw(0),
-            );
             let transcfg = regs::NV_PFALCON_FBIF_TRANSCFG::of::<E>()
                 .try_at(index)
                 .ok_or(EINVAL)?;
