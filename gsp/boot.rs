@@ -123,7 +123,7 @@ pub(crate) struct Shared {
     libos: Coherent<[u8]>,
     /// GSP-RM's log buffers, shared with debugfs; leaked with the rest, this reference keeps
     /// them allocated for good.
-    logs: Option<Arc<Logs>>,
+    logs: Arc<Logs>,
     /// What the booter reads, until `GSP_INIT_DONE`.
     booter_input: Option<BooterInput>,
 }
@@ -133,7 +133,7 @@ impl Shared {
         queues: Queues<CoherentMemory>,
         rmargs: Coherent<[u8]>,
         libos: Coherent<[u8]>,
-        logs: Option<Arc<Logs>>,
+        logs: Arc<Logs>,
     ) -> Shared {
         Shared {
             queues,
@@ -315,7 +315,7 @@ impl Gsp {
 
     /// GSP-RM's log buffers, for debugfs.
     pub(crate) fn logs(&self) -> Option<Arc<Logs>> {
-        self.shared.as_ref().and_then(|s| s.logs.clone())
+        self.shared.as_ref().map(|s| s.logs.clone())
     }
 
     /// The firmware version the GSP runs.

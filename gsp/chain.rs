@@ -167,7 +167,7 @@ fn allocate(
     )?;
     let wpr_meta = Coherent::from_slice(dev, &meta, GFP_KERNEL)?;
     Ok((
-        Shared::new(queues, rmargs, libos, Some(logs)),
+        Shared::new(queues, rmargs, libos, logs),
         BooterInput {
             _radix3: radix3,
             _bootloader: bootloader,
