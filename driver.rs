@@ -176,6 +176,14 @@ fn read_vbios(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Rom> {
     Ok(rom)
 }
 
+/// What the GSP boot starts from, per family.
+enum Chain {
+    /// Turing to Ada.
+    Fwsec(FwsecChain),
+    /// Hopper and later: the sizes GSP-FMC is given.
+    Fsp(crate::fb::sizes::FmcSizes),
+}
+
 /// What the GSP boot of Turing to Ada starts from: the VBIOS read, the framebuffer layout and
 /// `NV_PMC_BOOT_0` as identified.
 struct FwsecChain {
@@ -230,54 +238,47 @@ impl pci::Driver for NovaCore {
             let chain = if spec.architecture().boots_through_fwsec() {
                 let rom = read_vbios(pdev, &bar)?;
                 let layout = crate::fb::read_layout(pdev.as_ref(), &bar, &spec, &fw)?;
-                Some(FwsecChain {
+                Chain::Fwsec(FwsecChain {
                     rom,
                     layout,
                     boot0: id.regs.boot0,
                 })
             } else {
-                None
+                Chain::Fsp(crate::fb::read_fmc_sizes(pdev.as_ref(), &bar, &spec, &fw)?)
             };
 
             // Before the GSP starts: after it, only the auxiliary device's registration can fail,
             // and its failure stops the GSP.
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", pdev.as_ref().name()))?;
-            let (gsp, flush) = if let (Some(chain), Some(files)) = (&chain, fw.boot.take()) {
+            let files = fw.boot.take().ok_or(ENOENT)?;
+            let (gsp, flush) = match &chain {
                 // Turing to Ada: the chain through FWSEC and the booter, as silicon needs it.
-                let (gsp, flush) = start_gsp_chain(pdev, &bar, spec, &fw, chain, files)?;
-                (Some(gsp), Some(flush))
-            } else {
-                dev_info!(
-                    pdev,
-                    "GSP boot through the FSP not implemented (Hopper and later): stopping after firmware validation\n"
-                );
-                (None, None)
+                Chain::Fwsec(chain) => start_gsp_chain(pdev, &bar, spec, &fw, chain, files)?,
+                // Hopper and later: the FSP starts GSP-FMC, which starts GSP-RM.
+                Chain::Fsp(sizes) => start_gsp_fsp(pdev, &bar, spec, &fw, sizes, files)?,
             };
 
             // GSP-RM is up: the DRM driver may stand on it. A registration that fails stops
             // what started.
-            let (drm, gsp) = match gsp {
-                Some(gsp) => match DrmDevice::register(pdev.as_ref()) {
-                    Ok(drm) => (Some(drm), Some(gsp)),
-                    Err(e) => {
-                        stop(pdev, &bar, Some(gsp), flush.as_ref());
-                        return Err(e);
-                    }
-                },
-                None => (None, None),
+            let drm = match DrmDevice::register(pdev.as_ref()) {
+                Ok(drm) => drm,
+                Err(e) => {
+                    stop(pdev, &bar, Some(gsp), Some(&flush));
+                    return Err(e);
+                }
             };
 
             Ok(try_pin_init!(NovaCoreData {
-                drm <- new_mutex!(drm),
+                drm <- new_mutex!(Some(drm)),
                 _spec: spec,
                 _firmware: fw,
                 binding <- crate::debugfs::device_dir(
                     &dir,
                     try_pin_init!(Binding {
                         bar,
-                        logs: gsp.as_ref().and_then(Gsp::logs),
-                        gsp <- new_mutex!(gsp),
-                        flush,
+                        logs: gsp.logs(),
+                        gsp <- new_mutex!(Some(gsp)),
+                        flush: Some(flush),
                     }),
                 ),
             }))
@@ -402,6 +403,35 @@ fn start_gsp_chain(
         facts: &facts,
     };
     let gsp = crate::gsp::chain::start(dev, bar, args, files, sb).inspect_err(|_| undo())?;
+    Ok((greet(pdev, bar, fw.version, gsp, undo)?, flush))
+}
+
+/// Starts GSP-RM through the FSP (Hopper and later, `docs/fsp-chain.md`) and asks for its static
+/// information; a GSP that does not come up is stopped before the error returns. The sysmem
+/// flush page comes back with the GSP, for the binding to keep.
+fn start_gsp_fsp(
+    pdev: &pci::Device<Core<'_>>,
+    bar: &SharedBar0,
+    spec: Spec,
+    fw: &firmware::GspFirmware,
+    sizes: &crate::fb::sizes::FmcSizes,
+    files: firmware::BootFiles,
+) -> Result<(Gsp, SysmemFlush)> {
+    let facts = system_facts(pdev, &spec)?;
+    enable_dma(pdev, &spec)?;
+    let dev = pdev.as_ref();
+    let flush = SysmemFlush::register(dev, bar, &spec).inspect_err(|_| clear_master(pdev))?;
+    let undo = || {
+        flush.unregister(bar);
+        clear_master(pdev);
+    };
+    let args = crate::gsp::fsp_chain::FspArgs {
+        spec,
+        version: fw.version,
+        sizes,
+        facts: &facts,
+    };
+    let gsp = crate::gsp::fsp_chain::start(dev, bar, args, files).inspect_err(|_| undo())?;
     Ok((greet(pdev, bar, fw.version, gsp, undo)?, flush))
 }
 

@@ -50,6 +50,7 @@ pub(crate) mod regs;
 pub(crate) mod sec2;
 pub(crate) mod state;
 
+use crate::fsp::protocol::LockdownRegs;
 use hal::FalconHal;
 use state::{
     Cond,
@@ -119,7 +120,7 @@ fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<u32> {
         Cond::Suspended => bar
             .read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>())
             .into_raw(),
-        Cond::RiscvActiveCpuctl | Cond::RiscvIdleCpuctl => {
+        Cond::RiscvActiveCpuctl | Cond::RiscvIdleCpuctl | Cond::RiscvHalted => {
             bar.read(regs::NV_PRISCV_RISCV_CPUCTL::of::<E>()).into_raw()
         }
         Cond::Handoff => bar
@@ -424,6 +425,24 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
                 bar.read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>())
                     .into_raw(),
             )
+        })
+    }
+
+    /// HWCFG2 and both mailboxes as the device answers them: where GSP-FMC's boot stands
+    /// (Hopper and later).
+    pub(crate) fn lockdown_regs(&self) -> Result<Untrusted<LockdownRegs>> {
+        self.with(|bar| {
+            Untrusted::new_untrusted(LockdownRegs {
+                hwcfg2: bar
+                    .read(regs::NV_PFALCON_FALCON_HWCFG2::of::<E>())
+                    .into_raw(),
+                mailbox0: bar
+                    .read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>())
+                    .into_raw(),
+                mailbox1: bar
+                    .read(regs::NV_PFALCON_FALCON_MAILBOX1::of::<E>())
+                    .into_raw(),
+            })
         })
     }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The framebuffer for the GSP boot (Turing to Ada): its layout, read from the device and
-//! validated ([`layout`], the parsing core), the WPR2 registers, and the sysmem flush page.
+//! The framebuffer for the GSP boot: on Turing to Ada its layout, read from the device and
+//! validated ([`layout`], the parsing core), and the WPR2 registers; on Hopper and later the
+//! sizes GSP-FMC is given ([`sizes`], the parsing core); on every chip the sysmem flush page.
 
 use core::sync::atomic::{
     AtomicBool,
@@ -22,6 +23,10 @@ use crate::{
         SharedBar0, //
     },
     firmware::GspFirmware,
+    fsp::hal::{
+        FlushRegs,
+        FspHal, //
+    },
     gpu::Spec,
     regs,
     untrusted::Untrusted,
@@ -29,6 +34,8 @@ use crate::{
 
 #[path = "fb/layout.rs"]
 pub(crate) mod layout;
+#[path = "fb/sizes.rs"]
+pub(crate) mod sizes;
 
 use layout::{
     FbFamily,
@@ -37,6 +44,10 @@ use layout::{
     FbRegs,
     Wpr2,
     Wpr2Regs, //
+};
+use sizes::{
+    FmcNeeds,
+    FmcSizes, //
 };
 
 /// Reads the registers the layout starts from: the workspace base only where the fuse leaves
@@ -90,6 +101,29 @@ pub(crate) fn read_layout(
     Ok(layout)
 }
 
+/// Reads the video memory size of a chip that boots through the FSP and works out the sizes
+/// GSP-FMC is given, for the firmware `fw`; a size that is no size fails with one line.
+pub(crate) fn read_fmc_sizes(
+    dev: &device::Device,
+    bar: &SharedBar0,
+    spec: &Spec,
+    fw: &GspFirmware,
+) -> Result<FmcSizes> {
+    let needs = FmcNeeds {
+        hal: FspHal::of(spec.chipset).ok_or(ENODEV)?,
+        heap: fw.version.heap_params_fsp().ok_or(ENODEV)?,
+    };
+    let sizes = bar
+        .with(|bar| Untrusted::new_untrusted(bar.read(regs::NV_USABLE_FB_SIZE_IN_MB).into_raw()))?
+        .validate_ref_against::<FmcSizes, _>(needs)
+        .map_err(|e| {
+            dev_err!(dev, "framebuffer: {}\n", e);
+            EINVAL
+        })?;
+    dev_dbg!(dev, "framebuffer: {}\n", sizes);
+    Ok(sizes)
+}
+
 /// Reads the WPR2 registers.
 pub(crate) fn wpr2(bar: &SharedBar0) -> Result<Wpr2> {
     let regs = bar.with(|bar| {
@@ -129,7 +163,7 @@ pub(crate) fn check_wpr2_unset(dev: &device::Device, bar: &SharedBar0) -> Result
 /// path that forgot to, or a device that did not answer), the page is leaked, never freed
 /// under the GPU.
 pub(crate) struct SysmemFlush {
-    family: FbFamily,
+    regs: FlushFamily,
     /// Freed on drop only once unregistered: the page must live while the GPU may write it.
     page: Option<CoherentHandle>,
     registered: AtomicBool,
@@ -145,34 +179,56 @@ impl Drop for SysmemFlush {
     }
 }
 
+/// Where a family registers the flush page.
+#[derive(Clone, Copy)]
+enum FlushFamily {
+    /// Turing to Ada: `NV_PFB_NISO_FLUSH_SYSMEM_ADDR` (and its high half from GA100 on).
+    Fb(FbFamily),
+    /// Hopper and later: the family's pairs, the raw address's bits 31:0 and 51:32.
+    Fsp(FlushRegs),
+}
+
+/// How many address bits the flush registers of Hopper and later hold.
+const FSP_FLUSH_BITS: u32 = 52;
+
 /// Shift of the low register: it holds address bits 39:8.
 const FLUSH_SHIFT: u32 = 8;
 /// Shift of the high register: it holds bits 63:40.
 const FLUSH_SHIFT_HI: u32 = 40;
 
 impl SysmemFlush {
-    /// Allocates the page and registers it. Turing's register holds 40 address bits: a page
-    /// above that fails with `EINVAL`.
+    /// Allocates the page and registers it. Turing's register holds 40 address bits, those of
+    /// Hopper and later 52: a page above that fails with `EINVAL`.
     pub(crate) fn register(
         dev: &device::Device<device::Bound>,
         bar: &SharedBar0,
         spec: &Spec,
     ) -> Result<SysmemFlush> {
-        let family = FbFamily::of(spec.chipset).ok_or(ENODEV)?;
+        let regs = match (FbFamily::of(spec.chipset), FspHal::of(spec.chipset)) {
+            (Some(family), _) => FlushFamily::Fb(family),
+            (None, Some(hal)) => FlushFamily::Fsp(hal.flush),
+            (None, None) => return Err(ENODEV),
+        };
         let page = CoherentHandle::alloc(dev, PAGE_SIZE, GFP_KERNEL)?;
         let addr = page.dma_address();
-        if !family.flush_has_high() && addr >> FLUSH_SHIFT_HI != 0 {
+        let bits = match regs {
+            FlushFamily::Fb(f) if !f.flush_has_high() => FLUSH_SHIFT_HI,
+            FlushFamily::Fb(_) => u64::BITS,
+            FlushFamily::Fsp(_) => FSP_FLUSH_BITS,
+        };
+        if bits < u64::BITS && addr >> bits != 0 {
             dev_err!(
                 dev,
-                "sysmem flush page at {:#x}: above what the register holds (40 bits)\n",
-                addr
+                "sysmem flush page at {:#x}: above what the register holds ({} bits)\n",
+                addr,
+                bits
             );
             return Err(EINVAL);
         }
-        bar.with(|bar| write_flush(bar, family, addr))?;
+        bar.with(|bar| write_flush(bar, regs, addr))?;
         dev_dbg!(dev, "sysmem flush page at {:#x}\n", addr);
         Ok(SysmemFlush {
-            family,
+            regs,
             page: Some(page),
             registered: AtomicBool::new(true),
         })
@@ -181,15 +237,19 @@ impl SysmemFlush {
     /// Unregisters the page, before it is freed: the binding's end calls this while BAR0 still
     /// answers (a device that no longer does keeps the page: it is leaked).
     pub(crate) fn unregister(&self, bar: &SharedBar0) {
-        if bar.with(|bar| write_flush(bar, self.family, 0)).is_ok() {
+        if bar.with(|bar| write_flush(bar, self.regs, 0)).is_ok() {
             self.registered.store(false, Ordering::Release);
         }
     }
 }
 
-/// Writes the flush page address registers: the high half first, the low half
-/// last (as NVIDIA's drivers do).
-fn write_flush(bar: &Bar0<'_>, family: FbFamily, addr: u64) {
+/// Writes the flush page address registers: the high half first, the low half last (as
+/// NVIDIA's drivers do: the low write triggers a flush).
+fn write_flush(bar: &Bar0<'_>, regs: FlushFamily, addr: u64) {
+    let family = match regs {
+        FlushFamily::Fb(family) => family,
+        FlushFamily::Fsp(pairs) => return write_flush_fsp(bar, pairs, addr),
+    };
     if family.flush_has_high() {
         bar.write_reg(regs::NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI::from_raw(
             ((addr >> FLUSH_SHIFT_HI) & 0xff_ffff) as u32,
@@ -198,6 +258,29 @@ fn write_flush(bar: &Bar0<'_>, family: FbFamily, addr: u64) {
     bar.write_reg(regs::NV_PFB_NISO_FLUSH_SYSMEM_ADDR::from_raw(
         (addr >> FLUSH_SHIFT) as u32,
     ));
+}
+
+/// [`write_flush`] on Hopper and later: every pair of the family gets the same address.
+fn write_flush_fsp(bar: &Bar0<'_>, pairs: FlushRegs, addr: u64) {
+    use crate::fsp::regs as f;
+    let lo = addr as u32;
+    let hi = ((addr >> 32) & 0xf_ffff) as u32;
+    match pairs {
+        FlushRegs::Fbhub => {
+            bar.write_reg(f::NV_PFB_FBHUB_PCIE_FLUSH_SYSMEM_ADDR_HI::from_raw(hi));
+            bar.write_reg(f::NV_PFB_FBHUB_PCIE_FLUSH_SYSMEM_ADDR_LO::from_raw(lo));
+        }
+        FlushRegs::Hshub => {
+            bar.write_reg(f::NV_PFB_HSHUB0_PCIE_FLUSH_SYSMEM_ADDR_HI::from_raw(hi));
+            bar.write_reg(f::NV_PFB_HSHUB0_PCIE_FLUSH_SYSMEM_ADDR_LO::from_raw(lo));
+            bar.write_reg(f::NV_PFB_HSHUB0_EG_PCIE_FLUSH_SYSMEM_ADDR_HI::from_raw(hi));
+            bar.write_reg(f::NV_PFB_HSHUB0_EG_PCIE_FLUSH_SYSMEM_ADDR_LO::from_raw(lo));
+        }
+        FlushRegs::Fbhub0 => {
+            bar.write_reg(f::NV_PFB_FBHUB0_PCIE_FLUSH_SYSMEM_ADDR_HI::from_raw(hi));
+            bar.write_reg(f::NV_PFB_FBHUB0_PCIE_FLUSH_SYSMEM_ADDR_LO::from_raw(lo));
+        }
+    }
 }
 
 #[kunit_tests(nova_core_fb)]

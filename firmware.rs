@@ -26,6 +26,7 @@ use crate::{
 pub(crate) mod bin_hdr;
 pub(crate) mod booter;
 pub(crate) mod elf;
+pub(crate) mod fmc;
 pub(crate) mod image;
 pub(crate) mod riscv;
 
@@ -61,13 +62,39 @@ pub(crate) struct GspFirmware {
     pub(crate) elf_size: usize,
     /// Size of the bootloader's ucode (the layout's boot region).
     pub(crate) bootloader_size: usize,
-    /// What the boot through the booter hands over (Turing to Ada), copied out of the validated
-    /// files; taken by the boot, which keeps only what teardown needs.
+    /// What the boot hands over, copied out of the validated files; taken by the boot, which
+    /// keeps only what teardown needs.
     pub(crate) boot: Option<BootFiles>,
 }
 
-/// The validated files' contents the boot through the booter needs (`docs/boot-chain.md`).
+/// What starts GSP-RM, as the firmware files give it.
+pub(crate) enum Starter {
+    /// Turing to Ada: `booter_load` and `booter_unload`, whole, as read: validated where they
+    /// are loaded (`docs/boot-chain.md`).
+    Booter {
+        load: Untrusted<KVVec<u8>>,
+        unload: Untrusted<KVVec<u8>>,
+    },
+    /// Hopper and Blackwell: the FMC image the FSP verifies and runs (`docs/fsp-chain.md`).
+    Fmc(FmcFiles),
+}
+
+/// The FMC image's validated sections.
+pub(crate) struct FmcFiles {
+    pub(crate) image: KVVec<u8>,
+    pub(crate) hash: KVVec<u8>,
+    pub(crate) public_key: KVVec<u8>,
+    pub(crate) signature: KVVec<u8>,
+}
+
+/// The validated files' contents the boot needs: GSP-RM's, and its starter's.
 pub(crate) struct BootFiles {
+    pub(crate) gsp: GspFiles,
+    pub(crate) starter: Starter,
+}
+
+/// GSP-RM's image, signature and bootloader.
+pub(crate) struct GspFiles {
     /// `.fwimage` of the GSP image, mapped for GSP-RM through radix3 page tables: whole pages,
     /// `image_size` bytes of them the image.
     pub(crate) image: VVec<u8>,
@@ -80,9 +107,6 @@ pub(crate) struct BootFiles {
     pub(crate) bootloader_data_offset: u32,
     pub(crate) bootloader_manifest_offset: u32,
     pub(crate) bootloader_app_version: u32,
-    /// `booter_load` and `booter_unload`, whole, as read: validated where they are loaded.
-    pub(crate) booter_load: Untrusted<KVVec<u8>>,
-    pub(crate) booter_unload: Untrusted<KVVec<u8>>,
 }
 
 /// A copy of validated bytes.
@@ -99,6 +123,7 @@ struct Kept {
     bootloader: Option<(KVVec<u8>, [u32; 4])>,
     booter_load: Option<Untrusted<KVVec<u8>>>,
     booter_unload: Option<Untrusted<KVVec<u8>>>,
+    fmc: Option<FmcFiles>,
 }
 
 /// A copy of untrusted bytes, untrusted.
@@ -148,6 +173,14 @@ impl Kept {
             }
             (FileKind::BooterLoad, _) => self.booter_load = Some(copy_untrusted(data)?),
             (FileKind::BooterUnload, _) => self.booter_unload = Some(copy_untrusted(data)?),
+            (FileKind::Fmc, Validated::Fmc(fmc)) => {
+                self.fmc = Some(FmcFiles {
+                    image: copy(fmc.image)?,
+                    hash: copy(fmc.hash)?,
+                    public_key: copy(fmc.public_key)?,
+                    signature: copy(fmc.signature)?,
+                })
+            }
             _ => {}
         }
         Ok(())
@@ -158,16 +191,21 @@ impl Kept {
         let (image, image_size, signature) = self.image?;
         let (bootloader, [code, data, manifest, app]) = self.bootloader?;
         Some(BootFiles {
-            image,
-            image_size,
-            signature,
-            bootloader,
-            bootloader_code_offset: code,
-            bootloader_data_offset: data,
-            bootloader_manifest_offset: manifest,
-            bootloader_app_version: app,
-            booter_load: self.booter_load?,
-            booter_unload: self.booter_unload?,
+            gsp: GspFiles {
+                image,
+                image_size,
+                signature,
+                bootloader,
+                bootloader_code_offset: code,
+                bootloader_data_offset: data,
+                bootloader_manifest_offset: manifest,
+                bootloader_app_version: app,
+            },
+            starter: match (self.fmc, self.booter_load, self.booter_unload) {
+                (Some(fmc), _, _) => Starter::Fmc(fmc),
+                (None, Some(load), Some(unload)) => Starter::Booter { load, unload },
+                _ => return None,
+            },
         })
     }
 }
@@ -177,7 +215,6 @@ impl Kept {
 fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result<GspFirmware> {
     let mut elf_size = None;
     let mut bootloader_size = None;
-    let through_booter = spec.architecture().boots_through_fwsec();
     let mut kept = Kept::default();
     for &kind in FileKind::for_arch(spec.architecture()) {
         let name = path(spec.chipset, kind, version)?;
@@ -199,9 +236,7 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
             data.len(),
             validated
         );
-        if through_booter {
-            kept.keep(dev, shown, kind, data, &validated)?;
-        }
+        kept.keep(dev, shown, kind, data, &validated)?;
         match validated {
             Validated::Gsp(image) => {
                 elf_size = Some(image.image.len());
@@ -222,18 +257,14 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
         );
         return Err(ENOENT);
     };
-    let boot = if through_booter {
-        Some(kept.files().ok_or_else(|| {
-            dev_err!(
-                dev,
-                "GSP firmware {}: a file of the boot is missing\n",
-                version
-            );
-            ENOENT
-        })?)
-    } else {
-        None
-    };
+    let boot = Some(kept.files().ok_or_else(|| {
+        dev_err!(
+            dev,
+            "GSP firmware {}: a file of the boot is missing\n",
+            version
+        );
+        ENOENT
+    })?);
     Ok(GspFirmware {
         version,
         elf_size,

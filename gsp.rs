@@ -20,6 +20,7 @@ pub(crate) mod bench;
 pub(crate) mod boot;
 pub(crate) mod chain;
 pub(crate) mod commands;
+pub(crate) mod fsp_chain;
 pub(crate) mod fw;
 pub(crate) mod logs;
 pub(crate) mod msgq;
@@ -144,6 +145,17 @@ macro_rules! gsp_dispatch {
             ) -> Result {
                 match self {
                     $(FwVersion::$V => commands::versioned::$v::write_wpr_meta(args, out)),*
+                }
+            }
+
+            /// Writes this version's `GSP_FMC_BOOT_PARAMS` for `args` into `out`.
+            pub(crate) fn write_fmc_boot_params(
+                self,
+                args: &commands::FmcBootArgs,
+                out: &mut dyn commands::Sink,
+            ) -> Result {
+                match self {
+                    $(FwVersion::$V => commands::versioned::$v::write_fmc_boot_params(args, out)),*
                 }
             }
 

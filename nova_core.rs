@@ -17,6 +17,7 @@ mod driver;
 mod falcon;
 mod fb;
 mod firmware;
+mod fsp;
 mod fwsec;
 mod gpu;
 mod gsp;
@@ -68,6 +69,10 @@ kernel_display!(
     falcon::state::NotYet,
     fb::layout::FbError,
     fb::layout::FbLayout,
+    fb::sizes::FmcSizes,
+    fsp::protocol::CotError,
+    fsp::protocol::QueueError,
+    fsp::protocol::ReplyError,
     firmware::FwVersion,
     firmware::FwError,
     firmware::booter::BooterError,

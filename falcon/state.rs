@@ -48,6 +48,9 @@ pub(crate) enum Cond {
     RiscvIdleStatus,
     /// `RISCV_CPUCTL` bit 7 clear: the RISC-V core stopped (GA102 on).
     RiscvIdleCpuctl,
+    /// `RISCV_CPUCTL` bit 4, read while the PRIV target mask lets the CPU read it: the RISC-V
+    /// core halted (Hopper and later, where GSP-RM halts it itself).
+    RiscvHalted,
 }
 
 impl Cond {
@@ -64,7 +67,7 @@ impl Cond {
             Cond::Handoff => "NV_PGC6_BSI_SECURE_SCRATCH_14",
             Cond::Suspended => "MAILBOX0",
             Cond::RiscvIdleStatus => "RISCV_CORE_SWITCH_RISCV_STATUS",
-            Cond::RiscvIdleCpuctl => "RISCV_CPUCTL",
+            Cond::RiscvIdleCpuctl | Cond::RiscvHalted => "RISCV_CPUCTL",
         }
     }
 
@@ -81,6 +84,7 @@ impl Cond {
             Cond::Handoff => "GSP-RM's resume handed over",
             Cond::Suspended => "GSP-RM suspended",
             Cond::RiscvIdleStatus | Cond::RiscvIdleCpuctl => "RISC-V core stopped",
+            Cond::RiscvHalted => "RISC-V core halted",
         }
     }
 
@@ -100,6 +104,8 @@ impl Cond {
             Cond::Suspended => bit(31),
             Cond::RiscvIdleStatus => !bit(0),
             Cond::RiscvIdleCpuctl => !bit(7),
+            // A read the PRIV target mask refuses (0xbadf41xx) says nothing.
+            Cond::RiscvHalted => bit(4) && raw & !0xff != 0xbadf_4100,
         }
     }
 }

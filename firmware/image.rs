@@ -29,6 +29,7 @@ use super::{
         Section,
         Sections, //
     },
+    fmc::FmcImage,
 };
 
 pub(crate) use crate::gsp::versions::FwVersion;
@@ -90,6 +91,12 @@ pub(crate) enum FwError {
     VersionMismatch,
     /// A booter file's HS headers are wrong in the way described.
     Booter(BooterError),
+    /// A section is not of the size its consumer takes.
+    SectionSize {
+        name: &'static str,
+        got: usize,
+        want: usize,
+    },
 }
 
 impl fmt::Display for FwError {
@@ -103,6 +110,9 @@ impl fmt::Display for FwError {
             FwError::MissingSection(name) => write!(f, "no {name} section"),
             FwError::VersionMismatch => f.write_str(".fwversion does not match the file name"),
             FwError::Booter(e) => fmt::Display::fmt(e, f),
+            FwError::SectionSize { name, got, want } => {
+                write!(f, "section {name} has {got} bytes, not {want}")
+            }
         }
     }
 }
@@ -200,7 +210,7 @@ impl<'a> Validator<(&'a Untrusted<[u8]>, (FwVersion, Chipset))> for GspImage<'a>
 pub(crate) enum Validated<'a> {
     Bin(BinFile),
     Booter(BooterImage<'a>),
-    Elf,
+    Fmc(FmcImage<'a>),
     Gsp(GspImage<'a>),
 }
 
@@ -214,7 +224,13 @@ impl core::fmt::Display for Validated<'_> {
                 b.data_size, b.data_offset, b.header_offset
             ),
             Validated::Booter(b) => fmt::Display::fmt(b, f),
-            Validated::Elf => write!(f, "ELF image"),
+            Validated::Fmc(m) => write!(
+                f,
+                "FMC image {:#x} bytes, public key {} bytes, signature {} bytes",
+                m.image.len(),
+                m.public_key.len(),
+                m.signature.len()
+            ),
             Validated::Gsp(g) => write!(
                 f,
                 ".fwimage {:#x} bytes at {:#x}, signature {:#x} bytes at {:#x}",
@@ -242,7 +258,9 @@ pub(crate) fn validate_file(
             .validate_ref_against::<BooterImage<'_>, _>(chipset)
             .map(Validated::Booter),
         FileKind::Bootloader => data.validate_ref::<BinFile>().map(Validated::Bin),
-        FileKind::Fmc => data.validate_ref::<Sections>().map(|_| Validated::Elf),
+        FileKind::Fmc => data
+            .validate_ref_against::<FmcImage<'_>, _>(chipset)
+            .map(Validated::Fmc),
         FileKind::Gsp => data
             .validate_ref_against::<GspImage<'_>, _>((version, chipset))
             .map(Validated::Gsp),

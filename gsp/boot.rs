@@ -39,7 +39,7 @@ use crate::{
         Spec, //
     },
     gsp::{
-        chain::BooterInput,
+        chain::BootInput,
         commands::{
             Command,
             GetGspStaticInfo,
@@ -125,7 +125,7 @@ pub(crate) struct Shared {
     /// them allocated for good.
     logs: Arc<Logs>,
     /// What the booter reads, until `GSP_INIT_DONE`.
-    booter_input: Option<BooterInput>,
+    boot_input: Option<BootInput>,
 }
 
 impl Shared {
@@ -140,7 +140,7 @@ impl Shared {
             rmargs,
             libos,
             logs,
-            booter_input: None,
+            boot_input: None,
         }
     }
 
@@ -151,7 +151,7 @@ impl Shared {
             self.rmargs,
             self.libos,
             self.logs,
-            self.booter_input,
+            self.boot_input,
         ));
     }
 }
@@ -226,7 +226,8 @@ pub(crate) fn queues_and_rmargs(
 }
 
 impl Gsp {
-    /// A GSP about to be started through the booter, with its memory and its teardown.
+    /// A GSP about to be started (through the booter or the FSP), with its memory and its
+    /// teardown.
     pub(crate) fn new(spec: Spec, version: FwVersion, shared: Shared, teardown: Teardown) -> Gsp {
         Gsp {
             spec,
@@ -237,6 +238,14 @@ impl Gsp {
             unreachable: false,
             teardown: Some(teardown),
             pinned: false,
+        }
+    }
+
+    /// The FSP was sent the chain of trust: GSP-FMC may run, and teardown waits for the GSP's
+    /// halt.
+    pub(crate) fn fmc_started(&mut self) {
+        if let Some(Teardown::Fsp { started, .. }) = &mut self.teardown {
+            *started = true;
         }
     }
 
@@ -266,17 +275,17 @@ impl Gsp {
     }
 
     /// Keeps what the booter reads until `GSP_INIT_DONE`.
-    pub(crate) fn keep_booter_input(&mut self, input: BooterInput) {
+    pub(crate) fn keep_boot_input(&mut self, input: BootInput) {
         match &mut self.shared {
-            Some(shared) => shared.booter_input = Some(input),
+            Some(shared) => shared.boot_input = Some(input),
             None => core::mem::forget(input),
         }
     }
 
     /// GSP-RM runs from WPR2: what the booter read goes.
-    pub(crate) fn drop_booter_input(&mut self) {
+    pub(crate) fn drop_boot_input(&mut self) {
         if let Some(shared) = &mut self.shared {
-            shared.booter_input = None;
+            shared.boot_input = None;
         }
     }
 

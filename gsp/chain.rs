@@ -45,7 +45,9 @@ use crate::{
     fb::layout::FbLayout,
     firmware::{
         BootFiles,
-        FwVersion, //
+        FwVersion,
+        GspFiles,
+        Starter, //
     },
     fwsec,
     gpu::Spec,
@@ -60,6 +62,7 @@ use crate::{
         commands::{
             write_libos_args,
             LibosRegion,
+            Placement,
             WprMetaArgs, //
         },
         logs::{
@@ -67,7 +70,10 @@ use crate::{
             LOG_SIZE, //
         },
         radix3::Radix3,
-        teardown::Teardown,
+        teardown::{
+            BooterTeardown,
+            Teardown, //
+        },
     },
     pci::SystemFacts,
 };
@@ -75,15 +81,29 @@ use crate::{
 /// How long GSP-RM's RISC-V core may take to run once the booter halted.
 const RISCV_TIMEOUT: Delta = Delta::from_secs(5);
 
-/// What the booter reads, kept until `GSP_INIT_DONE` (and leaked with the rest of GSP-RM's
-/// memory if it cannot be stopped).
-pub(crate) struct BooterInput {
+/// What GSP-RM's starter reads (the booter, or the FSP and GSP-FMC), kept until
+/// `GSP_INIT_DONE` (and leaked with the rest of GSP-RM's memory if it cannot be stopped).
+pub(crate) struct BootInput {
     _radix3: Pin<KBox<Radix3>>,
     _bootloader: Coherent<[u8]>,
     _signature: Coherent<[u8]>,
-    _wpr_meta: Coherent<[u8]>,
-    /// The booter's own DMA copy, once it ran.
+    wpr_meta: Coherent<[u8]>,
+    /// The booter's own DMA copy, once it ran (Turing to Ada).
     pub(crate) booter: Option<booter::Loaded>,
+    /// The FMC image and `GSP_FMC_BOOT_PARAMS` (Hopper and later).
+    pub(crate) fmc: Option<(Coherent<[u8]>, Coherent<[u8]>)>,
+}
+
+impl BootInput {
+    /// The WPR meta's DMA address.
+    pub(crate) fn wpr_meta(&self) -> u64 {
+        self.wpr_meta.dma_address()
+    }
+
+    /// The WPR meta's size.
+    pub(crate) fn wpr_meta_size(&self) -> usize {
+        self.wpr_meta.len()
+    }
 }
 
 /// The boot's fixed facts.
@@ -104,24 +124,42 @@ pub(crate) fn halves(address: u64) -> (u32, u32) {
     )
 }
 
-/// The booter's input as the firmware files give it.
-struct Images<'a> {
+/// GSP-RM's image, bootloader and signature as the firmware files give them.
+pub(crate) struct Images<'a> {
     /// `.fwimage` in whole pages, `image_size` bytes of them the image.
-    image: VVec<u8>,
-    image_size: usize,
-    bootloader: &'a [u8],
+    pub(crate) image: VVec<u8>,
+    pub(crate) image_size: usize,
+    pub(crate) bootloader: &'a [u8],
     /// The bootloader's code, data and manifest offsets.
-    offsets: [u32; 3],
-    signature: &'a [u8],
+    pub(crate) offsets: [u32; 3],
+    pub(crate) signature: &'a [u8],
 }
 
-/// What GSP-RM is given and what the booter reads, all allocated before anything runs.
-fn allocate(
+impl<'a> Images<'a> {
+    /// The images of `files`; the image moves out of them.
+    pub(crate) fn take(files: &'a mut GspFiles) -> Images<'a> {
+        Images {
+            image: core::mem::take(&mut files.image),
+            image_size: files.image_size,
+            bootloader: &files.bootloader,
+            offsets: [
+                files.bootloader_code_offset,
+                files.bootloader_data_offset,
+                files.bootloader_manifest_offset,
+            ],
+            signature: &files.signature,
+        }
+    }
+}
+
+/// What GSP-RM is given and what its starter reads, all allocated before anything runs; WPR2
+/// is placed as `placement` says.
+pub(crate) fn allocate(
     dev: &Device<Bound>,
     version: FwVersion,
-    layout: &FbLayout,
+    placement: Placement<'_>,
     images: Images<'_>,
-) -> Result<(Shared, BooterInput)> {
+) -> Result<(Shared, BootInput)> {
     let (queues, rmargs) = super::boot::queues_and_rmargs(dev, version)?;
     let logs = Arc::new(Logs::new(dev)?, GFP_KERNEL)?;
     let log_size = u64::try_from(LOG_SIZE)?;
@@ -161,19 +199,20 @@ fn allocate(
             bootloader_offsets: images.offsets.map(u64::from),
             signature: signature.dma_address(),
             signature_size: u64::try_from(signature.len())?,
-            layout,
+            placement,
         },
         &mut meta,
     )?;
     let wpr_meta = Coherent::from_slice(dev, &meta, GFP_KERNEL)?;
     Ok((
         Shared::new(queues, rmargs, libos, logs),
-        BooterInput {
+        BootInput {
             _radix3: radix3,
             _bootloader: bootloader,
             _signature: signature,
-            _wpr_meta: wpr_meta,
+            wpr_meta,
             booter: None,
+            fmc: None,
         },
     ))
 }
@@ -190,6 +229,17 @@ pub(crate) fn start(
     files: BootFiles,
     sb: fwsec::Prepared,
 ) -> Result<Gsp> {
+    let BootFiles {
+        gsp: mut rm,
+        starter,
+    } = files;
+    let Starter::Booter {
+        load: booter_load,
+        unload: booter_unload,
+    } = starter
+    else {
+        return Err(EINVAL);
+    };
     let ChainArgs {
         spec,
         version,
@@ -198,24 +248,15 @@ pub(crate) fn start(
         facts,
     } = args;
     let chipset = spec.chipset;
-    let teardown = Teardown {
+    let teardown = Teardown::Booter(BooterTeardown {
         chipset,
         boot0,
         sb: Some(sb),
-        booter_unload: files.booter_unload,
-    };
-    let images = Images {
-        image: files.image,
-        image_size: files.image_size,
-        bootloader: &files.bootloader,
-        offsets: [
-            files.bootloader_code_offset,
-            files.bootloader_data_offset,
-            files.bootloader_manifest_offset,
-        ],
-        signature: &files.signature,
-    };
-    let (shared, mut input) = match allocate(dev, version, layout, images) {
+        booter_unload,
+    });
+    let app_version = rm.bootloader_app_version;
+    let images = Images::take(&mut rm);
+    let (shared, mut input) = match allocate(dev, version, Placement::Layout(layout), images) {
         Ok(memory) => memory,
         Err(e) => {
             // Nothing of GSP-RM ran: FWSEC-FRTS's WPR2 alone is undone.
@@ -223,7 +264,7 @@ pub(crate) fn start(
             return Err(e);
         }
     };
-    let wpr_meta = halves(input._wpr_meta.dma_address());
+    let wpr_meta = halves(input.wpr_meta());
     let mut gsp = Gsp::new(spec, version, shared, teardown);
     let libos = gsp.libos_address();
     let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
@@ -235,11 +276,11 @@ pub(crate) fn start(
             let (lo, hi) = halves(libos);
             gsp_falcon.write_mailboxes(lo, hi)
         })
-        .and_then(|()| booter::run_load(dev, bar, chipset, boot0, &files.booter_load, wpr_meta));
+        .and_then(|()| booter::run_load(dev, bar, chipset, boot0, &booter_load, wpr_meta));
     match loaded {
         Ok(loaded) => {
             input.booter = Some(loaded);
-            gsp.keep_booter_input(input);
+            gsp.keep_boot_input(input);
         }
         Err(e) => {
             // GSP-RM never started: nothing runs that the unload message could reach. A SEC2
@@ -247,27 +288,25 @@ pub(crate) fn start(
             if e == EBUSY {
                 gsp.pin();
             }
-            gsp.keep_booter_input(input);
+            gsp.keep_boot_input(input);
             gsp.set_unreachable();
             gsp.shutdown(dev, bar);
             return Err(if e == EBUSY { EIO } else { e });
         }
     }
-    let running = gsp_falcon
-        .write_os(files.bootloader_app_version)
-        .and_then(|()| {
-            gsp_falcon
-                .wait(gsp_falcon.riscv_active(), RISCV_TIMEOUT)?
-                .map_err(|e| {
-                    dev_err!(
-                        dev,
-                        "GSP-RM did not start: {} within {} ms\n",
-                        e,
-                        RISCV_TIMEOUT.as_millis()
-                    );
-                    ETIMEDOUT
-                })
-        });
+    let running = gsp_falcon.write_os(app_version).and_then(|()| {
+        gsp_falcon
+            .wait(gsp_falcon.riscv_active(), RISCV_TIMEOUT)?
+            .map_err(|e| {
+                dev_err!(
+                    dev,
+                    "GSP-RM did not start: {} within {} ms\n",
+                    e,
+                    RISCV_TIMEOUT.as_millis()
+                );
+                ETIMEDOUT
+            })
+    });
     if let Err(e) = running {
         // No GSP-RM to ask to unload: teardown alone.
         gsp.set_unreachable();
@@ -275,14 +314,7 @@ pub(crate) fn start(
         return Err(e);
     }
     let up = gsp
-        .run_sequence(
-            dev,
-            bar,
-            &gsp_falcon,
-            boot0,
-            libos,
-            files.bootloader_app_version,
-        )
+        .run_sequence(dev, bar, &gsp_falcon, boot0, libos, app_version)
         .and_then(|()| gsp.wait_init_done(dev, bar, INIT_TIMEOUT))
         // From here on GSP-RM's own word is in MAILBOX0 (its suspend at unload): the LIBOS
         // arguments' address the driver left there goes.
@@ -297,6 +329,6 @@ pub(crate) fn start(
         started.elapsed().as_millis()
     );
     // GSP-RM runs from WPR2: what the booter read goes.
-    gsp.drop_booter_input();
+    gsp.drop_boot_input();
     Ok(gsp)
 }

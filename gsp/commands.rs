@@ -252,8 +252,8 @@ pub(crate) fn write_libos_args(regions: &[LibosRegion], out: &mut dyn Sink) -> R
     Ok(())
 }
 
-/// What the WPR meta tells the booter: where GSP-RM's image, bootloader and signature are in
-/// system memory, and the framebuffer layout WPR2 is made from.
+/// What the WPR meta tells the booter or GSP-FMC: where GSP-RM's image, bootloader and
+/// signature are in system memory, and where in video memory WPR2 is made.
 pub(crate) struct WprMetaArgs<'a> {
     /// The radix3 root of the image, and the image's size.
     pub(crate) radix3: u64,
@@ -265,13 +265,31 @@ pub(crate) struct WprMetaArgs<'a> {
     /// The signature's address and size.
     pub(crate) signature: u64,
     pub(crate) signature_size: u64,
-    pub(crate) layout: &'a crate::fb::layout::FbLayout,
+    pub(crate) placement: Placement<'a>,
+}
+
+/// Who places WPR2's regions in video memory.
+pub(crate) enum Placement<'a> {
+    /// The driver (Turing to Ada): the booter gets every region's offset.
+    Layout(&'a crate::fb::layout::FbLayout),
+    /// GSP-FMC (Hopper and later): it gets the sizes, every offset left 0.
+    Sizes(&'a crate::fb::sizes::FmcSizes),
+}
+
+/// What `GSP_FMC_BOOT_PARAMS` tells GSP-FMC: where GSP-RM's WPR meta and LIBOS arguments are
+/// in system memory.
+pub(crate) struct FmcBootArgs {
+    pub(crate) wpr_meta: u64,
+    pub(crate) wpr_meta_size: u32,
+    pub(crate) libos: u64,
 }
 
 gsp_versioned! {
 pub(crate) mod versioned {
     use super::{
         put_struct,
+        FmcBootArgs,
+        Placement,
         Sink,
         SystemFacts,
         WprMetaArgs,
@@ -281,9 +299,7 @@ pub(crate) mod versioned {
 
     /// Writes this version's `GspFwWprMeta` for `a` into `out`.
     pub(crate) fn write_wpr_meta(a: &WprMetaArgs<'_>, out: &mut dyn Sink) -> Result {
-        let l = a.layout;
-        let len = |r: &core::ops::Range<u64>| r.end - r.start;
-        let meta = fw::GspFwWprMeta {
+        let images = fw::GspFwWprMeta {
             magic: u64::from_le_bytes(fw::GSP_FW_WPR_META_MAGIC.to_le_bytes()),
             revision: u64::from(fw::GSP_FW_WPR_META_REVISION),
             sysmemAddrOfRadix3Elf: a.radix3,
@@ -299,7 +315,12 @@ pub(crate) mod versioned {
                     sizeOfSignature: a.signature_size,
                 },
             },
-            gspFwRsvdStart: l.non_wpr_heap.start,
+            ..Default::default()
+        };
+        let len = |r: &core::ops::Range<u64>| r.end - r.start;
+        let meta = match a.placement {
+            Placement::Layout(l) => fw::GspFwWprMeta {
+                        gspFwRsvdStart: l.non_wpr_heap.start,
             nonWprHeapOffset: l.non_wpr_heap.start,
             nonWprHeapSize: len(&l.non_wpr_heap),
             gspFwWprStart: l.wpr2.start,
@@ -313,9 +334,52 @@ pub(crate) mod versioned {
             fbSize: len(&l.fb),
             vgaWorkspaceOffset: l.vga_workspace.start,
             vgaWorkspaceSize: len(&l.vga_workspace),
-            ..Default::default()
+            ..images
+            },
+            #[ver(V >= r570_144)]
+            Placement::Sizes(sz) => fw::GspFwWprMeta {
+                nonWprHeapSize: sz.non_wpr_heap,
+                gspFwHeapSize: sz.heap,
+                frtsSize: sz.frts_size,
+                vgaWorkspaceSize: sz.vga_workspace,
+                pmuReservedSize: sz.pmu_reserved,
+                ..images
+            },
+            // No chip GSP-FMC boots runs 535.113.01 (`FwVersion::supports`).
+            #[ver(V == r535_113_01)]
+            Placement::Sizes(_) => return Err(ENOTSUPP),
         };
         put_struct(out, &meta)
+    }
+
+    /// Writes this version's `GSP_FMC_BOOT_PARAMS` for `b` into `out`: GSP-RM's WPR meta in
+    /// coherent system memory, its LIBOS arguments through the non-coherent target (as NVIDIA's
+    /// drivers name them), no WPR carve-out of the driver's, no SPDM.
+    #[ver(V >= r570_144)]
+    pub(crate) fn write_fmc_boot_params(b: &FmcBootArgs, out: &mut dyn Sink) -> Result {
+        let params = fw::GSP_FMC_BOOT_PARAMS {
+            bootGspRmParams: fw::GSP_ACR_BOOT_GSP_RM_PARAMS {
+                target: fw::GSP_DMA_TARGET_COHERENT_SYSTEM,
+                gspRmDescSize: b.wpr_meta_size,
+                gspRmDescOffset: b.wpr_meta,
+                bIsGspRmBoot: 1,
+                ..Default::default()
+            },
+            gspRmParams: fw::GSP_RM_PARAMS {
+                target: fw::GSP_DMA_TARGET_NONCOHERENT_SYSTEM,
+                bootArgsOffset: b.libos,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        put_struct(out, &params)
+    }
+
+    /// 535.113.01 has no `GSP_FMC_BOOT_PARAMS`: no chip GSP-FMC boots runs it.
+    #[ver(V == r535_113_01)]
+    pub(crate) fn write_fmc_boot_params(b: &FmcBootArgs, out: &mut dyn Sink) -> Result {
+        let _ = (b, out);
+        Err(ENOTSUPP)
     }
 
     /// Builds this version's `GspSystemInfo` from `facts`.

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The chain's teardown (Turing to Ada, `docs/boot-chain.md`): what stops GSP-RM once it was
-//! asked to unload, and undoes WPR2. FWSEC-SB resets the GSP falcon (GSP-RM's RISC-V core
-//! stops), the core is read as stopped, then `booter_unload` clears WPR2 and WPR2 is read as
-//! cleared. Only a GSP-RM seen stopped lets its memory go ([`super::boot::Gsp`]).
+//! The chain's teardown: what stops GSP-RM once it was asked to unload. Only a GSP-RM seen
+//! stopped lets its memory go ([`super::boot::Gsp`]).
+//!
+//! - Turing to Ada (`docs/boot-chain.md`): FWSEC-SB resets the GSP falcon (GSP-RM's RISC-V
+//!   core stops), the core is read as stopped, then `booter_unload` clears WPR2 and WPR2 is
+//!   read as cleared.
+//! - Hopper and later (`docs/fsp-chain.md`): GSP-RM halts its RISC-V core itself once it
+//!   suspended (and GSP-FMC on a failed boot); the driver waits for the halt.
 
 use kernel::{
     device::{
@@ -11,12 +15,14 @@ use kernel::{
         Device, //
     },
     prelude::*,
+    time::Delta,
 };
 
 use crate::{
     bar0::SharedBar0,
     falcon::{
         gsp::Gsp as GspEngine,
+        state::Cond,
         Falcon, //
     },
     fb::layout::Wpr2,
@@ -24,23 +30,76 @@ use crate::{
     untrusted::Untrusted,
 };
 
+/// How long GSP-RM (or GSP-FMC) may take to halt the GSP's RISC-V core on Hopper and later.
+const HALT_TIMEOUT: Delta = Delta::from_secs(5);
+
+/// What stops GSP-RM, per starter.
+pub(crate) enum Teardown {
+    /// Turing to Ada.
+    Booter(BooterTeardown),
+    /// Hopper and later: a wait for the halt, once the FSP was asked to start GSP-FMC
+    /// (`started`; before that nothing runs).
+    Fsp { chipset: Chipset, started: bool },
+}
+
+impl Teardown {
+    /// Stops GSP-RM (see the variants); `never_started`: GSP-RM never ran. Returns whether it is
+    /// seen stopped (its memory may go).
+    pub(crate) fn run(self, dev: &Device<Bound>, bar: &SharedBar0, never_started: bool) -> bool {
+        match self {
+            Teardown::Booter(t) => t.run(dev, bar, never_started),
+            Teardown::Fsp { started: false, .. } => true,
+            Teardown::Fsp { chipset, .. } => wait_halt(dev, bar, chipset),
+        }
+    }
+}
+
+/// Waits for the GSP's RISC-V core to halt (Hopper and later); a core that does not within
+/// [`HALT_TIMEOUT`] is not seen stopped.
+fn wait_halt(dev: &Device<Bound>, bar: &SharedBar0, chipset: Chipset) -> bool {
+    let falcon = Falcon::<GspEngine>::new(bar, chipset);
+    match falcon.wait(Cond::RiscvHalted, HALT_TIMEOUT) {
+        Ok(Ok(_)) => {
+            dev_dbg!(dev, "GSP stopped: RISC-V core halted\n");
+            true
+        }
+        Ok(Err(e)) => {
+            dev_err!(
+                dev,
+                "GSP not seen stopped within {} ms ({}): its memory is leaked, not freed\n",
+                HALT_TIMEOUT.as_millis(),
+                e
+            );
+            false
+        }
+        Err(e) => {
+            dev_err!(
+                dev,
+                "GSP not seen stopped: BAR0 unreachable (error {}): its memory is leaked, not freed\n",
+                e.to_errno()
+            );
+            false
+        }
+    }
+}
+
 /// What teardown runs once GSP-RM stopped, on the chain through the booter: FWSEC-SB (the GSP
 /// falcon back to its state before GSP-RM) and `booter_unload` (WPR2 cleared), both prepared
 /// at probe, while the VBIOS and the firmware files were at hand.
-pub(crate) struct Teardown {
+pub(crate) struct BooterTeardown {
     pub(crate) chipset: Chipset,
     pub(crate) boot0: u32,
     pub(crate) sb: Option<crate::fwsec::Prepared>,
     pub(crate) booter_unload: Untrusted<KVVec<u8>>,
 }
 
-impl Teardown {
+impl BooterTeardown {
     /// Stops GSP-RM and undoes WPR2: FWSEC-SB (which resets the GSP falcon: its RISC-V core
     /// stops; a plain reset if it cannot run), the core read as stopped, then `booter_unload`,
     /// which clears WPR2 (only under a stopped GSP-RM, and only when WPR2 is set), and WPR2 read
     /// as cleared. `never_started`: GSP-RM never ran (FWSEC-FRTS's WPR2 alone to undo). Returns
     /// whether GSP-RM is seen stopped (its memory may go).
-    pub(crate) fn run(self, dev: &Device<Bound>, bar: &SharedBar0, never_started: bool) -> bool {
+    fn run(self, dev: &Device<Bound>, bar: &SharedBar0, never_started: bool) -> bool {
         let falcon = Falcon::<GspEngine>::new(bar, self.chipset);
         let sb = match self.sb {
             Some(sb) => crate::fwsec::run_sb(dev, bar, self.chipset, self.boot0, sb),

@@ -60,6 +60,19 @@ pub(crate) mod versioned {
     }
 
     /// Size of the version's `GspFwWprMeta`.
+    /// The heap sizing of the chips GSP-FMC boots (Hopper and later): LIBOS 3 with GH100's
+    /// larger base RM. 535.113.01 boots none of them (`FwVersion::supports`).
+    #[ver(V >= r570_144)]
+    pub(crate) const fn heap_params_fsp() -> Option<HeapParams> {
+        let mut p = heap_params(true);
+        p.base_rm = fw::GSP_FW_HEAP_PARAM_BASE_RM_SIZE_GH100 as u64;
+        Some(p)
+    }
+    #[ver(V == r535_113_01)]
+    pub(crate) const fn heap_params_fsp() -> Option<HeapParams> {
+        None
+    }
+
     pub(crate) const WPR_META_SIZE: u64 = core::mem::size_of::<fw::GspFwWprMeta>() as u64;
 }
 }
@@ -76,6 +89,12 @@ macro_rules! wpr_dispatch {
             }
 
             /// Size of this version's `GspFwWprMeta`.
+            pub(crate) fn heap_params_fsp(self) -> Option<crate::fb::layout::HeapParams> {
+                match self {
+                    $(Self::$V => versioned::$v::heap_params_fsp()),*
+                }
+            }
+
             pub(crate) fn wpr_meta_size(self) -> u64 {
                 match self {
                     $(Self::$V => versioned::$v::WPR_META_SIZE),*

@@ -433,7 +433,15 @@ fn validate(kind: FileKind, version: FwVersion, chip: Chipset, data: &[u8]) -> R
         Validated::Booter(b) => {
             booter_promises(&b, data, chip);
         }
-        Validated::Elf => {}
+        Validated::Fmc(m) => {
+            for bytes in [m.image, m.hash, m.public_key, m.signature] {
+                assert!(!bytes.is_empty());
+                // Each section is the file's own bytes.
+                let start = bytes.as_ptr() as usize - data.as_ptr() as usize;
+                assert!(start + bytes.len() <= data.len());
+            }
+            assert_eq!(m.hash.len(), 48);
+        }
     }
     Ok(())
 }

@@ -4,3 +4,5 @@
 
 #[path = "../../fb/layout.rs"]
 pub(crate) mod layout;
+#[path = "../../fb/sizes.rs"]
+pub(crate) mod sizes;

@@ -6,7 +6,8 @@
 //! `untrusted.rs`): the identification registers (`gpu.rs`), the PCI function (`pci.rs`), the
 //! firmware files (`firmware/{image,elf,bin_hdr,booter}.rs`), the GSP message queues
 //! (`gsp/msgq.rs`), the GSP's replies (`gsp/replies.rs`), its CPU sequence
-//! (`gsp/sequencer/commands.rs`) and the VBIOS (`vbios.rs`, `vbios/*.rs`), with the
+//! (`gsp/sequencer/commands.rs`), the FSP's messages (`fsp/protocol.rs`), the framebuffer
+//! (`fb/layout.rs`, `fb/sizes.rs`) and the VBIOS (`vbios.rs`, `vbios/*.rs`), with the
 //! per-version bindings bindgen generated for the module (`gsp/fw/*/bindings_generated.rs`,
 //! made by `make modules`) and the same versioning macro.
 //! This crate includes those very files, in the driver's module tree, so that the code fuzzed
@@ -34,6 +35,7 @@ pub(crate) mod falcon;
 pub(crate) mod fb;
 
 pub(crate) mod firmware;
+pub(crate) mod fsp;
 pub(crate) mod fwsec;
 #[macro_use]
 pub(crate) mod gsp;
@@ -42,3 +44,4 @@ pub(crate) mod gsp;
 pub(crate) mod vbios;
 
 pub mod check;
+pub mod check_fsp;

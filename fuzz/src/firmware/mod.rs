@@ -8,6 +8,8 @@ pub(crate) mod bin_hdr;
 pub(crate) mod booter;
 #[path = "../../../firmware/elf.rs"]
 pub(crate) mod elf;
+#[path = "../../../firmware/fmc.rs"]
+pub(crate) mod fmc;
 #[path = "../../../firmware/image.rs"]
 pub(crate) mod image;
 #[path = "../../../firmware/riscv.rs"]

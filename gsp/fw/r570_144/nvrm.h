@@ -670,6 +670,48 @@ typedef struct {
 } GspFwSRMeta;
 
 /* ---------------------------------------------------------------------
+ * What GSP-FMC is given on Hopper and Blackwell (at the address the FSP's
+ * chain-of-trust message names): where GSP-RM's WPR meta and its LIBOS
+ * arguments are. 80 bytes.
+ */
+typedef enum {
+	GSP_DMA_TARGET_LOCAL_FB = 0,
+	GSP_DMA_TARGET_COHERENT_SYSTEM = 1,
+	GSP_DMA_TARGET_NONCOHERENT_SYSTEM = 2,
+} GSP_DMA_TARGET;
+
+typedef struct {
+	NvU32 regkeys;			/* confidential-computing keys: 0 */
+} GSP_FMC_INIT_PARAMS;
+
+typedef struct {
+	GSP_DMA_TARGET target;		/* where the WPR meta is */
+	NvU32 gspRmDescSize;		/* sizeof(GspFwWprMeta) */
+	NvU64 gspRmDescOffset;		/* the WPR meta's address */
+	NvU64 wprCarveoutOffset;	/* 0: GSP-FMC places WPR2 */
+	NvU32 wprCarveoutSize;		/* 0 */
+	NvBool bIsGspRmBoot;		/* GSP-RM, not a GSP proxy */
+} GSP_ACR_BOOT_GSP_RM_PARAMS;
+
+typedef struct {
+	GSP_DMA_TARGET target;		/* where the LIBOS arguments are */
+	NvU64 bootArgsOffset;		/* their address */
+} GSP_RM_PARAMS;
+
+typedef struct {
+	GSP_DMA_TARGET target;
+	NvU64 payloadBufferOffset;
+	NvU32 payloadBufferSize;
+} GSP_SPDM_PARAMS;			/* no SPDM: all 0 */
+
+typedef struct {
+	GSP_FMC_INIT_PARAMS initParams;
+	GSP_ACR_BOOT_GSP_RM_PARAMS bootGspRmParams;
+	GSP_RM_PARAMS gspRmParams;
+	GSP_SPDM_PARAMS gspSpdmParams;
+} GSP_FMC_BOOT_PARAMS;
+
+/* ---------------------------------------------------------------------
  * Sizing of the GSP-RM heap in WPR2 (bytes unless named _MB).
  *
  * LIBOS3_BAREMETAL_MIN_MB is 88 in a normal firmware build, as nova-core's
@@ -979,6 +1021,23 @@ NVRM_OFF(GspFwSRMeta, flags, 160);
 NVRM_OFF(GspFwSRMeta, subrevision, 164);
 NVRM_OFF(GspFwSRMeta, padding, 168);
 
+NVRM_SIZE(GSP_FMC_BOOT_PARAMS, 80);
+NVRM_ALIGN(GSP_FMC_BOOT_PARAMS, 8);
+NVRM_OFF(GSP_FMC_BOOT_PARAMS, initParams, 0);
+NVRM_OFF(GSP_FMC_BOOT_PARAMS, bootGspRmParams, 8);
+NVRM_OFF(GSP_FMC_BOOT_PARAMS, gspRmParams, 40);
+NVRM_OFF(GSP_FMC_BOOT_PARAMS, gspSpdmParams, 56);
+NVRM_SIZE(GSP_ACR_BOOT_GSP_RM_PARAMS, 32);
+NVRM_OFF(GSP_ACR_BOOT_GSP_RM_PARAMS, gspRmDescSize, 4);
+NVRM_OFF(GSP_ACR_BOOT_GSP_RM_PARAMS, gspRmDescOffset, 8);
+NVRM_OFF(GSP_ACR_BOOT_GSP_RM_PARAMS, wprCarveoutOffset, 16);
+NVRM_OFF(GSP_ACR_BOOT_GSP_RM_PARAMS, wprCarveoutSize, 24);
+NVRM_OFF(GSP_ACR_BOOT_GSP_RM_PARAMS, bIsGspRmBoot, 28);
+NVRM_SIZE(GSP_RM_PARAMS, 16);
+NVRM_OFF(GSP_RM_PARAMS, bootArgsOffset, 8);
+NVRM_SIZE(GSP_SPDM_PARAMS, 24);
+NVRM_OFF(GSP_SPDM_PARAMS, payloadBufferOffset, 8);
+NVRM_OFF(GSP_SPDM_PARAMS, payloadBufferSize, 16);
 #undef NVRM_SIZE
 #undef NVRM_ALIGN
 #undef NVRM_OFF

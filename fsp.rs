@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The FSP (Hopper and later, `docs/fsp-chain.md`): the falcon that verifies GSP-FMC and starts
+//! it, GSP-RM's starter on these chips. The driver waits for its boot status, then talks to it
+//! through its EMEM and two queues: one message, the chain of trust ([`protocol::Cot`]), and
+//! one reply, which must accept it.
+//!
+//! Every wait has one deadline, whatever the FSP writes; every value it gives goes through a
+//! validator of [`protocol`].
+
+use kernel::{
+    device,
+    io::{
+        poll::read_poll_timeout,
+        Io, //
+    },
+    prelude::*,
+    time::Delta, //
+};
+
+use crate::{
+    bar0::SharedBar0,
+    untrusted::Untrusted, //
+};
+
+pub(crate) mod hal;
+pub(crate) mod protocol;
+pub(crate) mod regs;
+
+use hal::{
+    BootStatusReg,
+    FspHal, //
+};
+use protocol::{
+    BootStatus,
+    Cot,
+    CotAccepted,
+    NotReady,
+    Pending,
+    QueueError,
+    QueuePointers,
+    COT_MESSAGE_SIZE,
+    NVDM_TYPE_COT, //
+};
+
+/// How long the FSP may take to say it is ready once the device is bound.
+const BOOT_TIMEOUT: Delta = Delta::from_secs(5);
+/// How long the FSP may take to take the driver's message off its queue.
+const CONSUME_TIMEOUT: Delta = Delta::from_secs(2);
+/// How long the FSP may take to reply.
+const REPLY_TIMEOUT: Delta = Delta::from_secs(2);
+/// How often the FSP's registers are read while waiting.
+const POLL: Delta = Delta::from_millis(1);
+
+/// The FSP of a bound device.
+pub(crate) struct Fsp<'a> {
+    bar: &'a SharedBar0,
+    hal: &'static FspHal,
+}
+
+impl<'a> Fsp<'a> {
+    pub(crate) fn new(bar: &'a SharedBar0, hal: &'static FspHal) -> Self {
+        Fsp { bar, hal }
+    }
+
+    /// The boot status as the device answers it.
+    fn boot_status(&self) -> Result<Result<BootStatus, NotReady>> {
+        let raw = self.bar.with(|bar| {
+            Untrusted::new_untrusted(match self.hal.boot_status {
+                BootStatusReg::Therm => bar
+                    .read(regs::NV_THERM_I2CS_SCRATCH_FSP_BOOT_STATUS)
+                    .into_raw(),
+                BootStatusReg::ThermGb202 => bar
+                    .read(regs::NV_THERM_I2CS_SCRATCH_FSP_BOOT_STATUS_GB202)
+                    .into_raw(),
+            })
+        })?;
+        Ok(raw.validate::<BootStatus>())
+    }
+
+    /// Waits until the FSP says it can take messages: not by [`BOOT_TIMEOUT`] fails with
+    /// `ETIMEDOUT` and the status it gave.
+    pub(crate) fn wait_ready(&self, dev: &device::Device) -> Result {
+        let status = read_poll_timeout(
+            || self.boot_status(),
+            |s| s.is_ok(),
+            Delta::from_millis(10),
+            BOOT_TIMEOUT,
+        )
+        .or_else(|_| self.boot_status())?;
+        status.map(|_| ()).map_err(|NotReady(raw)| {
+            dev_err!(
+                dev,
+                "FSP not ready within {} ms: boot status {:#x}, not {:#x}\n",
+                BOOT_TIMEOUT.as_millis(),
+                raw,
+                protocol::BOOT_STATUS_READY
+            );
+            ETIMEDOUT
+        })
+    }
+
+    /// The command queue's head and tail; equal once the FSP took the last command.
+    fn command_consumed(&self) -> Result<bool> {
+        self.bar.with(|bar| {
+            // Only compared: no value of either is used.
+            let head = bar.read(regs::NV_PFSP_QUEUE_HEAD).into_raw();
+            let tail = bar.read(regs::NV_PFSP_QUEUE_TAIL).into_raw();
+            head == tail
+        })
+    }
+
+    /// Sends `msg` (whole dwords): into EMEM from offset 0, then the command queue's tail (its
+    /// last dword), then its head, which hands it over. The FSP must have taken the previous
+    /// command, within [`CONSUME_TIMEOUT`].
+    fn send(&self, dev: &device::Device, msg: &[u8]) -> Result {
+        let last = msg
+            .len()
+            .checked_sub(4)
+            .filter(|_| msg.len() % 4 == 0)
+            .ok_or(EINVAL)?;
+        read_poll_timeout(
+            || self.command_consumed(),
+            |&consumed| consumed,
+            POLL,
+            CONSUME_TIMEOUT,
+        )
+        .inspect_err(|_| {
+            dev_err!(
+                dev,
+                "FSP: the command queue is still busy after {} ms\n",
+                CONSUME_TIMEOUT.as_millis()
+            )
+        })?;
+        self.bar.with(|bar| {
+            bar.write_reg(regs::NV_PFSP_EMEMC::zeroed().with_aincw(true));
+            for dword in msg.chunks_exact(4) {
+                let mut b = [0u8; 4];
+                b.copy_from_slice(dword);
+                bar.write_reg(regs::NV_PFSP_EMEMD::from_raw(u32::from_le_bytes(b)));
+            }
+            bar.write_reg(regs::NV_PFSP_QUEUE_TAIL::from_raw(last as u32));
+            bar.write_reg(regs::NV_PFSP_QUEUE_HEAD::from_raw(0));
+        })
+    }
+
+    /// The message queue's pointers as the device answers them, validated.
+    fn pending(&self) -> Result<Result<Pending, QueueError>> {
+        let pointers = self.bar.with(|bar| {
+            Untrusted::new_untrusted(QueuePointers {
+                head: bar.read(regs::NV_PFSP_MSGQ_HEAD).into_raw(),
+                tail: bar.read(regs::NV_PFSP_MSGQ_TAIL).into_raw(),
+            })
+        })?;
+        Ok(pointers.validate::<Pending>())
+    }
+
+    /// Waits for the FSP's reply, at most [`REPLY_TIMEOUT`], and reads it from EMEM offset 0;
+    /// then empties the message queue.
+    fn receive(&self, dev: &device::Device) -> Result<Untrusted<KVec<u8>>> {
+        let pending = read_poll_timeout(
+            || self.pending(),
+            |p| !matches!(p, Err(QueueError::Empty)),
+            POLL,
+            REPLY_TIMEOUT,
+        )
+        .map_err(|_| {
+            dev_err!(
+                dev,
+                "FSP: no reply within {} ms\n",
+                REPLY_TIMEOUT.as_millis()
+            );
+            ETIMEDOUT
+        })?
+        .map_err(|e| {
+            dev_err!(dev, "FSP: {}\n", e);
+            EIO
+        })?;
+        let mut reply = Untrusted::new_untrusted(KVec::from_elem(0u8, pending.len, GFP_KERNEL)?);
+        let mut fill = reply.overwrite();
+        self.bar.with(|bar| {
+            bar.write_reg(regs::NV_PFSP_EMEMC::zeroed().with_aincr(true));
+            for dword in fill.bytes().chunks_exact_mut(4) {
+                dword.copy_from_slice(&bar.read(regs::NV_PFSP_EMEMD).into_raw().to_le_bytes());
+            }
+            bar.write_reg(regs::NV_PFSP_MSGQ_TAIL::from_raw(0));
+            bar.write_reg(regs::NV_PFSP_MSGQ_HEAD::from_raw(0));
+        })?;
+        Ok(reply)
+    }
+
+    /// Sends the chain-of-trust message `cot` and checks the FSP's reply: accepted, GSP-FMC
+    /// runs; anything else fails with `EIO` and a line saying what the reply was.
+    pub(crate) fn chain_of_trust(&self, dev: &device::Device, cot: &Cot<'_>) -> Result {
+        let mut msg = KBox::new([0u8; COT_MESSAGE_SIZE], GFP_KERNEL)?;
+        cot.write(&mut msg).map_err(|e| {
+            dev_err!(dev, "FSP: {}\n", e);
+            EINVAL
+        })?;
+        self.send(dev, &msg[..])?;
+        let reply = self.receive(dev)?;
+        let reply: &Untrusted<[u8]> = &reply;
+        reply
+            .validate_ref_against::<CotAccepted, _>(NVDM_TYPE_COT)
+            .map(|_| ())
+            .map_err(|e| {
+                dev_err!(dev, "FSP refused the chain of trust: {}\n", e);
+                EIO
+            })
+    }
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The FSP chain's validators on the host: the COT message's layout per family, every field of
+//! the FSP's reply, the queue pointers, GSP-FMC's lockdown and the framebuffer sizes.
+
+use nova_core_parse::check_fsp as check;
+
+fn reply(words: [u32; 5]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+const GOOD: [u32; 5] = [0xc000_0000, 0x1510_de7e, 3, 0x14, 0];
+
+#[test]
+fn the_reply_is_accepted_only_whole_and_error_free() {
+    assert_eq!(check::cot_reply(&reply(GOOD)), Ok(()));
+    let bad = |i: usize, v: u32| {
+        let mut w = GOOD;
+        w[i] = v;
+        check::cot_reply(&reply(w)).unwrap_err()
+    };
+    assert!(
+        bad(0, 0x4000_0000).contains("not a single packet"),
+        "{}",
+        bad(0, 0x4000_0000)
+    );
+    assert!(bad(1, 0x1410_de7e).contains("not a response"));
+    assert!(bad(3, 0x13).contains("reply to NVDM type 0x13"));
+    assert_eq!(bad(4, 0x2f), "FSP error code 0x2f");
+    assert_eq!(
+        check::cot_reply(&reply(GOOD)[..12]).unwrap_err(),
+        "reply of 12 bytes, not 20"
+    );
+}
+
+#[test]
+fn queue_pointers_say_where_a_reply_is() {
+    assert_eq!(check::queue_pointers(0, 16), Ok(20));
+    assert_eq!(check::queue_pointers(0, 0).unwrap_err(), "no reply");
+    for (h, t) in [(16, 0), (0, 0x1000), (0, 17), (2, 18)] {
+        assert!(
+            check::queue_pointers(h, t)
+                .unwrap_err()
+                .contains("not a reply"),
+            "{h} {t}"
+        );
+    }
+}
+
+#[test]
+fn lockdown_reads_as_the_sources_say() {
+    const BP: u64 = 0x2_0000_1000;
+    assert_eq!(check::lockdown(0xbadf_4100, 0, 0, BP), "Locked");
+    assert_eq!(check::lockdown(0x2000, 0x1000, 2, BP), "Booting");
+    assert_eq!(check::lockdown(0x2000, 0, 0, BP), "Booting");
+    assert_eq!(check::lockdown(0x80, 0, 0, BP), "Released");
+    assert_eq!(check::lockdown(0x80, 0xb1, 0, BP), "failed 0xb1");
+}
+
+#[test]
+fn the_cot_message_carries_the_family_version_and_padded_material() {
+    let gh = check::cot_message("gh100", 384, 384).unwrap();
+    let gb = check::cot_message("gb202", 97, 96).unwrap();
+    assert_eq!((gh.len(), gb.len()), (868, 868));
+    assert_eq!((gh[8], gb[8]), (1, 2));
+    assert_eq!(&gb[10..12], &860u16.to_le_bytes());
+    assert_eq!(gb[8 + 84 + 96], 0x22);
+    assert_eq!(gb[8 + 84 + 97], 0);
+    assert_eq!(&gb[860..868], &0x6789_a000u64.to_le_bytes());
+    assert!(check::cot_message("gb100", 385, 96)
+        .unwrap_err()
+        .contains("public key of 385"));
+    assert!(check::cot_message("ga102", 97, 96).is_err());
+}
+
+#[test]
+fn fmc_sizes_follow_the_family() {
+    let gh = check::fmc_sizes("gh100", 80 << 10).unwrap();
+    assert_eq!(gh.frts_offset, 2 << 20);
+    assert_eq!((gh.non_wpr_heap, gh.pmu_reserved), (2 << 20, 0));
+    let gb10 = check::fmc_sizes("gb100", 180 << 10).unwrap();
+    assert_eq!(gb10.frts_offset, 0x1c0_0000);
+    assert_eq!(
+        (gb10.non_wpr_heap, gb10.pmu_reserved),
+        (2 << 20, 0x182_0000)
+    );
+    let gb20 = check::fmc_sizes("gb202", 32 << 10).unwrap();
+    assert_eq!(gb20.frts_offset, 0x1c0_0000);
+    assert_eq!(gb20.non_wpr_heap, (2 << 20) + (128 << 10));
+    // LIBOS 3 (22 MiB) + GH100's base RM (14 MiB) + 96 MiB of client allocations + 96 KiB
+    // per GiB of video memory, in whole MiB: 32 GiB gives 3 MiB.
+    assert_eq!(gb20.heap, (22 + 14 + 96 + 3) << 20);
+    assert!(check::fmc_sizes("gh100", 0)
+        .unwrap_err()
+        .contains("no video memory"));
+    assert!(check::fmc_sizes("gh100", u32::MAX)
+        .unwrap_err()
+        .contains("more than any board"));
+    assert!(check::fmc_sizes("gh100", 64)
+        .unwrap_err()
+        .contains("no room for the GSP-FMC"));
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! GSP-RM's start through the FSP (Hopper and Blackwell, `docs/fsp-chain.md`):
+//!
+//! 1. The memory GSP-RM is given, as on the booter's path ([`super::chain::allocate`]): the
+//!    queues, RMARGS, log buffers and LIBOS arguments; `.fwimage` through radix3, the
+//!    bootloader, the signature; the WPR meta, with the sizes of what GSP-FMC places and every
+//!    offset 0. Then `GSP_FMC_BOOT_PARAMS` naming the WPR meta and the LIBOS arguments, and the
+//!    FMC image in DMA memory.
+//! 2. `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` queued.
+//! 3. The chain of trust: the FSP, ready, is sent the FMC image's address, the FRTS region,
+//!    the FMC's hash, key and signature and the boot parameters' address; its reply must
+//!    accept them ([`crate::fsp`]).
+//! 4. GSP-FMC releases the GSP's lockdown once it has read the boot parameters; an error code
+//!    in its mailbox fails the boot.
+//! 5. The application version in the GSP falcon's OS register; its RISC-V core active;
+//!    `GSP_INIT_DONE`.
+//!
+//! Once the FSP was sent the chain of trust, every failure ends in teardown, which waits for
+//! the GSP's RISC-V core to halt before anything GSP-FMC or GSP-RM may read is freed (or
+//! leaks it).
+
+use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    dma::Coherent,
+    io::poll::read_poll_timeout,
+    prelude::*,
+    time::{
+        Delta,
+        Instant,
+        Monotonic, //
+    },
+};
+
+use crate::{
+    bar0::SharedBar0,
+    falcon::{
+        gsp::Gsp as GspEngine,
+        Falcon, //
+    },
+    fb::sizes::FmcSizes,
+    firmware::{
+        BootFiles,
+        FwVersion,
+        Starter, //
+    },
+    fsp::{
+        hal::FspHal,
+        protocol::{
+            Cot,
+            FmcFailed,
+            Lockdown, //
+        },
+        Fsp,
+    },
+    gpu::Spec,
+    gsp::{
+        boot::{
+            Gsp,
+            INIT_TIMEOUT, //
+        },
+        chain::{
+            allocate,
+            Images, //
+        },
+        commands::{
+            FmcBootArgs,
+            Placement, //
+        },
+        teardown::Teardown,
+    },
+    pci::SystemFacts,
+};
+
+/// How long GSP-FMC may take to release the GSP's lockdown after the FSP accepted it.
+const LOCKDOWN_TIMEOUT: Delta = Delta::from_secs(30);
+/// How long GSP-RM's RISC-V core may take to run once lockdown is released.
+const RISCV_TIMEOUT: Delta = Delta::from_secs(5);
+
+/// The boot's fixed facts.
+pub(crate) struct FspArgs<'a> {
+    pub(crate) spec: Spec,
+    pub(crate) version: FwVersion,
+    pub(crate) sizes: &'a FmcSizes,
+    pub(crate) facts: &'a SystemFacts,
+}
+
+/// Waits until GSP-FMC released the GSP's lockdown, at most [`LOCKDOWN_TIMEOUT`]:
+/// `boot_params` is the address it leaves in the mailboxes until it has read them.
+fn wait_lockdown(dev: &Device<Bound>, falcon: &Falcon<'_, GspEngine>, boot_params: u64) -> Result {
+    let state = || -> Result<Result<Lockdown, FmcFailed>> {
+        Ok(falcon
+            .lockdown_regs()?
+            .validate_ref_against::<Lockdown, _>(boot_params))
+    };
+    let last = read_poll_timeout(
+        state,
+        |s| !matches!(s, Ok(Lockdown::Locked | Lockdown::Booting)),
+        Delta::from_millis(10),
+        LOCKDOWN_TIMEOUT,
+    )
+    .or_else(|_| state())?;
+    match last {
+        Ok(Lockdown::Released) => Ok(()),
+        Ok(state) => {
+            dev_err!(
+                dev,
+                "GSP lockdown not released within {} ms ({})\n",
+                LOCKDOWN_TIMEOUT.as_millis(),
+                match state {
+                    Lockdown::Locked => "GSP registers still locked to the FSP",
+                    _ => "GSP-FMC still booting",
+                }
+            );
+            Err(ETIMEDOUT)
+        }
+        Err(FmcFailed(code)) => {
+            dev_err!(dev, "GSP-FMC boot failed: error code {:#x}\n", code);
+            Err(EIO)
+        }
+    }
+}
+
+/// Starts GSP-RM through the FSP and waits for `GSP_INIT_DONE`. Whatever fails once the chain
+/// of trust was sent ends in the teardown's halt wait before the error returns.
+pub(crate) fn start(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    args: FspArgs<'_>,
+    files: BootFiles,
+) -> Result<Gsp> {
+    let FspArgs {
+        spec,
+        version,
+        sizes,
+        facts,
+    } = args;
+    let chipset = spec.chipset;
+    let hal = FspHal::of(chipset).ok_or(ENODEV)?;
+    let BootFiles {
+        gsp: mut rm,
+        starter,
+    } = files;
+    let Starter::Fmc(fmc) = starter else {
+        return Err(EINVAL);
+    };
+    let fsp = Fsp::new(bar, hal);
+    fsp.wait_ready(dev)?;
+
+    let app_version = rm.bootloader_app_version;
+    let (shared, mut input) =
+        allocate(dev, version, Placement::Sizes(sizes), Images::take(&mut rm))?;
+    let fmc_image = Coherent::from_slice(dev, &fmc.image, GFP_KERNEL)?;
+    let mut gsp = Gsp::new(
+        spec,
+        version,
+        shared,
+        Teardown::Fsp {
+            chipset,
+            started: false,
+        },
+    );
+    let mut params = KVec::new();
+    version.write_fmc_boot_params(
+        &FmcBootArgs {
+            wpr_meta: input.wpr_meta(),
+            wpr_meta_size: u32::try_from(input.wpr_meta_size())?,
+            libos: gsp.libos_address(),
+        },
+        &mut params,
+    )?;
+    let params = Coherent::from_slice(dev, &params, GFP_KERNEL)?;
+    let cot = Cot {
+        version: hal.cot_version,
+        fmc: fmc_image.dma_address(),
+        frts_vidmem_offset: sizes.frts_offset,
+        frts_vidmem_size: u32::try_from(sizes.frts_size)?,
+        hash: &fmc.hash,
+        public_key: &fmc.public_key,
+        signature: &fmc.signature,
+        boot_params: params.dma_address(),
+    };
+    let boot_params = params.dma_address();
+    input.fmc = Some((fmc_image, params));
+    gsp.keep_boot_input(input);
+    if let Err(e) = gsp.queue_boot_commands(facts) {
+        // Nothing started.
+        gsp.set_unreachable();
+        gsp.shutdown(dev, bar);
+        return Err(e);
+    }
+
+    let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
+    let started = Instant::<Monotonic>::now();
+    // From here on GSP-FMC may run and read what it was given.
+    gsp.fmc_started();
+    let running = fsp
+        .chain_of_trust(dev, &cot)
+        .and_then(|()| wait_lockdown(dev, &gsp_falcon, boot_params))
+        .and_then(|()| gsp_falcon.write_os(app_version))
+        .and_then(|()| {
+            gsp_falcon
+                .wait(gsp_falcon.riscv_active(), RISCV_TIMEOUT)?
+                .map_err(|e| {
+                    dev_err!(
+                        dev,
+                        "GSP-RM did not start: {} within {} ms\n",
+                        e,
+                        RISCV_TIMEOUT.as_millis()
+                    );
+                    ETIMEDOUT
+                })
+        });
+    if let Err(e) = running {
+        // No GSP-RM to ask to unload: teardown alone.
+        gsp.set_unreachable();
+        gsp.shutdown(dev, bar);
+        return Err(e);
+    }
+    dev_dbg!(
+        dev,
+        "GSP lockdown released {} ms after the chain of trust\n",
+        started.elapsed().as_millis()
+    );
+    if let Err(e) = gsp.wait_init_done(dev, bar, INIT_TIMEOUT) {
+        gsp.shutdown(dev, bar);
+        return Err(e);
+    }
+    dev_dbg!(
+        dev,
+        "GSP_INIT_DONE {} ms after the chain of trust\n",
+        started.elapsed().as_millis()
+    );
+    // GSP-RM runs from WPR2: what GSP-FMC read goes.
+    gsp.drop_boot_input();
+    Ok(gsp)
+}
