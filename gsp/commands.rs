@@ -507,6 +507,78 @@ mod tests {
     }
 
     #[test]
+    fn fmc_boot_params_570_layout() -> Result {
+        let mut b = KVec::new();
+        let args = FmcBootArgs {
+            wpr_meta: 0x1_2345_6000,
+            wpr_meta_size: 256,
+            libos: 0x7_8900_0000,
+        };
+        FwVersion::R570_144.write_fmc_boot_params(&args, &mut b)?;
+        assert_eq!(b.len(), 80);
+        assert_eq!(u32_at(&b, 0), 0);
+        // bootGspRmParams: coherent system memory, the WPR meta, GSP-RM (not a proxy).
+        assert_eq!(u32_at(&b, 8), 1);
+        assert_eq!(u32_at(&b, 12), 256);
+        assert_eq!(u64_at(&b, 16), 0x1_2345_6000);
+        assert_eq!((u64_at(&b, 24), u32_at(&b, 32)), (0, 0));
+        assert_eq!(b[36], 1);
+        // gspRmParams: the LIBOS arguments.
+        assert_eq!(u32_at(&b, 40), 2);
+        assert_eq!(u64_at(&b, 48), 0x7_8900_0000);
+        assert!(b[56..].iter().all(|&x| x == 0));
+        // 535.113.01 boots no chip through GSP-FMC.
+        let mut old = KVec::new();
+        assert_eq!(
+            FwVersion::R535_113_01.write_fmc_boot_params(&args, &mut old),
+            Err(ENOTSUPP)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn wpr_meta_for_gsp_fmc_has_sizes_and_no_offsets() -> Result {
+        let sizes = crate::fb::sizes::FmcSizes {
+            fb_size: 80 << 30,
+            frts_size: 1 << 20,
+            frts_offset: 2 << 20,
+            heap: 140 << 20,
+            non_wpr_heap: 2 << 20,
+            pmu_reserved: 0x182_0000,
+            vga_workspace: 128 << 10,
+        };
+        let args = WprMetaArgs {
+            radix3: 0x1000,
+            image_size: 0x2000,
+            bootloader: 0x3000,
+            bootloader_size: 0x400,
+            bootloader_offsets: [1, 2, 3],
+            signature: 0x5000,
+            signature_size: 0x1000,
+            placement: Placement::Sizes(&sizes),
+        };
+        let mut b = KVec::new();
+        FwVersion::R570_144.write_wpr_meta(&args, &mut b)?;
+        assert_eq!(b.len(), 256);
+        assert_eq!(u64_at(&b, 0), 0xdc3a_ae21_371a_60b3);
+        assert_eq!(u64_at(&b, 16), 0x1000);
+        assert_eq!(u64_at(&b, 32), 0x3000);
+        // From gspFwRsvdStart (88) to vgaWorkspaceSize (192): only the sizes are set.
+        let at = |off| u64_at(&b, off);
+        assert_eq!((at(88), at(96), at(104)), (0, 0, 2 << 20));
+        assert_eq!((at(112), at(120), at(128)), (0, 0, 140 << 20));
+        assert_eq!((at(136), at(144), at(152), at(160)), (0, 0, 0, 1 << 20));
+        assert_eq!((at(168), at(176), at(184), at(192)), (0, 0, 0, 128 << 10));
+        assert_eq!(u32_at(&b, 244), 0x182_0000);
+        let mut old = KVec::new();
+        assert_eq!(
+            FwVersion::R535_113_01.write_wpr_meta(&args, &mut old),
+            Err(ENOTSUPP)
+        );
+        Ok(())
+    }
+
+    #[test]
     fn registry_table_layout() -> Result {
         let mut b = KVec::new();
         let command = SetRegistry(&[("Ab", 7), ("Cde", 9)]);
