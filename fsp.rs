@@ -33,6 +33,7 @@ use hal::{
 };
 use protocol::{
     BootStatus,
+    Consumed,
     Cot,
     CotAccepted,
     NotReady,
@@ -100,14 +101,15 @@ impl<'a> Fsp<'a> {
         })
     }
 
-    /// The command queue's head and tail; equal once the FSP took the last command.
+    /// Whether the FSP took the last command, as the command queue's pointers say.
     fn command_consumed(&self) -> Result<bool> {
-        self.bar.with(|bar| {
-            // Only compared: no value of either is used.
-            let head = bar.read(regs::NV_PFSP_QUEUE_HEAD).into_raw();
-            let tail = bar.read(regs::NV_PFSP_QUEUE_TAIL).into_raw();
-            head == tail
-        })
+        let pointers = self.bar.with(|bar| {
+            Untrusted::new_untrusted(QueuePointers {
+                head: bar.read(regs::NV_PFSP_QUEUE_HEAD).into_raw(),
+                tail: bar.read(regs::NV_PFSP_QUEUE_TAIL).into_raw(),
+            })
+        })?;
+        Ok(pointers.validate::<Consumed>().is_ok())
     }
 
     /// Sends `msg` (whole dwords): into EMEM from offset 0, then the command queue's tail (its

@@ -82,6 +82,22 @@ pub(crate) struct QueuePointers {
     pub(crate) tail: u32,
 }
 
+/// The FSP took the driver's last command: the command queue's head and tail are equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Consumed;
+
+impl Validator<Untrusted<QueuePointers>> for Consumed {
+    type Err = QueuePointers;
+
+    fn validate(p: QueuePointers) -> Result<Consumed, QueuePointers> {
+        if p.head == p.tail {
+            Ok(Consumed)
+        } else {
+            Err(p)
+        }
+    }
+}
+
 /// A reply is waiting in EMEM: `len` bytes at offset 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Pending {

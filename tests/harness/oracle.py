@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """The oracle boot (docs/oracle.md): Linux 7.3's own nova-core, unmodified, against the
 emulated GPU, one chip per boot-chain family (Turing and GA100 load by PIO, GA102 and Ada by
-DMA), with the TLV firmware files the project's converter (tlv/) makes from the package.
+DMA; Hopper and GB20x through the FSP), with the TLV firmware files the project's converter
+(tlv/) makes from the package.
 
 What it must show, per GPU: its GPU name line after GET_GSP_STATIC_INFO, an unbind that
-unloads the GSP (FWSEC-SB and booter_unload, WPR2 cleared), no access after unbind, and an
-emulated GPU that reports no check it failed (a refused image, WPR meta or sequence). If the
-oracle fails, the emulated GPU is wrong: fix the model, never the oracle.
+unloads the GSP (FWSEC-SB and booter_unload, WPR2 cleared; or the RISC-V core's halt after
+the FSP chain), no access after unbind, and an emulated GPU that reports no check it failed
+(a refused image, WPR meta, sequence or chain of trust). If the oracle fails, the emulated
+GPU is wrong: fix the model, never the oracle.
 """
 
 import re
@@ -25,7 +27,16 @@ ORACLE_CHIPS = (
     ("ga100", "NVIDIA A100 SXM4 40GB"),
     ("ga102", "NVIDIA GeForce RTX 3090"),
     ("ad102", "NVIDIA GeForce RTX 4090"),
+    ("gh100", "NVIDIA H100 SXM5 80GB"),
+    ("gb202", "NVIDIA GeForce RTX 5090"),
 )
+# What the emulated GPU's log must show it saw, per boot chain.
+SEEN_BOOTER = ("booter_load-570.144 checked byte for byte", "WPR meta at",
+               "resumed after the CPU sequence", "SB runs",
+               "booter_unload-570.144 checked byte for byte")
+SEEN_FSP = ("FSP: chain of trust accepted", "GSP-FMC: lockdown released",
+            "GSP: RISC-V core halted after unload")
+FSP_CHIPS = ("gh100", "gb202")
 # The package ships the TLVs' source files for this version only on every chip.
 VERSION = "570.144"
 
@@ -70,9 +81,8 @@ def oracle_job():
             bad = [l for l in log.splitlines() if MODEL_REFUSALS.search(l)]
             results.check(f"{sc.name}: the emulated GPU reported no check it failed",
                           not bad, "; ".join(bad[:3]))
-            for what in ("booter_load-570.144 checked byte for byte",
-                         "WPR meta at", "resumed after the CPU sequence",
-                         "SB runs", "booter_unload-570.144 checked byte for byte"):
+            chip = sc.name.removeprefix("oracle-")
+            for what in SEEN_FSP if chip in FSP_CHIPS else SEEN_BOOTER:
                 results.check(f"{sc.name}: the emulated GPU saw {what}", what in log,
                               f"see {emu.log}")
             check_quiet_after(sc.name, emu.read_counts() or {}, results)
