@@ -27,6 +27,7 @@ use crate::chipset::{
 use crate::device::DeviceConfig;
 use crate::falcon::fwsec::FwsecLie;
 use crate::fb::FbLie;
+use crate::fsp::FspLie;
 use crate::gfw::GfwLie;
 use crate::gsp::{
     fault::Fault,
@@ -110,6 +111,7 @@ struct Cli {
     /// of the GSP's options.
     #[arg(long, conflicts_with_all = [
         "gsp_version", "fb_size", "firmware_root", "gsp_fault", "record", "boot_fault",
+        "fsp_fault",
     ])]
     no_gsp: bool,
     /// Serve this flash dump (whole, IFR header included, 1 byte to 1 MiB) in the PROM window
@@ -136,6 +138,11 @@ struct Cli {
     /// seq-endless-poll.
     #[arg(long, value_name = "LIE")]
     boot_fault: Option<BootLie>,
+    /// The FSP chain of Hopper and Blackwell lies: never-ready, no-reply, reply-short,
+    /// reply-huge, reply-reversed, reply-not-eom, reply-wrong-type, reply-wrong-command,
+    /// reply-error, lockdown-stuck, mailbox-stuck, fmc-error or never-halts.
+    #[arg(long, value_name = "LIE")]
+    fsp_fault: Option<FspLie>,
     /// The synthetic VBIOS lies: rom-signature, image-length, bit-pointer, desc-version,
     /// no-fwsec or fwsec-signature (not with --vbios: only the synthetic VBIOS lies).
     #[arg(long, value_name = "LIE", conflicts_with = "vbios")]
@@ -224,6 +231,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, clap:
             fb_size,
             fb_fault: cli.fb_fault,
             fwsec_fault: cli.fwsec_fault,
+            fsp_fault: cli.fsp_fault,
         },
         counts: cli.counts,
         log: cli.log,

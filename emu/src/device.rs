@@ -8,6 +8,9 @@
 //! RAM, counted as `sysmem`.
 
 mod engines;
+mod fsp;
+
+use engines::PendingStart;
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -49,6 +52,7 @@ const BOOT_STAGE_3_HANDOFF: u32 = 1 << 26;
 const PROCESSOR_SUSPENDED: u32 = 1 << 31;
 use crate::falcon::{Action, Falcon, Generation, GSP_BASE, SEC2_BASE};
 use crate::fb::{Fb, FbLie};
+use crate::fsp::{Fsp, FspLie};
 use crate::gfw::{Gfw, GfwLie};
 use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig, Stop, Transition};
@@ -101,6 +105,8 @@ pub struct DeviceConfig {
     pub fb_fault: Option<FbLie>,
     /// How FWSEC lies (`--fwsec-fault`), if it does.
     pub fwsec_fault: Option<FwsecLie>,
+    /// How the FSP and GSP-FMC lie (`--fsp-fault`), if they do.
+    pub fsp_fault: Option<FspLie>,
 }
 
 impl DeviceConfig {
@@ -286,9 +292,10 @@ pub struct Device {
     irqs: Vec<IrqLine>,
     guest_mem: GuestMem,
     gsp: Option<Gsp>,
-    /// GSP-RM is to start with these LIBOS arguments and this version (the booter started
-    /// it); the GSP's next tick starts it.
-    start_pending: Option<(u64, Version)>,
+    /// GSP-RM is to start (the booter or GSP-FMC started it); the GSP's next tick starts it.
+    start_pending: Option<PendingStart>,
+    /// The FSP and the FB registers of its chips (Hopper and Blackwell, with the GSP).
+    fsp: Option<Fsp>,
     /// The booter on SEC2 and the package it checks against (Turing to Ada, whose FB unit
     /// is modelled; Hopper and later have no GSP-RM start until the FSP chain).
     chain: Option<BootChain>,
@@ -377,6 +384,26 @@ impl Device {
             }
             _ => None,
         };
+        let fsp = match (&choice.gsp, crate::fsp::family::Family::of(choice.chipset)) {
+            (Some(g), Some(family)) => Some(Fsp::new(
+                family,
+                choice.chipset.name,
+                &g.firmware_root,
+                choice.fb_size,
+                choice.fsp_fault,
+                log.clone(),
+            )),
+            _ => {
+                if let Some(lie) = choice.fsp_fault {
+                    log.line(&format!(
+                        "FSP: fault {} ignored: {} boots without the FSP",
+                        lie.name(),
+                        choice.chipset.name
+                    ));
+                }
+                None
+            }
+        };
         Device {
             config,
             bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
@@ -385,14 +412,15 @@ impl Device {
             fb,
             engines,
             trace: None,
-            // GSP-RM exists where the booter can start it.
+            // GSP-RM exists where the booter or GSP-FMC can start it.
             gsp: choice
                 .gsp
                 .clone()
-                .filter(|_| chain.is_some())
+                .filter(|_| chain.is_some() || fsp.is_some())
                 .map(|g| Gsp::new(choice.chipset, g, log.clone())),
             start_pending: None,
             chain,
+            fsp,
             kick: Kick::new(),
             counts: Counts::new(),
             irqs,
@@ -509,6 +537,8 @@ impl Device {
                     fb: self.fb.as_mut(),
                     engines: self.engines.as_mut(),
                     chain: self.chain.as_ref(),
+                    fsp: self.fsp.as_mut(),
+                    fsp_rang: false,
                     falcon_action: None,
                     counts: &mut self.counts,
                     log: &self.log,
@@ -572,12 +602,18 @@ impl Device {
                     fb: self.fb.as_mut(),
                     engines: self.engines.as_mut(),
                     chain: self.chain.as_ref(),
+                    fsp: self.fsp.as_mut(),
+                    fsp_rang: false,
                     falcon_action: None,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
                 write_bytes(&mut view, offset, data);
                 let (event, powered_off) = (view.event, view.powered_off);
+                if view.fsp_rang {
+                    // The FSP consumes the command on its own time: the GSP thread's tick.
+                    self.kick.kick();
+                }
 
                 let action = view.falcon_action;
                 if let Some(event) = event {
@@ -627,6 +663,9 @@ impl Device {
         if let Some(fb) = &mut self.fb {
             fb.reset();
         }
+        if let Some(fsp) = &mut self.fsp {
+            fsp.reset();
+        }
         if let Some(e) = &mut self.engines {
             e.power_on();
         }
@@ -636,6 +675,13 @@ impl Device {
     /// The slot lost its power: the GSP stops at once and a pending start is forgotten.
     fn power_off(&mut self) {
         self.start_pending = None;
+        if let Some(fsp) = &mut self.fsp {
+            // The FSP and GSP-FMC stop with the power; GSP-FMC's hold on the GSP goes.
+            fsp.reset();
+            if let Some(e) = &mut self.engines {
+                e.gsp.set_lock(crate::falcon::PrivLock::Open);
+            }
+        }
         if let Some(gsp) = &mut self.gsp {
             gsp.power_off();
             self.note_gsp();
@@ -923,6 +969,10 @@ struct Bar0View<'a> {
     engines: Option<&'a mut Engines>,
     /// The booter's fuse registers.
     chain: Option<&'a BootChain>,
+    /// The FSP and the FB registers of its chips.
+    fsp: Option<&'a mut Fsp>,
+    /// A write handed the FSP a command.
+    fsp_rang: bool,
     /// What a falcon register write asked for.
     falcon_action: Option<(Engine, Action)>,
     counts: &'a mut Counts,
@@ -954,6 +1004,8 @@ impl DwordSpace for Bar0View<'_> {
             value
         } else if let Some(value) = self.gfw.read(offset) {
             value
+        } else if let Some(value) = self.fsp.as_ref().and_then(|f| f.peek(offset, self.gfw)) {
+            value
         } else if let Some(value) = self.unit_read(offset) {
             value
         } else {
@@ -967,6 +1019,8 @@ impl DwordSpace for Bar0View<'_> {
         } else if let Some(value) = self.prom.read(offset) {
             value
         } else if let Some(value) = self.gfw.read(offset) {
+            value
+        } else if let Some(value) = self.fsp.as_mut().and_then(|f| f.read(offset, self.gfw)) {
             value
         } else if let Some(value) = self.unit_read(offset) {
             value
@@ -982,6 +1036,11 @@ impl DwordSpace for Bar0View<'_> {
             self.prom.write(offset, value);
         } else if Gfw::contains(offset) {
             // Read-only, like the PROM; the driver never writes them.
+        } else if let Some(rang) = self.fsp.as_mut().and_then(|f| {
+            let merged = value & mask | f.peek(offset, self.gfw).unwrap_or(0) & !mask;
+            f.write(offset, merged)
+        }) {
+            self.fsp_rang |= rang;
         } else if let Some(action) = self
             .engines
             .as_mut()

@@ -18,7 +18,7 @@
 //! |---|---|---|
 //! | 0x040, 0x044 | MAILBOX0, MAILBOX1 | kept |
 //! | 0x080, 0x084 | OS, RM | kept |
-//! | 0x0f4 | HWCFG2 | GA102 on: bit 31 reset ready, bit 12 scrubbing (never: scrubbing is instant) |
+//! | 0x0f4 | HWCFG2 | GA102 on: bit 31 reset ready, bit 13 RISC-V branch privilege lockdown (GSP-FMC's, [`PrivLock`]), bit 12 scrubbing (never: scrubbing is instant) |
 //! | 0x100 | CPUCTL | bit 4 halted (read-only), bit 1 start (write); bit 6 alias in use: 0 |
 //! | 0x104 | BOOTVEC | kept |
 //! | 0x10c | DMACTL | bits 2:1 scrubbing (never), the rest kept |
@@ -35,6 +35,11 @@
 //! | 0x1240 | RISCV_CORE_SWITCH_RISCV_STATUS | Turing and GA100: bit 0 the RISC-V core active |
 //! | 0x1388 | RISCV_CPUCTL | GA102 on: bit 7 the RISC-V core active, bit 4 halted (not active) |
 //! | 0x1668 | RISCV_BCR_CTRL | GA102 on: bit 4 the RISC-V core selected (from power-on), bit 0 valid |
+
+//!
+//! While GSP-FMC holds the GSP's PRIV target mask ([`PrivLock::TargetMask`], Hopper and
+//! Blackwell), every modelled register reads [`PRIV_LOCKED`] and writes are dropped, as the
+//! CPU's accesses to a falcon locked to the FSP are on silicon.
 
 use crate::guest_mem::Sysmem;
 
@@ -89,6 +94,24 @@ const HWCFG2_RESET_READY: u32 = 1 << 31;
 const BCR_RISCV: u32 = 1 << 4;
 /// BCR_CTRL: the selection is valid.
 const BCR_VALID: u32 = 1;
+
+/// HWCFG2: the RISC-V core's branch privilege lockdown (GSP-FMC still owns it).
+pub const HWCFG2_RISCV_BR_PRIV_LOCKDOWN: u32 = 1 << 13;
+/// What the CPU reads from a register whose PRIV target mask is locked to another engine.
+pub const PRIV_LOCKED: u32 = 0xbadf_4100;
+
+/// Who may reach the falcon's registers: GSP-FMC's lockdown of the GSP falcon (Hopper and
+/// Blackwell) goes through two stages before it hands the falcon to GSP-RM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrivLock {
+    /// The CPU reaches the registers (the state from power-on).
+    Open,
+    /// The PRIV target mask is locked to the FSP: reads give [`PRIV_LOCKED`], writes drop.
+    TargetMask,
+    /// The registers are readable, but HWCFG2 says the RISC-V core's branch privilege is
+    /// still locked down ([`HWCFG2_RISCV_BR_PRIV_LOCKDOWN`]).
+    BranchLockdown,
+}
 
 /// How many reads of the scrubbing status say busy after a reset: a driver must wait for it.
 const SCRUB_READS: u8 = 2;
@@ -171,6 +194,8 @@ pub struct Falcon {
     dma_in_flight: bool,
     /// The RISC-V core runs (what the booter left running on the GSP).
     riscv_active: bool,
+    /// GSP-FMC's hold on the registers.
+    lock: PrivLock,
 }
 
 impl Falcon {
@@ -206,6 +231,7 @@ impl Falcon {
             dma_stuck: false,
             dma_in_flight: false,
             riscv_active: false,
+            lock: PrivLock::Open,
         };
         f.power_on();
         f
@@ -216,6 +242,7 @@ impl Falcon {
         self.engine_reset();
         self.in_reset = false;
         self.bcr = BCR_RISCV | BCR_VALID;
+        self.lock = PrivLock::Open;
     }
 
     /// What an engine reset leaves: scrubbed memories, registers at their reset values, the
@@ -285,12 +312,22 @@ impl Falcon {
     /// A register read (`rel` from [`Falcon::relative`]).
     pub fn read(&self, rel: u64) -> u32 {
         let ga = self.generation == Generation::Ga102;
+        if self.lock == PrivLock::TargetMask {
+            return PRIV_LOCKED;
+        }
         match rel {
             MAILBOX0 => self.mailbox[0],
             MAILBOX1 => self.mailbox[1],
             OS => self.os,
             RM => self.rm,
-            HWCFG2 if ga => HWCFG2_RESET_READY | (u32::from(self.scrubbing()) << 12),
+            HWCFG2 if ga => {
+                let lockdown = if self.lock == PrivLock::BranchLockdown {
+                    HWCFG2_RISCV_BR_PRIV_LOCKDOWN
+                } else {
+                    0
+                };
+                HWCFG2_RESET_READY | lockdown | (u32::from(self.scrubbing()) << 12)
+            }
             CPUCTL => {
                 if self.halted {
                     CPUCTL_HALTED
@@ -347,6 +384,10 @@ impl Falcon {
     /// A register write (`rel` from [`Falcon::relative`]); what it asks the device to do.
     pub fn write(&mut self, rel: u64, value: u32) -> Option<Action> {
         let ga = self.generation == Generation::Ga102;
+        if self.lock == PrivLock::TargetMask {
+            // Locked to the FSP: the write never reaches the falcon.
+            return None;
+        }
         match rel {
             ENGINE => {
                 let reset = value & 1 != 0;
@@ -617,6 +658,11 @@ impl Falcon {
     /// Whether the RISC-V core runs.
     pub fn riscv_active(&self) -> bool {
         self.riscv_active
+    }
+
+    /// Sets GSP-FMC's hold on the registers.
+    pub fn set_lock(&mut self, lock: PrivLock) {
+        self.lock = lock;
     }
 }
 

@@ -69,10 +69,7 @@ impl Gfw {
         if !Self::contains(offset) {
             return None;
         }
-        let now = Instant::now();
-        let done_at = self.done_at.get().unwrap_or(now + self.delay);
-        self.done_at.set(Some(done_at));
-        let done = now >= done_at;
+        let done = self.done();
         match offset {
             NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK => {
                 Some(u32::from(done && self.lie != Some(GfwLie::Locked)))
@@ -84,6 +81,21 @@ impl Gfw {
             }),
             _ => None,
         }
+    }
+
+    /// Whether the delay has passed since the first look (which starts the clock).
+    fn done(&self) -> bool {
+        let now = Instant::now();
+        let done_at = self.done_at.get().unwrap_or(now + self.delay);
+        self.done_at.set(Some(done_at));
+        now >= done_at
+    }
+
+    /// Whether GFW boot completed, as the FSP's boot status on Hopper and later says it: the
+    /// first look starts the clock as for the registers, and a lie keeps it from ever
+    /// completing.
+    pub fn complete(&self) -> bool {
+        self.done() && self.lie.is_none()
     }
 
     /// Whether `offset` is one of its registers (writes to them are ignored).

@@ -23,6 +23,7 @@ mod counts;
 mod device;
 mod falcon;
 mod fb;
+mod fsp;
 mod gfw;
 mod gsp;
 mod guest_mem;
@@ -226,8 +227,15 @@ fn serve(options: Options) -> Result<(), String> {
         Some(g) => format!(
             "emulated GSP: subsystem 1af4:4e56, firmware version {}, framebuffer {:#x} bytes, \
              firmware root {}",
-            g.forced_version
-                .map_or("the booter's".to_string(), |v| format!("forced to {v}")),
+            match (g.forced_version, fsp::family::Family::of(chip)) {
+                (Some(v), _) => format!("forced to {v}"),
+                // Hopper and Blackwell boot GSP-RM through the FSP and GSP-FMC, not a booter.
+                (None, Some(_)) => format!(
+                    "{} (the FSP chain's)",
+                    fsp::package::FspPackage::VERSION.name()
+                ),
+                (None, None) => "the booter's".to_string(),
+            },
             g.fb_size,
             g.firmware_root.display()
         ),

@@ -7,6 +7,24 @@
 
 use super::*;
 
+/// Who starts GSP-RM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Starter {
+    /// The booter on SEC2 (Turing to Ada).
+    Booter,
+    /// GSP-FMC, once the FSP's chain of trust released the GSP (Hopper and Blackwell).
+    GspFmc,
+}
+
+/// A start of GSP-RM the GSP's next tick carries out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PendingStart {
+    /// The LIBOS arguments' address.
+    pub(super) libos: u64,
+    pub(super) version: Version,
+    pub(super) by: Starter,
+}
+
 impl Device {
     /// Acts on a register write GSP-RM reacts to. The doorbell only wakes the GSP
     /// thread (GSP-RM reads its queue on its own time); a falcon reset stops it at
@@ -168,7 +186,11 @@ impl Device {
         if let Some(e) = &mut self.engines {
             e.gsp.set_riscv_active(true);
         }
-        self.start_pending = Some((libos, version));
+        self.start_pending = Some(PendingStart {
+            libos,
+            version,
+            by: Starter::Booter,
+        });
         self.kick.kick();
     }
 
@@ -234,15 +256,20 @@ impl Device {
         }
     }
 
-    /// One tick of the GSP: a pending start, or a running GSP's own work.
-    /// Called by the GSP thread ([`crate::gsp::clock`]), and by tests in its
-    /// stead. Returns whether the GSP runs.
+    /// One tick of the GSP: the FSP's and GSP-FMC's work where there are, then a pending
+    /// start, or a running GSP's own work. Called by the GSP thread ([`crate::gsp::clock`]),
+    /// and by tests in its stead. Returns whether the GSP runs (or the FSP has work).
     pub fn run_gsp(&mut self) -> bool {
+        let fsp_busy = self.tick_fsp();
         let Some(mut gsp) = self.gsp.take() else {
-            return false;
+            return fsp_busy;
         };
-        if let Some((args, booted)) = self.start_pending.take() {
-            let code = gsp.start(&mut self.gsp_sysmem(), args, booted);
+        if let Some(start) = self.start_pending.take() {
+            let mut mem = self.gsp_sysmem();
+            let code = match start.by {
+                Starter::Booter => gsp.start(&mut mem, start.libos, start.version),
+                Starter::GspFmc => gsp.start_by_fmc(&mut mem, start.libos, start.version),
+            };
             if let (Some(e), true) = (&mut self.engines, code != 0) {
                 // GSP-RM did not come up: its core stops.
                 e.gsp.set_riscv_active(false);
@@ -253,7 +280,7 @@ impl Device {
         let running = gsp.running();
         self.gsp = Some(gsp);
         self.note_gsp();
-        running
+        running || fsp_busy
     }
 
     /// Counts GSP-RM's starts and stops since they were last looked at; a stop stops its
@@ -274,6 +301,21 @@ impl Device {
                         if stop == Stop::Unload {
                             let m = e.gsp.mailbox(0);
                             e.gsp.set_mailbox(0, m | PROCESSOR_SUSPENDED);
+                        }
+                        // Where the FSP booted it, the suspended core then halts, as the
+                        // unload's last step waits for.
+                        match (&self.fsp, stop) {
+                            (Some(f), Stop::Unload) if f.lie() == Some(FspLie::NeverHalts) => {
+                                e.gsp.set_riscv_active(true);
+                                self.log.line(
+                                    "GSP: fault never-halts: the RISC-V core stays active after \
+                                     unload",
+                                );
+                            }
+                            (Some(_), Stop::Unload) => {
+                                self.log.line("GSP: RISC-V core halted after unload");
+                            }
+                            _ => {}
                         }
                     }
                 }

@@ -27,6 +27,7 @@ pub fn ga102_config() -> DeviceConfig {
         fb_size: crate::gsp::DEFAULT_FB_SIZE,
         fb_fault: None,
         fwsec_fault: None,
+        fsp_fault: None,
     }
 }
 

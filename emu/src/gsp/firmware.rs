@@ -121,21 +121,40 @@ pub mod tests {
     /// A minimal ELF64 file: a null section, `.fwimage` holding `image`,
     /// and the section name table.
     pub fn fake_elf(image: &[u8]) -> Vec<u8> {
-        let names = b"\0.fwimage\0.shstrtab\0";
-        let image_off = 64usize;
-        let names_off = image_off + image.len();
-        let shoff = (names_off + names.len()).next_multiple_of(8);
-        let mut f = vec![0u8; shoff + 3 * 64];
+        fake_elf_with(&[(".fwimage", image)])
+    }
+
+    /// A minimal ELF64 file: a null section, `sections` in order, then the section name
+    /// table.
+    pub fn fake_elf_with(sections: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut names = vec![0u8];
+        let mut name_at = Vec::new();
+        for (name, _) in sections {
+            name_at.push(names.len() as u32);
+            names.extend_from_slice(name.as_bytes());
+            names.push(0);
+        }
+        let table_name = names.len() as u32;
+        names.extend_from_slice(b".shstrtab\0");
+        let mut f = vec![0u8; 64];
+        let mut placed = Vec::new();
+        for (_, bytes) in sections {
+            placed.push((f.len(), bytes.len()));
+            f.extend_from_slice(bytes);
+        }
+        let names_off = f.len();
+        f.extend_from_slice(&names);
+        let shoff = f.len().next_multiple_of(8);
+        let count = sections.len() + 2;
+        f.resize(shoff + count * 64, 0);
         f[..4].copy_from_slice(b"\x7fELF");
         f[4] = 2;
         f[5] = 1;
         f[6] = 1;
         f[0x28..0x30].copy_from_slice(&(shoff as u64).to_le_bytes());
         f[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
-        f[0x3c..0x3e].copy_from_slice(&3u16.to_le_bytes());
-        f[0x3e..0x40].copy_from_slice(&2u16.to_le_bytes());
-        f[image_off..names_off].copy_from_slice(image);
-        f[names_off..names_off + names.len()].copy_from_slice(names);
+        f[0x3c..0x3e].copy_from_slice(&(count as u16).to_le_bytes());
+        f[0x3e..0x40].copy_from_slice(&((count - 1) as u16).to_le_bytes());
         let mut sh = |i: usize, name: u32, offset: usize, size: usize| {
             let s = shoff + i * 64;
             f[s..s + 4].copy_from_slice(&name.to_le_bytes());
@@ -143,8 +162,10 @@ pub mod tests {
             f[s + 0x18..s + 0x20].copy_from_slice(&(offset as u64).to_le_bytes());
             f[s + 0x20..s + 0x28].copy_from_slice(&(size as u64).to_le_bytes());
         };
-        sh(1, 1, image_off, image.len());
-        sh(2, 10, names_off, names.len());
+        for (i, (&(offset, size), &name)) in placed.iter().zip(&name_at).enumerate() {
+            sh(i + 1, name, offset, size);
+        }
+        sh(count - 1, table_name, names_off, names.len());
         f
     }
 

@@ -29,7 +29,7 @@ pub mod wpr_meta;
 #[cfg(test)]
 mod fault_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::path::PathBuf;
 
@@ -161,6 +161,8 @@ struct Running {
     seq: Seq,
     /// The LOGINIT and LOGRM buffers (address, size), where the LIBOS arguments have them.
     logs: [Option<(u64, u64)>; 2],
+    /// GSP_SET_SYSTEM_INFO was carried out.
+    system_info: bool,
 }
 
 /// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`).
@@ -170,8 +172,11 @@ enum Seq {
     Sent,
     /// Its core was reset; it waits for the resume.
     Reset,
-    /// Resumed.
+    /// Resumed, or up without a sequence.
     Done,
+    /// Started by GSP-FMC (no CPU sequence): it serves its queue and comes up once
+    /// GSP_SET_SYSTEM_INFO is carried out.
+    AwaitsSystemInfo,
 }
 
 /// What stopped command processing.
@@ -345,6 +350,10 @@ impl Gsp {
         };
         if matches!(s.seq, Seq::Sent | Seq::Reset) {
             // Waiting for its core reset and resume: it touches nothing.
+            return;
+        }
+        if s.seq == Seq::AwaitsSystemInfo {
+            self.come_up_after_system_info(mem);
             return;
         }
         if s.silent == Some(Lie::Mute) {
@@ -657,6 +666,7 @@ impl Gsp {
                 let want = version.system_info_size();
                 if p.payload.len() == want {
                     self.line(&format!("GSP_SET_SYSTEM_INFO: {want} bytes"));
+                    self.state.as_mut().expect("running").system_info = true;
                     (0, Vec::new())
                 } else {
                     self.line(&format!(

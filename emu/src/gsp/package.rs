@@ -58,7 +58,8 @@ impl RiscvBootloader {
     }
 }
 
-/// The `.fwsignature_*` section of `chip`'s GSP-RM image.
+/// The `.fwsignature_*` section of `chip`'s GSP-RM image (chips booted by the booter; the FSP
+/// chain's are its family's, [`crate::fsp::family::Family::signature_section`]).
 pub fn signature_section(chip: &str) -> Option<&'static str> {
     Some(match chip {
         "tu102" | "tu104" | "tu106" => ".fwsignature_tu10x",
@@ -70,30 +71,52 @@ pub fn signature_section(chip: &str) -> Option<&'static str> {
     })
 }
 
+/// GSP-RM's image in `gsp-<version>.bin`: the whole `.fwimage` and one signature section,
+/// read when first needed (they are large).
+pub struct GspImage {
+    path: PathBuf,
+    /// The signature section's name, or why the chip has none.
+    section: Result<&'static str, String>,
+    loaded: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl GspImage {
+    /// The image in the file at `path`, with the signature section `section`.
+    pub fn new(path: PathBuf, section: Result<&'static str, String>) -> GspImage {
+        GspImage {
+            path,
+            section,
+            loaded: None,
+        }
+    }
+
+    /// `.fwimage` and the signature.
+    pub fn get(&mut self) -> Result<&(Vec<u8>, Vec<u8>), String> {
+        if self.loaded.is_none() {
+            let name = self.section.clone()?;
+            let show = |e: String| format!("{}: {e}", self.path.display());
+            let fwimage = section(&self.path, ".fwimage").map_err(show)?;
+            let signature = section(&self.path, name).map_err(show)?;
+            self.loaded = Some((fwimage, signature));
+        }
+        Ok(self.loaded.as_ref().expect("just read"))
+    }
+}
+
 /// One version's files.
 pub struct VersionFiles {
     pub version: Version,
     pub booter_load: HsUcode,
     pub booter_unload: HsUcode,
     pub bootloader: RiscvBootloader,
-    /// `.fwimage` and the signature, once read.
-    image: Option<(Vec<u8>, Vec<u8>)>,
-    gsp: PathBuf,
-    chip: &'static str,
+    /// `.fwimage` and the signature.
+    image: GspImage,
 }
 
 impl VersionFiles {
     /// The whole `.fwimage` and the chip's signature section.
     pub fn image(&mut self) -> Result<&(Vec<u8>, Vec<u8>), String> {
-        if self.image.is_none() {
-            let name = signature_section(self.chip)
-                .ok_or_else(|| format!("no GSP-RM signature section for {}", self.chip))?;
-            let show = |e: String| format!("{}: {e}", self.gsp.display());
-            let fwimage = section(&self.gsp, ".fwimage").map_err(show)?;
-            let signature = section(&self.gsp, name).map_err(show)?;
-            self.image = Some((fwimage, signature));
-        }
-        Ok(self.image.as_ref().expect("just read"))
+        self.image.get()
     }
 }
 
@@ -124,9 +147,11 @@ impl Package {
                     bootloader: read("bootloader").and_then(|f| {
                         RiscvBootloader::parse(&f).map_err(|e| format!("bootloader: {e}"))
                     })?,
-                    image: None,
-                    gsp: firmware_path(root, chip, version),
-                    chip,
+                    image: GspImage::new(
+                        firmware_path(root, chip, version),
+                        signature_section(chip)
+                            .ok_or_else(|| format!("no GSP-RM signature section for {chip}")),
+                    ),
                 })
             })();
             match parsed {

@@ -2,9 +2,10 @@
 
 //! GSP-RM's start, as the booter makes it: the LIBOS arguments and RMARGS read and checked,
 //! the status queue set up, the CPU sequence sent; then the core reset and resume the sequence
-//! asks for, `GSP_INIT_DONE`, and the records GSP-RM writes into its log buffers. FWSEC-SB's
-//! stop of a GSP-RM left running is here too. The queue server that runs afterwards is
-//! [`super`]'s.
+//! asks for, `GSP_INIT_DONE`, and the records GSP-RM writes into its log buffers. GSP-FMC's
+//! start on Hopper and Blackwell sends no sequence: GSP-RM serves its queue and comes up once
+//! GSP_SET_SYSTEM_INFO is carried out. FWSEC-SB's stop of a GSP-RM left running is here too.
+//! The queue server that runs afterwards is [`super`]'s.
 
 use super::*;
 
@@ -27,6 +28,46 @@ impl Gsp {
         self.state = Some(running);
         self.transitions.push(Transition::Started);
         self.send_sequence(mem)
+    }
+
+    /// GSP-FMC's start of GSP-RM of version `booted` with the LIBOS arguments at `libos_args`
+    /// (Hopper and Blackwell): no CPU sequence; it comes up once the driver's
+    /// GSP_SET_SYSTEM_INFO is carried out. Returns 0 once started, an error code when it
+    /// refuses to start.
+    pub fn start_by_fmc(&mut self, mem: &mut Sysmem<'_>, libos_args: u64, booted: Version) -> u32 {
+        self.halt(Stop::Restart, "started while running: restarting");
+        self.line(&format!(
+            "started by GSP-FMC, LIBOS arguments at {libos_args:#x}"
+        ));
+        let mut running = match self.boot(mem, libos_args, booted) {
+            Ok(r) => r,
+            Err((code, msg)) => {
+                self.line(&format!("start refused ({code:#010x}): {msg}"));
+                return code;
+            }
+        };
+        running.seq = Seq::AwaitsSystemInfo;
+        self.state = Some(running);
+        self.transitions.push(Transition::Started);
+        if let Err(e) = self.log_record(mem, 0, "GSP-RM: LIBOS up, waiting for GSP_SET_SYSTEM_INFO")
+        {
+            self.halt(Stop::Fault, &format!("stopped: {e}"));
+            return ERR_FAULT;
+        }
+        self.line("no CPU sequence: serves its queue, up once GSP_SET_SYSTEM_INFO is carried out");
+        self.come_up_after_system_info(mem)
+    }
+
+    /// Processes what is queued; posts GSP_INIT_DONE once GSP_SET_SYSTEM_INFO was carried out.
+    pub(super) fn come_up_after_system_info(&mut self, mem: &mut Sysmem<'_>) -> u32 {
+        if let Some(code) = self.process_before_init_done(mem) {
+            return code;
+        }
+        let Some(s) = self.state.as_mut().filter(|s| s.system_info) else {
+            return 0;
+        };
+        s.seq = Seq::Done;
+        self.init_done(mem)
     }
 
     /// GSP-RM's first words: a line in LOGINIT, and its CPU sequence; then
@@ -105,19 +146,32 @@ impl Gsp {
 
     /// Processes what is queued and posts GSP_INIT_DONE: the GSP is up.
     fn come_up(&mut self, mem: &mut Sysmem<'_>) -> u32 {
-        let version = self.state.as_ref().expect("running").version;
+        if let Some(code) = self.process_before_init_done(mem) {
+            return code;
+        }
+        self.init_done(mem)
+    }
+
+    /// Processes what is queued before GSP_INIT_DONE; the code to return when GSP-RM stopped
+    /// on the way (unloaded, 0, or a fault).
+    fn process_before_init_done(&mut self, mem: &mut Sysmem<'_>) -> Option<u32> {
         match self.process(mem) {
-            Halt::Wait => {}
+            Halt::Wait => None,
             Halt::Stopped => {
                 // Unloaded before it was up: no GSP_INIT_DONE.
                 self.finish(Halt::Stopped);
-                return 0;
+                Some(0)
             }
             fault => {
                 self.finish(fault);
-                return ERR_FAULT;
+                Some(ERR_FAULT)
             }
         }
+    }
+
+    /// Posts GSP_INIT_DONE (unless a lie silenced GSP-RM): the GSP is up.
+    fn init_done(&mut self, mem: &mut Sysmem<'_>) -> u32 {
+        let version = self.state.as_ref().expect("running").version;
         if self.mute_now() || self.stream_now() {
             return 0;
         }
@@ -341,6 +395,7 @@ impl Gsp {
             complaint: None,
             seq: Seq::Sent,
             logs,
+            system_info: false,
         })
     }
 }

@@ -37,7 +37,7 @@ const NV_PSEC_FALCON_MAILBOX0: u64 = SEC2_BASE + MAILBOX0;
 const BAR0: u32 = VFIO_PCI_BAR0_REGION_INDEX;
 
 /// Guest physical base of the test RAM.
-const BASE: u64 = 0x10_0000;
+pub(crate) const BASE: u64 = 0x10_0000;
 const RAM: u64 = 0x20_0000;
 const LIBOS_OFF: u64 = 0;
 const RMARGS_OFF: u64 = 0x1000;
@@ -47,30 +47,31 @@ const SHM_PAGES: u64 = 1 + 64 + 64;
 pub(super) const CMDQ_OFF: u64 = SHM_OFF + 0x1000;
 pub(super) const STATQ_OFF: u64 = CMDQ_OFF + 0x40000;
 
-pub(super) struct Driver {
-    pub(super) dev: Device,
+pub(crate) struct Driver {
+    pub(crate) dev: Device,
     ram: File,
     text: MemoryLog,
-    pub(super) version: Version,
+    pub(crate) version: Version,
     cmd_wptr: u32,
     cmd_seq: u32,
-    pub(super) stat_rptr: u32,
-    root: PathBuf,
+    pub(crate) stat_rptr: u32,
+    /// A folder of the test's own, removed with the driver.
+    root: Option<PathBuf>,
 }
 
 /// A received status message.
 #[derive(Debug)]
-pub(super) struct Msg {
-    pub(super) seq: u32,
-    pub(super) function: u32,
-    pub(super) result: u32,
-    pub(super) payload: Vec<u8>,
+pub(crate) struct Msg {
+    pub(crate) seq: u32,
+    pub(crate) function: u32,
+    pub(crate) result: u32,
+    pub(crate) payload: Vec<u8>,
 }
 
 impl Driver {
     /// Prepares the memory for `version`, which the booter will start; the
     /// GSP is configured with `forced`.
-    pub(super) fn new(version: Version, forced: Option<Version>) -> Driver {
+    pub(crate) fn new(version: Version, forced: Option<Version>) -> Driver {
         Driver::with_fb_size(version, forced, DEFAULT_FB_SIZE)
     }
 
@@ -82,13 +83,13 @@ impl Driver {
     }
 
     /// A driver whose GSP tells the lie `fault`.
-    pub(super) fn lying(version: Version, fault: &str) -> Driver {
+    pub(crate) fn lying(version: Version, fault: &str) -> Driver {
         let fault = fault.parse().expect("fault");
         Driver::with_config(version, |g| g.fault = Some(fault))
     }
 
     /// A driver whose GSP records what it posts in `dir`.
-    pub(super) fn recording(version: Version, dir: PathBuf) -> Driver {
+    pub(crate) fn recording(version: Version, dir: PathBuf) -> Driver {
         Driver::with_config(version, |g| g.record = Some(dir))
     }
 
@@ -102,17 +103,29 @@ impl Driver {
         };
         configure(&mut gsp);
         choice.gsp = Some(gsp);
+        Driver::on(choice, version, RAM, Some(root))
+    }
+
+    /// A driver of the device `choice` with `ram` bytes of guest RAM at [`BASE`], its LIBOS
+    /// arguments, RMARGS and queues laid out for `version`; `root` is removed with it.
+    pub(crate) fn on(
+        choice: crate::device::DeviceConfig,
+        version: Version,
+        ram: u64,
+        root: Option<PathBuf>,
+    ) -> Driver {
         let (log, text) = Logger::memory();
         let mut dev = Device::new(choice, log);
         // Memory decoding and bus mastering on, as the driver sets them.
         dev.region_write(VFIO_PCI_CONFIG_REGION_INDEX, 4, &[6, 0])
             .expect("command register");
-        let ram = memfd("gsp-ram", RAM);
+        let size = ram;
+        let ram = memfd("gsp-ram", size);
         dev.dma_map(
             DmaMapFlags::READ_WRITE,
             0,
             BASE,
-            RAM,
+            size,
             Some(ram.try_clone().expect("dup")),
         )
         .expect("map");
@@ -168,27 +181,27 @@ impl Driver {
         d
     }
 
-    fn put(&self, off: u64, data: &[u8]) {
+    pub(crate) fn put(&self, off: u64, data: &[u8]) {
         self.ram.write_all_at(data, off).expect("write ram");
     }
 
-    pub(super) fn get(&self, off: u64, len: usize) -> Vec<u8> {
+    pub(crate) fn get(&self, off: u64, len: usize) -> Vec<u8> {
         let mut b = vec![0u8; len];
         self.ram.read_exact_at(&mut b, off).expect("read ram");
         b
     }
 
-    pub(super) fn get_u32(&self, off: u64) -> u32 {
+    pub(crate) fn get_u32(&self, off: u64) -> u32 {
         get_u32(&self.get(off, 4), 0)
     }
 
-    fn reg_write(&mut self, offset: u64, value: u32) {
+    pub(crate) fn reg_write(&mut self, offset: u64, value: u32) {
         self.dev
             .region_write(BAR0, offset, &value.to_le_bytes())
             .expect("BAR0 write");
     }
 
-    fn reg_read(&mut self, offset: u64) -> u32 {
+    pub(crate) fn reg_read(&mut self, offset: u64) -> u32 {
         let mut b = [0u8; 4];
         self.dev
             .region_read(BAR0, offset, &mut b)
@@ -210,7 +223,7 @@ impl Driver {
     /// Starts GSP-RM and plays its CPU sequence as a driver does (the scratch register
     /// written, the core reset, the resume through SEC2). Returns 0 once GSP-RM is back, the
     /// code of its refusal otherwise.
-    pub(super) fn start(&mut self) -> u32 {
+    pub(crate) fn start(&mut self) -> u32 {
         self.booter_starts();
         self.tick();
         if !self.dev.gsp().is_some_and(Gsp::running) {
@@ -235,7 +248,17 @@ impl Driver {
         self.reg_read(NV_PSEC_FALCON_MAILBOX0)
     }
 
-    pub(super) fn set_phase(&mut self, phase: u32) {
+    /// The driver's queues set up anew, as a driver bound again does: GSP-RM, started again,
+    /// reads its command queue from the start.
+    pub(crate) fn reset_queues(&mut self) {
+        self.cmd_wptr = 0;
+        self.cmd_seq = 0;
+        self.stat_rptr = 0;
+        self.put(CMDQ_OFF + 16, &0u32.to_le_bytes());
+        self.put(CMDQ_OFF + 0x20, &0u32.to_le_bytes());
+    }
+
+    pub(crate) fn set_phase(&mut self, phase: u32) {
         let at = self.dev.phase_offset();
         self.reg_write(at, phase);
     }
@@ -251,40 +274,40 @@ impl Driver {
     }
 
     /// Queues a command with the next sequence number; no doorbell.
-    pub(super) fn queue(&mut self, function: u32, payload: &[u8]) {
+    pub(crate) fn queue(&mut self, function: u32, payload: &[u8]) {
         let msg = encode(self.cmd_seq, function, 0, self.cmd_seq, payload);
         self.cmd_seq += 1;
         self.queue_raw(&msg);
     }
 
-    pub(super) fn doorbell(&mut self) {
+    pub(crate) fn doorbell(&mut self) {
         self.reg_write(NV_PGSP_QUEUE_HEAD0, 0);
         self.tick();
     }
 
     /// Resets the GSP's falcon.
-    pub(super) fn falcon_reset(&mut self) {
+    pub(crate) fn falcon_reset(&mut self) {
         self.reg_write(NV_PGSP_FALCON_ENGINE, 1);
         self.reg_write(NV_PGSP_FALCON_ENGINE, 0);
     }
 
     /// Whether the GSP's RISC-V core is stopped (GSP-RM does not run).
-    pub(super) fn halted(&mut self) -> bool {
+    pub(crate) fn halted(&mut self) -> bool {
         self.reg_read(NV_PGSP_RISCV_CPUCTL) & RISCV_CPUCTL_ACTIVE == 0
     }
 
     /// One tick of the GSP thread, which these tests play themselves.
-    pub(super) fn tick(&mut self) -> bool {
+    pub(crate) fn tick(&mut self) -> bool {
         self.dev.run_gsp()
     }
 
-    pub(super) fn send(&mut self, function: u32, payload: &[u8]) {
+    pub(crate) fn send(&mut self, function: u32, payload: &[u8]) {
         self.queue(function, payload);
         self.doorbell();
     }
 
     /// Every status message posted since the last call.
-    pub(super) fn receive(&mut self) -> Vec<Msg> {
+    pub(crate) fn receive(&mut self) -> Vec<Msg> {
         let wptr = self.get_u32(STATQ_OFF + 16);
         let mut out = Vec::new();
         while self.stat_rptr != wptr {
@@ -308,12 +331,12 @@ impl Driver {
         out
     }
 
-    pub(super) fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         self.text.contents()
     }
 
     /// (reads, writes) of guest memory the emulator made in `phase`.
-    pub(super) fn sysmem(&self, phase: u32) -> (u64, u64) {
+    pub(crate) fn sysmem(&self, phase: u32) -> (u64, u64) {
         let json: serde_json::Value =
             serde_json::from_str(&self.dev.counts_json().expect("json")).expect("parse");
         let mut total = (0, 0);
@@ -334,12 +357,14 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
+        if let Some(root) = &self.root {
+            let _ = std::fs::remove_dir_all(root);
+        }
     }
 }
 
 /// A PACKED_REGISTRY_TABLE of DWORD entries, padded to `min_len` bytes.
-pub(super) fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
+pub(crate) fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
     let names_at = registry::TABLE_HEADER_SIZE + keys.len() * registry::ENTRY_SIZE;
     let mut t = vec![0u8; names_at];
     for (i, (name, value)) in keys.iter().enumerate() {
@@ -361,7 +386,7 @@ pub(super) fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
 
 /// Boots with SET_SYSTEM_INFO and SET_REGISTRY queued; checks the replies
 /// and GSP_INIT_DONE.
-pub(super) fn boot(d: &mut Driver) {
+pub(crate) fn boot(d: &mut Driver) {
     let v = d.version;
     d.queue(
         function::GSP_SET_SYSTEM_INFO,

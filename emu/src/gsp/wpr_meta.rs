@@ -23,10 +23,18 @@
 //!   aligned.
 //!
 //! A good meta gives the WPR2 the booter sets: `gspFwWprStart..gspFwWprEnd`.
+//!
+//! The FSP chain of Hopper and Blackwell hands the same structure to GSP-FMC with the firmware
+//! fields filled but only the sizes of the FB layout ([`check_sizes`]: every offset 0, the
+//! FMC lays WPR2 out); the firmware checks ([`check_bootloader`], [`check_image`]) serve both
+//! paths, each failure a [`Refusal`] that each path words its own way.
 
 use std::ops::Range;
 
-use super::package::VersionFiles;
+use super::package::{
+    RiscvBootloader,
+    VersionFiles, //
+};
 use super::wire::{
     get_u64,
     PAGE, //
@@ -65,6 +73,9 @@ mod off {
     pub const FB_SIZE: usize = 176;
     pub const VGA_OFFSET: usize = 184;
     pub const VGA_SIZE: usize = 192;
+    pub const GSP_FW_RSVD_START: usize = 88;
+    pub const VF_PARTITION_COUNT: usize = 240;
+    pub const PMU_RESERVED_SIZE: usize = 244;
 }
 
 /// The heap GSP-RM's LIBOS accepts on Turing to Ada (LIBOS 2: 64 to 256 MiB; LIBOS 3: 88 to
@@ -77,42 +88,115 @@ pub struct FbFacts {
     pub frts: Range<u64>,
 }
 
+/// Why a check failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// A member holds `got` where `want` was due.
+    Field {
+        name: &'static str,
+        got: u64,
+        want: u64,
+    },
+    /// Guest memory differs from the file's bytes first at byte `at`.
+    Bytes {
+        what: String,
+        at: usize,
+        got: u8,
+        want: u8,
+    },
+    /// Anything else (an unreadable or misaligned address, a table that does not fit).
+    Other(String),
+}
+
+impl std::fmt::Display for Refusal {
+    /// The booter's wording.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Field { name, got, want } => {
+                write!(f, "{name} = {got:#x}, expected {want:#x}")
+            }
+            Refusal::Bytes {
+                what,
+                at,
+                got,
+                want,
+            } => {
+                write!(
+                    f,
+                    "{what} differs at byte {at:#x}: {got:#04x}, expected {want:#04x}"
+                )
+            }
+            Refusal::Other(e) => f.write_str(e),
+        }
+    }
+}
+
+impl Refusal {
+    /// The FSP's wording: what, then expected vs got.
+    pub fn fsp(&self) -> String {
+        match self {
+            Refusal::Field { name, got, want } => format!("{name}, {want:#x} vs {got:#x}"),
+            Refusal::Bytes {
+                what,
+                at,
+                got,
+                want,
+            } => {
+                format!("{what} byte {at:#x}, {want:#04x} vs {got:#04x}")
+            }
+            Refusal::Other(e) => e.clone(),
+        }
+    }
+}
+
+/// `Ok` when member `name` holds `want`.
+fn expect(name: &'static str, got: u64, want: u64) -> Result<(), Refusal> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Refusal::Field { name, got, want })
+    }
+}
+
 /// Reads `len` bytes of guest memory at `addr` and compares them with `want`; names the first
 /// difference.
-fn compare(mem: &mut Sysmem<'_>, addr: u64, want: &[u8], what: &str) -> Result<(), String> {
+pub fn compare(mem: &mut Sysmem<'_>, addr: u64, want: &[u8], what: &str) -> Result<(), Refusal> {
     let mut got = vec![0u8; want.len()];
     mem.read(addr, &mut got)
-        .map_err(|e| format!("{what} at {addr:#x}: {e}"))?;
+        .map_err(|e| Refusal::Other(format!("{what} at {addr:#x}: {e}")))?;
     match (0..want.len()).find(|&i| got[i] != want[i]) {
         None => Ok(()),
-        Some(i) => Err(format!(
-            "{what} differs at byte {i:#x}: {:#04x}, expected {:#04x}",
-            got[i], want[i]
-        )),
+        Some(i) => Err(Refusal::Bytes {
+            what: what.to_string(),
+            at: i,
+            got: got[i],
+            want: want[i],
+        }),
     }
 }
 
 /// Walks the radix3 tables at `level0` and compares every page they map with `image`.
-fn walk_radix3(mem: &mut Sysmem<'_>, level0: u64, image: &[u8]) -> Result<(), String> {
+fn walk_radix3(mem: &mut Sysmem<'_>, level0: u64, image: &[u8]) -> Result<(), Refusal> {
+    let other = |text: String| Refusal::Other(text);
     let page = PAGE as usize;
     let entries = page / 8;
     let pages = image.len().div_ceil(page);
-    let read_page = |mem: &mut Sysmem<'_>, addr: u64, what: &str| -> Result<Vec<u8>, String> {
+    let read_page = |mem: &mut Sysmem<'_>, addr: u64, what: &str| {
         if addr % PAGE != 0 {
-            return Err(format!("{what} at {addr:#x} is not page-aligned"));
+            return Err(other(format!("{what} at {addr:#x} is not page-aligned")));
         }
         let mut p = vec![0u8; page];
         mem.read(addr, &mut p)
-            .map_err(|e| format!("{what} at {addr:#x}: {e}"))?;
+            .map_err(|e| other(format!("{what} at {addr:#x}: {e}")))?;
         Ok(p)
     };
     let l0 = read_page(mem, level0, "radix3 level 0")?;
     let l1 = read_page(mem, get_u64(&l0, 0), "radix3 level 1")?;
     let level2_pages = pages.div_ceil(entries);
     if level2_pages > entries {
-        return Err(format!(
+        return Err(other(format!(
             "an image of {pages} pages needs more than one level 1 page"
-        ));
+        )));
     }
     for l2_index in 0..level2_pages {
         let l2 = read_page(
@@ -124,9 +208,9 @@ fn walk_radix3(mem: &mut Sysmem<'_>, level0: u64, image: &[u8]) -> Result<(), St
             let n = l2_index * entries + e;
             let addr = get_u64(&l2, e * 8);
             if addr % PAGE != 0 {
-                return Err(format!(
+                return Err(other(format!(
                     "radix3 entry of image page {n} ({addr:#x}) not aligned"
-                ));
+                )));
             }
             let want = &image[n * page..((n + 1) * page).min(image.len())];
             compare(mem, addr, want, &format!("image page {n} (radix3)"))?;
@@ -135,30 +219,13 @@ fn walk_radix3(mem: &mut Sysmem<'_>, level0: u64, image: &[u8]) -> Result<(), St
     Ok(())
 }
 
-/// Checks the meta `meta` against the version's files, the FB unit and guest memory; returns
-/// the WPR2 region the booter sets.
-pub fn check(
+/// Checks the bootloader fields of `meta`: its size, offsets and bytes are `bl`'s.
+pub fn check_bootloader(
     meta: &[u8],
-    files: &mut VersionFiles,
-    fb: &FbFacts,
+    bl: &RiscvBootloader,
     mem: &mut Sysmem<'_>,
-) -> Result<Range<u64>, String> {
+) -> Result<(), Refusal> {
     let v = |at: usize| get_u64(meta, at);
-    if v(off::MAGIC) != MAGIC || v(off::REVISION) != REVISION {
-        return Err(format!(
-            "magic {:#x} revision {}, expected {MAGIC:#x} revision {REVISION}",
-            v(off::MAGIC),
-            v(off::REVISION)
-        ));
-    }
-    let bl = files.bootloader.clone();
-    let expect = |name: &str, got: u64, want: u64| {
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("{name} = {got:#x}, expected {want:#x}"))
-        }
-    };
     expect(
         "sizeOfBootloader",
         v(off::SIZE_OF_BOOTLOADER),
@@ -179,8 +246,18 @@ pub fn check(
         v(off::BOOTLOADER_MANIFEST_OFFSET),
         bl.manifest_offset.into(),
     )?;
-    compare(mem, v(off::BOOTLOADER), &bl.ucode, "bootloader")?;
-    let (image, signature) = files.image()?;
+    compare(mem, v(off::BOOTLOADER), &bl.ucode, "bootloader")
+}
+
+/// Checks the image fields of `meta`: the radix3 tables map `image` and the signature is
+/// `signature`.
+pub fn check_image(
+    meta: &[u8],
+    image: &[u8],
+    signature: &[u8],
+    mem: &mut Sysmem<'_>,
+) -> Result<(), Refusal> {
+    let v = |at: usize| get_u64(meta, at);
     expect(
         "sizeOfRadix3Elf",
         v(off::SIZE_OF_RADIX3_ELF),
@@ -192,7 +269,37 @@ pub fn check(
         signature.len() as u64,
     )?;
     compare(mem, v(off::SIGNATURE), signature, "signature")?;
-    walk_radix3(mem, v(off::RADIX3_ELF), image)?;
+    walk_radix3(mem, v(off::RADIX3_ELF), image)
+}
+
+/// Checks the magic and the revision.
+pub fn check_magic(meta: &[u8]) -> Result<(), Refusal> {
+    expect("magic", get_u64(meta, off::MAGIC), MAGIC)?;
+    expect("revision", get_u64(meta, off::REVISION), REVISION)
+}
+
+/// Checks the meta `meta` against the version's files, the FB unit and guest memory; returns
+/// the WPR2 region the booter sets.
+pub fn check(
+    meta: &[u8],
+    files: &mut VersionFiles,
+    fb: &FbFacts,
+    mem: &mut Sysmem<'_>,
+) -> Result<Range<u64>, String> {
+    let v = |at: usize| get_u64(meta, at);
+    if v(off::MAGIC) != MAGIC || v(off::REVISION) != REVISION {
+        return Err(format!(
+            "magic {:#x} revision {}, expected {MAGIC:#x} revision {REVISION}",
+            v(off::MAGIC),
+            v(off::REVISION)
+        ));
+    }
+    check_bootloader(meta, &files.bootloader, mem).map_err(|e| e.to_string())?;
+    let (image, signature) = files.image()?;
+    check_image(meta, image, signature, mem).map_err(|e| e.to_string())?;
+    let expect = |name: &'static str, got: u64, want: u64| {
+        expect(name, got, want).map_err(|e| e.to_string())
+    };
 
     expect("fbSize", v(off::FB_SIZE), fb.size)?;
     expect("frtsOffset", v(off::FRTS_OFFSET), fb.frts.start)?;
@@ -253,4 +360,115 @@ pub fn check(
         ));
     }
     Ok(wpr_start..fb.frts.end)
+}
+
+/// LIBOS 3's own part of GSP-RM's heap (`GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS3_BAREMETAL`).
+const LIBOS3_CARVEOUT: u64 = 22 << 20;
+/// The heap RM's boot uses on Hopper and later (`GSP_FW_HEAP_PARAM_BASE_RM_SIZE_GH100`).
+pub const BASE_RM_GH100: u64 = 14 << 20;
+/// The heap one RM client takes (`GSP_FW_HEAP_PARAM_CLIENT_ALLOC_SIZE`).
+const CLIENT_ALLOC: u64 = 96 << 20;
+/// The heap each GiB of FB costs (`GSP_FW_HEAP_PARAM_SIZE_PER_GB_FB`).
+const PER_GB_FB: u64 = 96 << 10;
+/// The heap sizes LIBOS 3 accepts (`GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_{MIN,MAX}_MB`).
+const LIBOS3_HEAP: Range<u64> = 88 << 20..280 << 20;
+
+/// GSP-RM's heap for `fb_size` bytes of FB, with `base_rm` for RM's boot: LIBOS 3's
+/// carve-out, RM's boot, one client and the FB's overhead (whole MiB each), clamped to what
+/// LIBOS 3 accepts, the end excluded (as nova-core's `LibosParams::wpr_heap_size`).
+pub fn heap_size(base_rm: u64, fb_size: u64) -> u64 {
+    const MIB: u64 = 1 << 20;
+    let overhead = PER_GB_FB
+        .saturating_mul(fb_size.div_ceil(1 << 30))
+        .next_multiple_of(MIB);
+    LIBOS3_CARVEOUT
+        .saturating_add(base_rm)
+        .saturating_add(CLIENT_ALLOC.next_multiple_of(MIB))
+        .saturating_add(overhead)
+        .clamp(LIBOS3_HEAP.start, LIBOS3_HEAP.end - 1)
+}
+
+/// The FB layout's sizes a meta of the FSP chain must carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sizes {
+    pub non_wpr_heap: u64,
+    pub heap: u64,
+    pub pmu_reserved: u64,
+}
+
+/// The FRTS region's size and the VGA workspace's.
+const FRTS_SIZE: u64 = 1 << 20;
+const VGA_WORKSPACE_SIZE: u64 = 128 << 10;
+
+/// Checks the FB layout of a meta of the FSP chain: `sizes` and the fixed sizes, no VF
+/// partitions, and every offset 0 (GSP-FMC lays WPR2 out itself).
+pub fn check_sizes(meta: &[u8], sizes: &Sizes) -> Result<(), Refusal> {
+    let v = |at: usize| get_u64(meta, at);
+    expect("frtsSize", v(off::FRTS_SIZE), FRTS_SIZE)?;
+    expect("vgaWorkspaceSize", v(off::VGA_SIZE), VGA_WORKSPACE_SIZE)?;
+    expect(
+        "pmuReservedSize",
+        u64::from(super::wire::get_u32(meta, off::PMU_RESERVED_SIZE)),
+        sizes.pmu_reserved,
+    )?;
+    expect(
+        "nonWprHeapSize",
+        v(off::NON_WPR_HEAP_SIZE),
+        sizes.non_wpr_heap,
+    )?;
+    expect("gspFwHeapSize", v(off::HEAP_SIZE), sizes.heap)?;
+    expect(
+        "gspFwHeapVfPartitionCount",
+        u64::from(meta[off::VF_PARTITION_COUNT]),
+        0,
+    )?;
+    for (name, at) in [
+        ("gspFwRsvdStart", off::GSP_FW_RSVD_START),
+        ("nonWprHeapOffset", off::NON_WPR_HEAP_OFFSET),
+        ("gspFwWprStart", off::WPR_START),
+        ("gspFwHeapOffset", off::HEAP_OFFSET),
+        ("gspFwOffset", off::FW_OFFSET),
+        ("bootBinOffset", off::BOOT_BIN_OFFSET),
+        ("frtsOffset", off::FRTS_OFFSET),
+        ("gspFwWprEnd", off::WPR_END),
+        ("fbSize", off::FB_SIZE),
+        ("vgaWorkspaceOffset", off::VGA_OFFSET),
+    ] {
+        expect(name, v(at), 0)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heap_size_follows_the_fb_and_is_clamped() {
+        // 22 + 14 + 96 MiB, plus 24 * 96 KiB rounded up to 3 MiB.
+        assert_eq!(heap_size(BASE_RM_GH100, 24 << 30), 135 << 20);
+        assert_eq!(heap_size(BASE_RM_GH100, 1 << 30), 133 << 20);
+        assert_eq!(heap_size(BASE_RM_GH100, 1 << 40), 228 << 20);
+        assert_eq!(heap_size(BASE_RM_GH100, 2 << 40), (280 << 20) - 1);
+    }
+
+    #[test]
+    fn fsp_sizes_name_the_first_wrong_member() {
+        let sizes = Sizes {
+            non_wpr_heap: 2 << 20,
+            heap: 135 << 20,
+            pmu_reserved: 0,
+        };
+        let mut meta = vec![0u8; SIZE];
+        let mut put = |at: usize, v: u64| meta[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        put(off::FRTS_SIZE, FRTS_SIZE);
+        put(off::VGA_SIZE, VGA_WORKSPACE_SIZE);
+        put(off::NON_WPR_HEAP_SIZE, 2 << 20);
+        put(off::HEAP_SIZE, 135 << 20);
+        assert_eq!(check_sizes(&meta, &sizes), Ok(()));
+        meta[off::FB_SIZE] = 1;
+        let e = check_sizes(&meta, &sizes).unwrap_err();
+        assert_eq!(e.fsp(), "fbSize, 0x0 vs 0x1");
+        assert_eq!(e.to_string(), "fbSize = 0x1, expected 0x0");
+    }
 }
