@@ -31,6 +31,10 @@ pub mod message;
 pub mod package;
 
 #[cfg(test)]
+mod lie_tests;
+#[cfg(test)]
+mod refusal_tests;
+#[cfg(test)]
 pub mod tests;
 
 use std::ops::Range;

@@ -338,6 +338,7 @@ fn gsp_options() {
         "--gsp-fault=mute",
         "--record=/r",
         "--boot-fault=booter-error",
+        "--fsp-fault=never-ready",
     ] {
         let (kind, msg) = error(&["--socket", "/s", "--no-gsp", gsp_option]);
         assert_eq!(kind, ErrorKind::ArgumentConflict, "{gsp_option}: {msg}");
@@ -447,7 +448,10 @@ fn lies_of_the_units_are_taken_by_name() {
         "--fb-fault=huge",
         "--fwsec-fault",
         "dma-stuck",
+        "--fsp-fault",
+        "reply-huge",
     ]);
+    assert_eq!(o.device.fsp_fault, Some(crate::fsp::FspLie::ReplyHuge));
     assert_eq!(o.device.vbios_fault, Some(VbiosLie::DescVersion));
     assert_eq!(o.device.fb_fault, Some(FbLie::Huge));
     assert_eq!(o.device.fwsec_fault, Some(FwsecLie::DmaStuck));
@@ -456,6 +460,7 @@ fn lies_of_the_units_are_taken_by_name() {
         ("--fb-fault", "unknown FB lie 'lie'"),
         ("--fwsec-fault", "unknown FWSEC lie 'lie'"),
         ("--boot-fault", "unknown boot chain lie 'lie'"),
+        ("--fsp-fault", "unknown FSP lie 'lie'"),
     ] {
         let msg = invalid_value(&["--socket", "/s", option, "lie"]);
         assert!(msg.contains(what) && msg.contains("(lies: "), "{msg}");
