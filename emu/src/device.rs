@@ -9,8 +9,16 @@
 
 mod engines;
 mod fsp;
+mod views;
 
 use engines::PendingStart;
+#[cfg(test)]
+pub use views::PHASE_POWER_OFF;
+use views::{
+    Bar0View,
+    ConfigView,
+    GspEvent, //
+};
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -906,177 +914,6 @@ fn unbacked_key(region: Region, offset: u64) -> u64 {
 
 fn signal_eventfd(fd: &mut File) -> io::Result<()> {
     fd.write_all(&1u64.to_ne_bytes())
-}
-
-/// Config space with the NV_EMU_PHASE alias at [`PHASE_ALIAS_OFFSET`].
-struct ConfigView<'a> {
-    config: &'a mut ConfigSpace,
-    counts: &'a mut Counts,
-    log: &'a Logger,
-    /// An NV_EMU_PHASE write cut the slot's power.
-    powered_off: bool,
-}
-
-impl DwordSpace for ConfigView<'_> {
-    fn peek(&self, offset: u64) -> u32 {
-        if offset == PHASE_ALIAS_OFFSET {
-            self.counts.phase()
-        } else {
-            self.config.peek(offset)
-        }
-    }
-
-    fn read(&mut self, offset: u64) -> u32 {
-        if offset == PHASE_ALIAS_OFFSET {
-            self.counts.phase()
-        } else {
-            self.config.read(offset)
-        }
-    }
-
-    fn write(&mut self, offset: u64, value: u32, mask: u32) {
-        if offset == PHASE_ALIAS_OFFSET {
-            self.powered_off |= set_phase(self.counts, self.log, value, "config space");
-        } else {
-            self.config.write(offset, value, mask);
-            self.counts.note_command(self.config.command());
-        }
-    }
-}
-
-/// A register write the GSP reacts to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum GspEvent {
-    /// NV_PGSP_QUEUE_HEAD(0) written.
-    Doorbell,
-    /// NV_PGSP_FALCON_ENGINE written with RESET.
-    FalconReset,
-}
-
-/// BAR0 with NV_EMU_PHASE at `phase_offset` (which wins over the PROM
-/// window when a small BAR0 puts it there) and the PROM window; notes the
-/// GSP event a write causes (when `gsp`).
-struct Bar0View<'a> {
-    phase_offset: u64,
-    gsp: bool,
-    event: Option<GspEvent>,
-    /// An NV_EMU_PHASE write cut the slot's power.
-    powered_off: bool,
-    bar0: &'a mut Bar0,
-    prom: &'a mut Prom,
-    gfw: &'a Gfw,
-    fb: Option<&'a mut Fb>,
-    engines: Option<&'a mut Engines>,
-    /// The booter's fuse registers.
-    chain: Option<&'a BootChain>,
-    /// The FSP and the FB registers of its chips.
-    fsp: Option<&'a mut Fsp>,
-    /// A write handed the FSP a command.
-    fsp_rang: bool,
-    /// What a falcon register write asked for.
-    falcon_action: Option<(Engine, Action)>,
-    counts: &'a mut Counts,
-    log: &'a Logger,
-}
-
-impl Bar0View<'_> {
-    /// The FB unit's or an engine's register at `offset`, if it is one.
-    fn unit_read(&self, offset: u64) -> Option<u32> {
-        let booter_fuse = self.chain.and_then(|c| c.fuse_read(offset));
-        self.fb.as_ref().and_then(|fb| fb.read(offset)).or_else(|| {
-            match (
-                self.engines.as_ref().and_then(|e| e.read(offset)),
-                booter_fuse,
-            ) {
-                // A fuse register both FWSEC's and a booter's signature versions read.
-                (Some(a), Some(b)) => Some(a | b),
-                (a, b) => a.or(b),
-            }
-        })
-    }
-}
-
-impl DwordSpace for Bar0View<'_> {
-    fn peek(&self, offset: u64) -> u32 {
-        if offset == self.phase_offset {
-            self.counts.phase()
-        } else if let Some(value) = self.prom.read(offset) {
-            value
-        } else if let Some(value) = self.gfw.read(offset) {
-            value
-        } else if let Some(value) = self.fsp.as_ref().and_then(|f| f.peek(offset, self.gfw)) {
-            value
-        } else if let Some(value) = self.unit_read(offset) {
-            value
-        } else {
-            self.bar0.peek(offset)
-        }
-    }
-
-    fn read(&mut self, offset: u64) -> u32 {
-        if offset == self.phase_offset {
-            self.counts.phase()
-        } else if let Some(value) = self.prom.read(offset) {
-            value
-        } else if let Some(value) = self.gfw.read(offset) {
-            value
-        } else if let Some(value) = self.fsp.as_mut().and_then(|f| f.read(offset, self.gfw)) {
-            value
-        } else if let Some(value) = self.unit_read(offset) {
-            value
-        } else {
-            self.bar0.read(offset)
-        }
-    }
-
-    fn write(&mut self, offset: u64, value: u32, mask: u32) {
-        if offset == self.phase_offset {
-            self.powered_off |= set_phase(self.counts, self.log, value, "BAR0");
-        } else if Prom::contains(offset) {
-            self.prom.write(offset, value);
-        } else if Gfw::contains(offset) {
-            // Read-only, like the PROM; the driver never writes them.
-        } else if let Some(rang) = self.fsp.as_mut().and_then(|f| {
-            let merged = value & mask | f.peek(offset, self.gfw).unwrap_or(0) & !mask;
-            f.write(offset, merged)
-        }) {
-            self.fsp_rang |= rang;
-        } else if let Some(action) = self
-            .engines
-            .as_mut()
-            .and_then(|e| e.write(offset, value & mask | e.read(offset).unwrap_or(0) & !mask))
-        {
-            self.falcon_action = action;
-        } else if let Some(fb) = self.fb.as_mut().filter(|fb| fb.contains(offset)) {
-            if let Some(line) =
-                fb.write(offset, value & mask | fb.read(offset).unwrap_or(0) & !mask)
-            {
-                self.log.line(&line);
-            }
-        } else {
-            self.bar0.write(offset, value, mask);
-            if self.gsp && offset == NV_PGSP_QUEUE_HEAD0 {
-                self.event = Some(GspEvent::Doorbell);
-            }
-        }
-    }
-}
-
-/// The bit of an NV_EMU_PHASE write that says the slot lost its power (the harness's eject of
-/// a surprise removal): the GPU and its GSP stop at once, as an unpowered device does.
-pub const PHASE_POWER_OFF: u32 = 1 << 31;
-
-/// Sets the phase from an NV_EMU_PHASE write; returns whether it also cut the power.
-fn set_phase(counts: &mut Counts, log: &Logger, value: u32, via: &str) -> bool {
-    let phase = value & !PHASE_POWER_OFF;
-    let power_off = value & PHASE_POWER_OFF != 0;
-    log.line(&format!(
-        "phase {} -> {phase} (NV_EMU_PHASE written through {via}){}",
-        counts.phase(),
-        if power_off { "; slot powered off" } else { "" }
-    ));
-    counts.set_phase(phase);
-    power_off
 }
 
 #[cfg(test)]
