@@ -228,8 +228,13 @@ impl pci::Driver for NovaCore {
             let id = identify(pdev, &bar)?;
             let spec = id.spec;
             dev_info!(pdev, "NVIDIA ({})\n", spec);
+            // The GPU's own firmware must be done before the driver reads what it set up:
+            // GFW boot on Turing to Ada, the FSP's boot from Hopper on.
             if spec.architecture().boots_through_fwsec() {
                 crate::devinit::wait_gfw_boot(pdev.as_ref(), &bar)?;
+            } else {
+                let hal = crate::fsp::hal::FspHal::of(spec.chipset).ok_or(ENODEV)?;
+                crate::fsp::Fsp::new(&bar, hal).wait_ready(pdev.as_ref())?;
             }
 
             let forced = forced_version(pdev)?;

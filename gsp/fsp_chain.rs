@@ -8,7 +8,7 @@
 //!    offset 0. Then `GSP_FMC_BOOT_PARAMS` naming the WPR meta and the LIBOS arguments, and the
 //!    FMC image in DMA memory.
 //! 2. `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` queued.
-//! 3. The chain of trust: the FSP, ready, is sent the FMC image's address, the FRTS region,
+//! 3. The chain of trust: the FSP (whose boot probe waited for) is sent the FMC image's address, the FRTS region,
 //!    the FMC's hash, key and signature and the boot parameters' address; its reply must
 //!    accept them ([`crate::fsp`]).
 //! 4. GSP-FMC releases the GSP's lockdown once it has read the boot parameters; an error code
@@ -147,8 +147,8 @@ pub(crate) fn start(
     let Starter::Fmc(fmc) = starter else {
         return Err(EINVAL);
     };
+    // Ready: probe waited for its boot status.
     let fsp = Fsp::new(bar, hal);
-    fsp.wait_ready(dev)?;
 
     let app_version = rm.bootloader_app_version;
     let (shared, mut input) =

@@ -100,3 +100,42 @@ fn fmc_sizes_follow_the_family() {
         .unwrap_err()
         .contains("no room for the GSP-FMC"));
 }
+
+fn real_fmc(chip: &str) -> Option<Vec<u8>> {
+    let root = std::env::var("NOVA_FW_ROOT").unwrap_or_else(|_| "/usr/lib/firmware".into());
+    let dir = std::path::PathBuf::from(root).join("nvidia");
+    if !dir.is_dir() {
+        eprintln!("skipped: {} absent", dir.display());
+        return None;
+    }
+    let path = dir.join(chip).join("gsp").join("fmc-570.144.bin");
+    Some(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+const FSP_CHIPS: [&str; 8] = [
+    "gh100", "gb100", "gb102", "gb202", "gb203", "gb205", "gb206", "gb207",
+];
+
+#[test]
+fn every_real_fmc_file_is_valid_for_its_chip_and_no_other_family() {
+    for chip in FSP_CHIPS {
+        let Some(file) = real_fmc(chip) else { return };
+        assert_eq!(
+            nova_core_parse::check::firmware_file("fmc", "570.144", chip, &file),
+            Ok(()),
+            "{chip}"
+        );
+    }
+    let (Some(gh100), Some(gb202)) = (real_fmc("gh100"), real_fmc("gb202")) else {
+        return;
+    };
+    // Hopper's key is RSA-3K sized, Blackwell's is not: a file of the other family is refused.
+    assert_eq!(
+        nova_core_parse::check::firmware_file("fmc", "570.144", "gb100", &gh100),
+        Err("section publickey has 384 bytes, not 97".into())
+    );
+    assert_eq!(
+        nova_core_parse::check::firmware_file("fmc", "570.144", "gh100", &gb202),
+        Err("section publickey has 97 bytes, not 384".into())
+    );
+}
