@@ -127,12 +127,13 @@ impl<'a> Fsp<'a> {
             POLL,
             CONSUME_TIMEOUT,
         )
-        .inspect_err(|_| {
+        .map_err(|_| {
             dev_err!(
                 dev,
                 "FSP: the command queue is still busy after {} ms\n",
                 CONSUME_TIMEOUT.as_millis()
-            )
+            );
+            EBUSY
         })?;
         self.bar.with(|bar| {
             bar.write_reg(regs::NV_PFSP_EMEMC::zeroed().with_aincw(true));
@@ -192,7 +193,9 @@ impl<'a> Fsp<'a> {
     }
 
     /// Sends the chain-of-trust message `cot` and checks the FSP's reply: accepted, GSP-FMC
-    /// runs; anything else fails with `EIO` and a line saying what the reply was.
+    /// runs; a reply that is anything else fails with `EIO` and a line saying what it was. No
+    /// reply is `ETIMEDOUT`: the FSP may still read what the message names. A queue the FSP
+    /// never emptied is `EBUSY`: nothing was sent.
     pub(crate) fn chain_of_trust(&self, dev: &device::Device, cot: &Cot<'_>) -> Result {
         let mut msg = KBox::new([0u8; COT_MESSAGE_SIZE], GFP_KERNEL)?;
         cot.write(&mut msg).map_err(|e| {

@@ -90,8 +90,14 @@ pub(crate) struct BootInput {
     wpr_meta: Coherent<[u8]>,
     /// The booter's own DMA copy, once it ran (Turing to Ada).
     pub(crate) booter: Option<booter::Loaded>,
-    /// The FMC image and `GSP_FMC_BOOT_PARAMS` (Hopper and later).
-    pub(crate) fmc: Option<(Coherent<[u8]>, Coherent<[u8]>)>,
+    /// What the FSP and GSP-FMC read (Hopper and later).
+    pub(crate) fmc: Option<FmcInput>,
+}
+
+/// The FMC image and `GSP_FMC_BOOT_PARAMS`, in DMA memory.
+pub(crate) struct FmcInput {
+    pub(crate) _image: Coherent<[u8]>,
+    pub(crate) _boot_params: Coherent<[u8]>,
 }
 
 impl BootInput {

@@ -64,6 +64,7 @@ use crate::{
         },
         chain::{
             allocate,
+            FmcInput,
             Images, //
         },
         commands::{
@@ -184,7 +185,10 @@ pub(crate) fn start(
         boot_params: params.dma_address(),
     };
     let boot_params = params.dma_address();
-    input.fmc = Some((fmc_image, params));
+    input.fmc = Some(FmcInput {
+        _image: fmc_image,
+        _boot_params: params,
+    });
     gsp.keep_boot_input(input);
     if let Err(e) = gsp.queue_boot_commands(facts) {
         // Nothing started.
@@ -197,9 +201,21 @@ pub(crate) fn start(
     let started = Instant::<Monotonic>::now();
     // From here on GSP-FMC may run and read what it was given.
     gsp.fmc_started();
-    let running = fsp
-        .chain_of_trust(dev, &cot)
-        .and_then(|()| wait_lockdown(dev, &gsp_falcon, boot_params))
+    if let Err(e) = fsp.chain_of_trust(dev, &cot) {
+        if e == ETIMEDOUT {
+            // The FSP took the message and never answered: it may still read the FMC image
+            // and what the boot parameters name, whatever the GSP's core says.
+            dev_err!(
+                dev,
+                "FSP: what the chain of trust names stays allocated (the FSP may still read it)\n"
+            );
+            gsp.pin();
+        }
+        gsp.set_unreachable();
+        gsp.shutdown(dev, bar);
+        return Err(e);
+    }
+    let running = wait_lockdown(dev, &gsp_falcon, boot_params)
         .and_then(|()| gsp_falcon.write_os(app_version))
         .and_then(|()| {
             gsp_falcon

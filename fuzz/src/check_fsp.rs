@@ -51,7 +51,7 @@ pub fn queue_pointers(head: u32, tail: u32) -> Result<usize, String> {
         .map(|p| p.len)
         .map_err(|e| e.to_string());
     if let Ok(len) = r {
-        assert!(len >= 4 && len <= MAX_REPLY_SIZE && len % 4 == 0);
+        assert!((4..=MAX_REPLY_SIZE).contains(&len) && len % 4 == 0);
         assert!(tail >= head);
     }
     r
