@@ -40,6 +40,7 @@ use protocol::{
     Pending,
     QueueError,
     QueuePointers,
+    ReplyError,
     COT_MESSAGE_SIZE,
     NVDM_TYPE_COT, //
 };
@@ -127,7 +128,10 @@ impl<'a> Fsp<'a> {
             POLL,
             CONSUME_TIMEOUT,
         )
-        .map_err(|_| {
+        .map_err(|e| {
+            if e != ETIMEDOUT {
+                return e;
+            }
             dev_err!(
                 dev,
                 "FSP: the command queue is still busy after {} ms\n",
@@ -167,13 +171,14 @@ impl<'a> Fsp<'a> {
             POLL,
             REPLY_TIMEOUT,
         )
-        .map_err(|_| {
-            dev_err!(
-                dev,
-                "FSP: no reply within {} ms\n",
-                REPLY_TIMEOUT.as_millis()
-            );
-            ETIMEDOUT
+        .inspect_err(|&e| {
+            if e == ETIMEDOUT {
+                dev_err!(
+                    dev,
+                    "FSP: no reply within {} ms\n",
+                    REPLY_TIMEOUT.as_millis()
+                );
+            }
         })?
         .map_err(|e| {
             dev_err!(dev, "FSP: {}\n", e);
@@ -193,24 +198,59 @@ impl<'a> Fsp<'a> {
     }
 
     /// Sends the chain-of-trust message `cot` and checks the FSP's reply: accepted, GSP-FMC
-    /// runs; a reply that is anything else fails with `EIO` and a line saying what it was. No
-    /// reply is `ETIMEDOUT`: the FSP may still read what the message names. A queue the FSP
-    /// never emptied is `EBUSY`: nothing was sent.
-    pub(crate) fn chain_of_trust(&self, dev: &device::Device, cot: &Cot<'_>) -> Result {
-        let mut msg = KBox::new([0u8; COT_MESSAGE_SIZE], GFP_KERNEL)?;
+    /// runs. Anything else fails, saying whether the FSP may have taken the message and started
+    /// GSP-FMC all the same ([`CotFailure`]).
+    pub(crate) fn chain_of_trust(
+        &self,
+        dev: &device::Device,
+        cot: &Cot<'_>,
+    ) -> core::result::Result<(), CotFailure> {
+        let not_sent = |error| CotFailure {
+            error,
+            may_run: false,
+        };
+        let mut msg = KBox::new([0u8; COT_MESSAGE_SIZE], GFP_KERNEL).map_err(|e| not_sent(e.into()))?;
         cot.write(&mut msg).map_err(|e| {
             dev_err!(dev, "FSP: {}\n", e);
-            EINVAL
+            not_sent(EINVAL)
         })?;
-        self.send(dev, &msg[..])?;
-        let reply = self.receive(dev)?;
+        match self.send(dev, &msg[..]) {
+            // The queue never emptied or the message is not whole dwords: nothing was sent.
+            Err(e) if e == EBUSY || e == EINVAL => return Err(not_sent(e)),
+            // BAR0 went away while the message was written: the FSP may have part of it.
+            Err(e) => {
+                return Err(CotFailure {
+                    error: e,
+                    may_run: true,
+                })
+            }
+            Ok(()) => {}
+        }
+        // From here on the FSP has the message: only a well-formed refusal says it did not
+        // start GSP-FMC.
+        let reply = self.receive(dev).map_err(|error| CotFailure {
+            error,
+            may_run: true,
+        })?;
         let reply: &Untrusted<[u8]> = &reply;
         reply
             .validate_ref_against::<CotAccepted, _>(NVDM_TYPE_COT)
             .map(|_| ())
             .map_err(|e| {
                 dev_err!(dev, "FSP refused the chain of trust: {}\n", e);
-                EIO
+                CotFailure {
+                    error: EIO,
+                    may_run: !matches!(e, ReplyError::Refused(_)),
+                }
             })
     }
+}
+
+/// Why the chain of trust did not go through.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CotFailure {
+    pub(crate) error: Error,
+    /// The FSP may have taken the message and started GSP-FMC (no reply, or one the driver
+    /// cannot read): what the message names may still be read.
+    pub(crate) may_run: bool,
 }

@@ -7,8 +7,8 @@
 //!
 //! The one register it starts from is the device's word: the video memory size in MiB
 //! (`NV_USABLE_FB_SIZE_IN_MB`, the same scratch register GA102 to Ada read). A size of 0,
-//! one larger than any board's, or one that leaves no room for what GSP-FMC places is refused
-//! with its value.
+//! one larger than any board's, or one too small for FRTS and the two heaps is refused with
+//! its value (GSP-FMC itself checks that GSP-RM's image fits as it places WPR2).
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 

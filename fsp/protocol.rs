@@ -28,6 +28,8 @@ pub(crate) const BOOT_STATUS_READY: u32 = 0xff;
 pub(crate) const MCTP_SINGLE_PACKET: u32 = (1 << 31) | (1 << 30);
 /// NVDM header: MCTP message type "vendor defined, PCI" in bits 6:0.
 const NVDM_MSG_TYPE_VENDOR_PCI: u32 = 0x7e;
+/// NVDM header: the integrity-check bit.
+const NVDM_IC: u32 = 1 << 7;
 /// NVDM header: the PCI vendor in bits 23:8.
 const NVDM_VENDOR_NVIDIA: u32 = 0x10de;
 /// NVDM type of the chain-of-trust message.
@@ -75,7 +77,7 @@ impl Validator<Untrusted<u32>> for BootStatus {
     }
 }
 
-/// The response queue's head and tail, as the FSP set them.
+/// A queue's head and tail, as the FSP set them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct QueuePointers {
     pub(crate) head: u32,
@@ -141,7 +143,8 @@ impl Validator<Untrusted<QueuePointers>> for Pending {
             .and_then(|d| d.checked_add(4))
             .and_then(|l| usize::try_from(l).ok())
             .ok_or(QueueError::Bad(p))?;
-        if len % 4 != 0 || p.head % 4 != 0 || len > MAX_REPLY_SIZE {
+        // The reply is read from EMEM offset 0, where both NVIDIA drivers find it.
+        if len % 4 != 0 || p.head != 0 || len > MAX_REPLY_SIZE {
             return Err(QueueError::Bad(p));
         }
         Ok(Pending { len })
@@ -286,8 +289,10 @@ impl Validator<(&Untrusted<[u8]>, u8)> for CotAccepted {
         if mctp & MCTP_SINGLE_PACKET != MCTP_SINGLE_PACKET {
             return Err(ReplyError::NotSinglePacket(mctp));
         }
+        // Message type, vendor and NVDM type; bit 7 (integrity check) is not the driver's
+        // concern.
         let nvdm = dword(reply, 1);
-        if nvdm != nvdm_header(NVDM_TYPE_RESPONSE) {
+        if nvdm & !NVDM_IC != nvdm_header(NVDM_TYPE_RESPONSE) {
             return Err(ReplyError::NotResponse(nvdm));
         }
         // Dword 2 is the FSP's task id: not the driver's concern.
@@ -339,7 +344,9 @@ impl Validator<(&Untrusted<LockdownRegs>, u64)> for Lockdown {
     /// `boot_params` is the address the driver gave GSP-FMC, which it leaves in the mailboxes
     /// until it has read them.
     fn validate((r, boot_params): (&LockdownRegs, u64)) -> Result<Lockdown, FmcFailed> {
-        if r.hwcfg2 == 0 || r.hwcfg2 == u32::MAX || r.hwcfg2 & !0xff == PRIV_LOCKED {
+        // A read the PRIV target mask refuses, of either register, says nothing.
+        let refused = |v: u32| v & !0xff == PRIV_LOCKED;
+        if r.hwcfg2 == 0 || r.hwcfg2 == u32::MAX || refused(r.hwcfg2) || refused(r.mailbox0) {
             return Ok(Lockdown::Locked);
         }
         if r.mailbox0 != 0 {
@@ -402,6 +409,8 @@ mod tests {
             with(1, 0x1510_10de),
             Err(ReplyError::NotResponse(0x1510_10de))
         );
+        // The integrity-check bit is not the driver's concern.
+        assert_eq!(with(1, 0x1510_defe), Ok(CotAccepted));
         assert_eq!(with(3, 0x13), Err(ReplyError::OtherCommand(0x13)));
         assert_eq!(with(4, 0x2f), Err(ReplyError::Refused(0x2f)));
         assert_eq!(check(&reply(GOOD)[..16]), Err(ReplyError::Size(16)));
@@ -419,6 +428,8 @@ mod tests {
         assert!(matches!(p(0, 17), Err(QueueError::Bad(_))));
         assert!(matches!(p(0, 0x1000), Err(QueueError::Bad(_))));
         assert!(matches!(p(0, u32::MAX), Err(QueueError::Bad(_))));
+        // Not at EMEM offset 0, where the reply is read.
+        assert!(matches!(p(16, 32), Err(QueueError::Bad(_))));
         assert_eq!(p(0, 1020), Ok(Pending { len: 1024 }));
     }
 
@@ -510,6 +521,8 @@ mod tests {
         assert_eq!(at(1 << 13, 0, 0), Ok(Lockdown::Booting));
         assert_eq!(at(0x10, 0, 0), Ok(Lockdown::Released));
         assert_eq!(at(0x10, 0xb1, 0), Err(FmcFailed(0xb1)));
+        // MAILBOX0 refused by the PRIV target mask while HWCFG2 reads (nvkm's test).
+        assert_eq!(at(0x10, 0xbadf_4123, 0), Ok(Lockdown::Locked));
         // The low half alone is not the address.
         assert_eq!(at(1 << 13, 0x2000, 0), Err(FmcFailed(0x2000)));
     }

@@ -144,6 +144,11 @@ impl Shared {
         }
     }
 
+    /// The LIBOS arguments' DMA address.
+    pub(crate) fn libos_address(&self) -> u64 {
+        self.libos.dma_address()
+    }
+
     /// Leaks the DMA memory (the GSP may still use it); the driver's own buffers go.
     fn leak(self) {
         core::mem::forget((
@@ -266,7 +271,7 @@ impl Gsp {
 
     /// The LIBOS arguments' DMA address.
     pub(crate) fn libos_address(&self) -> u64 {
-        self.shared.as_ref().map_or(0, |s| s.libos.dma_address())
+        self.shared.as_ref().map_or(0, Shared::libos_address)
     }
 
     /// GSP-RM never started: teardown does not ask it to unload.

@@ -78,8 +78,31 @@ use crate::{
     pci::SystemFacts,
 };
 
-/// How long GSP-RM's RISC-V core may take to run once the booter halted.
+/// How long GSP-RM's RISC-V core may take to run once its starter is done (the booter halted,
+/// or GSP-FMC released the lockdown).
 const RISCV_TIMEOUT: Delta = Delta::from_secs(5);
+
+/// The bootloader's application version in the GSP falcon's OS register, then GSP-RM's RISC-V
+/// core active within [`RISCV_TIMEOUT`] (after either starter).
+pub(crate) fn run_riscv(
+    dev: &Device<Bound>,
+    gsp_falcon: &Falcon<'_, GspEngine>,
+    app_version: u32,
+) -> Result {
+    gsp_falcon.write_os(app_version)?;
+    gsp_falcon
+        .wait(gsp_falcon.riscv_active(), RISCV_TIMEOUT)?
+        .map_err(|e| {
+            dev_err!(
+                dev,
+                "GSP-RM did not start: {} within {} ms\n",
+                e,
+                RISCV_TIMEOUT.as_millis()
+            );
+            ETIMEDOUT
+        })
+        .map(|_| ())
+}
 
 /// What GSP-RM's starter reads (the booter, or the FSP and GSP-FMC), kept until
 /// `GSP_INIT_DONE` (and leaked with the rest of GSP-RM's memory if it cannot be stopped).
@@ -300,20 +323,7 @@ pub(crate) fn start(
             return Err(if e == EBUSY { EIO } else { e });
         }
     }
-    let running = gsp_falcon.write_os(app_version).and_then(|()| {
-        gsp_falcon
-            .wait(gsp_falcon.riscv_active(), RISCV_TIMEOUT)?
-            .map_err(|e| {
-                dev_err!(
-                    dev,
-                    "GSP-RM did not start: {} within {} ms\n",
-                    e,
-                    RISCV_TIMEOUT.as_millis()
-                );
-                ETIMEDOUT
-            })
-    });
-    if let Err(e) = running {
+    if let Err(e) = run_riscv(dev, &gsp_falcon, app_version) {
         // No GSP-RM to ask to unload: teardown alone.
         gsp.set_unreachable();
         gsp.shutdown(dev, bar);

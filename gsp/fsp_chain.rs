@@ -8,9 +8,9 @@
 //!    offset 0. Then `GSP_FMC_BOOT_PARAMS` naming the WPR meta and the LIBOS arguments, and the
 //!    FMC image in DMA memory.
 //! 2. `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` queued.
-//! 3. The chain of trust: the FSP (whose boot probe waited for) is sent the FMC image's address, the FRTS region,
-//!    the FMC's hash, key and signature and the boot parameters' address; its reply must
-//!    accept them ([`crate::fsp`]).
+//! 3. The chain of trust: the FSP (ready: probe waited for it) is sent the FMC image's
+//!    address, the FRTS region, the FMC's hash, key and signature and the boot parameters'
+//!    address; its reply must accept them ([`crate::fsp`]).
 //! 4. GSP-FMC releases the GSP's lockdown once it has read the boot parameters; an error code
 //!    in its mailbox fails the boot.
 //! 5. The application version in the GSP falcon's OS register; its RISC-V core active;
@@ -18,7 +18,8 @@
 //!
 //! Once the FSP was sent the chain of trust, every failure ends in teardown, which waits for
 //! the GSP's RISC-V core to halt before anything GSP-FMC or GSP-RM may read is freed (or
-//! leaks it).
+//! leaks it). Where the FSP gave no answer the driver can read, it may have started GSP-FMC
+//! whatever the core says: everything stays allocated.
 
 use kernel::{
     device::{
@@ -64,6 +65,7 @@ use crate::{
         },
         chain::{
             allocate,
+            run_riscv,
             FmcInput,
             Images, //
         },
@@ -78,8 +80,6 @@ use crate::{
 
 /// How long GSP-FMC may take to release the GSP's lockdown after the FSP accepted it.
 const LOCKDOWN_TIMEOUT: Delta = Delta::from_secs(30);
-/// How long GSP-RM's RISC-V core may take to run once lockdown is released.
-const RISCV_TIMEOUT: Delta = Delta::from_secs(5);
 
 /// The boot's fixed facts.
 pub(crate) struct FspArgs<'a> {
@@ -154,22 +154,15 @@ pub(crate) fn start(
     let app_version = rm.bootloader_app_version;
     let (shared, mut input) =
         allocate(dev, version, Placement::Sizes(sizes), Images::take(&mut rm))?;
+    // What the FSP and GSP-FMC read, made before the GSP exists: a failure here frees it all,
+    // nothing ran.
     let fmc_image = Coherent::from_slice(dev, &fmc.image, GFP_KERNEL)?;
-    let mut gsp = Gsp::new(
-        spec,
-        version,
-        shared,
-        Teardown::Fsp {
-            chipset,
-            started: false,
-        },
-    );
     let mut params = KVec::new();
     version.write_fmc_boot_params(
         &FmcBootArgs {
             wpr_meta: input.wpr_meta(),
             wpr_meta_size: u32::try_from(input.wpr_meta_size())?,
-            libos: gsp.libos_address(),
+            libos: shared.libos_address(),
         },
         &mut params,
     )?;
@@ -189,6 +182,15 @@ pub(crate) fn start(
         _image: fmc_image,
         _boot_params: params,
     });
+    let mut gsp = Gsp::new(
+        spec,
+        version,
+        shared,
+        Teardown::Fsp {
+            chipset,
+            started: false,
+        },
+    );
     gsp.keep_boot_input(input);
     if let Err(e) = gsp.queue_boot_commands(facts) {
         // Nothing started.
@@ -201,10 +203,11 @@ pub(crate) fn start(
     let started = Instant::<Monotonic>::now();
     // From here on GSP-FMC may run and read what it was given.
     gsp.fmc_started();
-    if let Err(e) = fsp.chain_of_trust(dev, &cot) {
-        if e == ETIMEDOUT {
-            // The FSP took the message and never answered: it may still read the FMC image
-            // and what the boot parameters name, whatever the GSP's core says.
+    if let Err(f) = fsp.chain_of_trust(dev, &cot) {
+        if f.may_run {
+            // The FSP took the message and gave no answer the driver can read: it may have
+            // started GSP-FMC, which reads what the message names whatever the GSP's core
+            // says (it reads halted until GSP-FMC runs).
             dev_err!(
                 dev,
                 "FSP: what the chain of trust names stays allocated (the FSP may still read it)\n"
@@ -213,23 +216,10 @@ pub(crate) fn start(
         }
         gsp.set_unreachable();
         gsp.shutdown(dev, bar);
-        return Err(e);
+        return Err(f.error);
     }
     let running = wait_lockdown(dev, &gsp_falcon, boot_params)
-        .and_then(|()| gsp_falcon.write_os(app_version))
-        .and_then(|()| {
-            gsp_falcon
-                .wait(gsp_falcon.riscv_active(), RISCV_TIMEOUT)?
-                .map_err(|e| {
-                    dev_err!(
-                        dev,
-                        "GSP-RM did not start: {} within {} ms\n",
-                        e,
-                        RISCV_TIMEOUT.as_millis()
-                    );
-                    ETIMEDOUT
-                })
-        });
+        .and_then(|()| run_riscv(dev, &gsp_falcon, app_version));
     if let Err(e) = running {
         // No GSP-RM to ask to unload: teardown alone.
         gsp.set_unreachable();

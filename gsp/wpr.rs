@@ -59,7 +59,6 @@ pub(crate) mod versioned {
         }
     }
 
-    /// Size of the version's `GspFwWprMeta`.
     /// The heap sizing of the chips GSP-FMC boots (Hopper and later): LIBOS 3 with GH100's
     /// larger base RM. 535.113.01 boots none of them (`FwVersion::supports`).
     #[ver(V >= r570_144)]
@@ -73,6 +72,7 @@ pub(crate) mod versioned {
         None
     }
 
+    /// Size of the version's `GspFwWprMeta`.
     pub(crate) const WPR_META_SIZE: u64 = core::mem::size_of::<fw::GspFwWprMeta>() as u64;
 }
 }
@@ -88,13 +88,15 @@ macro_rules! wpr_dispatch {
                 }
             }
 
-            /// Size of this version's `GspFwWprMeta`.
+            /// How this version's GSP-RM sizes its heap on the chips GSP-FMC boots, if it runs
+            /// on them.
             pub(crate) fn heap_params_fsp(self) -> Option<crate::fb::layout::HeapParams> {
                 match self {
                     $(Self::$V => versioned::$v::heap_params_fsp()),*
                 }
             }
 
+            /// Size of this version's `GspFwWprMeta`.
             pub(crate) fn wpr_meta_size(self) -> u64 {
                 match self {
                     $(Self::$V => versioned::$v::WPR_META_SIZE),*

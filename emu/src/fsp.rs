@@ -40,6 +40,7 @@ pub mod tests;
 use std::ops::Range;
 use std::path::Path;
 
+use self::boot_params::BootParams;
 use self::channel::{
     Channel,
     Rang, //
@@ -72,7 +73,8 @@ lies! {
     /// How the FSP and GSP-FMC lie (`--fsp-fault`).
     pub enum FspLie ("FSP") {
         NeverReady = "never-ready" => "the FSP boot status stays 0",
-        NoReply = "no-reply" => "the COT request is consumed and never answered",
+        NoReply = "no-reply"
+            => "the COT request is accepted (GSP-FMC starts) and never answered",
         ReplyShort = "reply-short" => "the COT response is 12 bytes long",
         ReplyHuge = "reply-huge" => "the COT response claims 4100 bytes (MSGQ_TAIL 0x1000)",
         ReplyReversed = "reply-reversed" => "the COT response's MSGQ_HEAD (16) is past its MSGQ_TAIL (0)",
@@ -90,7 +92,8 @@ lies! {
 }
 
 impl FspLie {
-    /// Whether the lie is about the COT response (no GSP-FMC starts after it).
+    /// Whether the lie is about the COT response (GSP-FMC starts after an accepted request all
+    /// the same, but for `reply-error`).
     fn about_the_response(self) -> bool {
         matches!(
             self,
@@ -119,8 +122,10 @@ pub struct Fsp {
     lie: Option<FspLie>,
     /// A command handed over and not consumed yet.
     command: Option<Range<usize>>,
-    /// GSP-FMC, while it runs.
+    /// GSP-FMC, while it runs, and the boot parameters it was given (their address, what they
+    /// said), which it reads again as it releases the lockdown.
     fmc: Option<GspFmc>,
+    given: Option<(u64, BootParams)>,
     /// The boot status was logged as ready.
     ready_told: bool,
     log: Logger,
@@ -155,6 +160,7 @@ impl Fsp {
             lie,
             command: None,
             fmc: None,
+            given: None,
             ready_told: false,
             log,
         }
@@ -172,6 +178,7 @@ impl Fsp {
         self.channel.reset();
         self.command = None;
         self.fmc = None;
+        self.given = None;
         self.ready_told = false;
     }
 
@@ -270,6 +277,17 @@ impl Fsp {
             Step::Running => None,
             Step::Released { libos } => {
                 self.fmc = None;
+                if let Err(why) = self.reread(mem) {
+                    // Freed or overwritten under GSP-FMC (or no longer reachable): silicon
+                    // would boot from whatever it found; the model stops and says so.
+                    gsp.set_mailbox(0, gsp_fmc::FMC_ERROR);
+                    gsp.set_riscv_active(false);
+                    self.log.line(&format!(
+                        "GSP-FMC: refused: the boot parameters changed while it read them \
+                         ({why}); GSP-RM does not start"
+                    ));
+                    return None;
+                }
                 self.log.line(&format!(
                     "GSP-FMC: lockdown released; GSP-RM starts, LIBOS arguments at {libos:#x}"
                 ));
@@ -284,6 +302,22 @@ impl Fsp {
                 ));
                 None
             }
+        }
+    }
+
+    /// GSP-FMC reads its boot parameters again as it releases the lockdown: they must still
+    /// say what they said when the FSP accepted them.
+    fn reread(&mut self, mem: &mut Sysmem<'_>) -> Result<(), String> {
+        let Some((addr, given)) = self.given.take() else {
+            return Ok(());
+        };
+        let mut p = vec![0u8; boot_params::SIZE];
+        mem.read(addr, &mut p)
+            .map_err(|e| format!("at {addr:#x}, readable vs {e}"))?;
+        match boot_params::check(&p) {
+            Ok(now) if now == given => Ok(()),
+            Ok(now) => Err(format!("{given:?} vs {now:?}")),
+            Err(e) => Err(format!("{e:?}")),
         }
     }
 
@@ -368,10 +402,16 @@ impl Fsp {
                 .line("FSP: chain of trust with no sysmem flush page registered");
         }
         self.publish(response(NVDM_COT, 0), lie);
-        if lie.is_some() {
-            self.log
-                .line("FSP: GSP-FMC does not start (the response lies)");
-            return;
+        match lie {
+            Some(FspLie::ReplyError) => {
+                self.log
+                    .line("FSP: GSP-FMC does not start (the response refuses)");
+                return;
+            }
+            Some(_) => self
+                .log
+                .line("FSP: GSP-FMC starts all the same (the request was accepted)"),
+            None => {}
         }
         if let Some(l) = self
             .lie
@@ -386,6 +426,7 @@ impl Fsp {
             accepted.params.libos,
             self.lie,
         ));
+        self.given = Some((accepted.boot_params, accepted.params));
     }
 
     /// Publishes `reply` at EMEM offset 0, telling `lie` (about the response) if any.

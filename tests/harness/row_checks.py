@@ -23,10 +23,12 @@ EARLY_LIES = (("--vbios-fault", "VBIOS", "VBIOS: fault"), ("--gfw-fault", "GFW b
 
 # Lies of the boot chain after FWSEC-FRTS: told, but GSP-RM may have started (its CPU
 # sequence lies).
-BOOT_LIES = (("--boot-fault", "boot chain", "boot chain: fault"),)
+BOOT_LIES = (("--boot-fault", "boot chain", "boot chain: fault"), ("--fsp-fault", "FSP", "FSP: fault"))
 
 # The chips whose GSP boot runs FWSEC-FRTS (Turing, Ampere but GA100, Ada).
 FRTS_CHIP = re.compile(r"^(tu1\d\d|ga10[2-7]|ad10\d)$")
+# Chips whose boot goes through the FSP.
+FSP_CHIP = re.compile(r"^(gh100|gb10[02]|gb20[2-7])$")
 
 
 def check_scenarios(console, scenarios, emus, results):
@@ -70,6 +72,7 @@ def check_scenarios(console, scenarios, emus, results):
             results.check(f"{sc.name}: the emulated GPU's {what} told the lie {lie}",
                           told in emu_log, f"no '{told}' in {emu.log}")
         check_frts(sc, lines, levels, emu, results)
+        check_fsp(sc, lines, emu, results)
         check_trace(sc, emu, results)
         if not fault:
             check_unloads(sc.name, lines, emu, results)
@@ -184,6 +187,32 @@ def check_frts(sc, lines, levels, emu, results):
     checked = emu_log.count("FWSEC: image checked byte for byte")
     results.check(f"{sc.name}: every GSP came up after FWSEC-FRTS, checked byte for byte",
                   frts >= ups and checked >= ups, f"{ups} up, {frts} FWSEC-FRTS, {checked} checked")
+
+
+def check_fsp(sc, lines, emu, results):
+    """On a chip that boots through the FSP, every GSP that came up came after a chain of trust
+    the emulated GPU accepted (the FMC image, hash, key and signature against the package, the
+    boot parameters, the WPR meta) and a lockdown GSP-FMC released; and unless the row makes
+    the FSP lie, the emulated GPU refused nothing the driver sent and GSP-FMC found its boot
+    parameters as they were given."""
+    chip = sc.emu_option("--chipset") or "ga102"
+    if not FSP_CHIP.match(chip) or "--no-gsp" in sc.emu_args:
+        return
+    emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+    refused = [l for l in emu_log.splitlines()
+               if "FSP: chain of trust refused" in l or "GSP-FMC: refused" in l
+               or "chain of trust with no sysmem flush page" in l]
+    if not sc.emu_option("--fsp-fault"):
+        results.check(f"{sc.name}: the emulated FSP accepted every chain of trust the driver sent",
+                      not refused, f"{emu.log}: {refused[:2]}")
+    ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
+    if not ups:
+        return
+    accepted = emu_log.count("FSP: chain of trust accepted")
+    released = emu_log.count("GSP-FMC: lockdown released")
+    results.check(f"{sc.name}: every GSP came up after a chain of trust accepted and a lockdown "
+                  f"released", accepted >= ups and released >= ups,
+                  f"{ups} up, {accepted} accepted, {released} released")
 
 
 def check_unloads(name, lines, emu, results, lying=False):

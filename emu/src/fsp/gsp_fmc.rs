@@ -8,8 +8,11 @@
 //! 2. for [`MAILBOX_TICKS`] ticks the registers read again, HWCFG2 with bit 13 set (the RISC-V
 //!    core's branch privilege still locked down) and MAILBOX0/1 holding the boot parameters'
 //!    address;
-//! 3. then the mailboxes read 0, HWCFG2's bit 13 clears, the RISC-V core is active and GSP-RM
-//!    starts with the LIBOS arguments the boot parameters name.
+//! 3. then the mailboxes read 0, HWCFG2's bit 13 clears and GSP-RM starts with the LIBOS
+//!    arguments the boot parameters name.
+//!
+//! The RISC-V core runs GSP-FMC throughout (it reads active, not halted, wherever its registers
+//! read at all), and GSP-RM after it; a GSP-FMC that fails halts it.
 //!
 //! So the lockdown lasts about 15 ms. The FSP's lies stop it on the way
 //! ([`super::FspLie`]: `lockdown-stuck`, `mailbox-stuck`, `fmc-error`).
@@ -60,9 +63,10 @@ pub struct GspFmc {
 
 impl GspFmc {
     /// GSP-FMC booted with the boot parameters at `boot_params` naming the LIBOS arguments at
-    /// `libos`: the GSP falcon is locked to the FSP at once.
+    /// `libos`: it runs on the GSP's RISC-V core, and the GSP falcon is locked to the FSP at
+    /// once.
     pub fn start(gsp: &mut Falcon, boot_params: u64, libos: u64, lie: Option<FspLie>) -> GspFmc {
-        gsp.set_riscv_active(false);
+        gsp.set_riscv_active(true);
         gsp.set_mailbox(0, 0);
         gsp.set_mailbox(1, 0);
         gsp.set_lock(PrivLock::TargetMask);
@@ -85,6 +89,8 @@ impl GspFmc {
                 gsp.set_lock(PrivLock::Open);
                 gsp.set_mailbox(0, FMC_ERROR);
                 gsp.set_mailbox(1, 0);
+                // GSP-FMC stops: its core halts.
+                gsp.set_riscv_active(false);
                 Step::Failed
             }
             Stage::Locked => {
@@ -167,6 +173,7 @@ mod tests {
         let (gsp, steps) = run(Some(FspLie::MailboxStuck), 1000);
         assert!(steps.iter().all(|s| *s == Step::Running));
         assert_eq!(gsp.read(MAILBOX0), 0x2345_6000);
+        assert_eq!(gsp.read(RISCV_CPUCTL), 1 << 7, "GSP-FMC runs on the core");
         let (gsp, steps) = run(Some(FspLie::FmcError), LOCKED_TICKS);
         assert_eq!(steps.last(), Some(&Step::Failed));
         assert_eq!(

@@ -23,6 +23,17 @@ fn lying(chip: &str, lie: FspLie) -> Chain {
     c
 }
 
+/// Ticks a while; asserts that the FSP accepted the request behind the lie: GSP-FMC ran and
+/// released the lockdown (the driver cannot tell from the response).
+fn starts_all_the_same(c: &mut Chain) {
+    for _ in 0..100 {
+        c.tick();
+    }
+    let log = c.log();
+    assert!(log.contains("FSP: GSP-FMC starts all the same"), "{log}");
+    assert!(log.contains("GSP-FMC: lockdown released"), "{log}");
+}
+
 /// Ticks a while; asserts that GSP-RM never started.
 fn never_starts(c: &mut Chain) {
     for _ in 0..100 {
@@ -49,7 +60,7 @@ fn no_reply() {
         "consumed"
     );
     assert!(c.receive().is_none());
-    never_starts(&mut c);
+    starts_all_the_same(&mut c);
     assert!(c.receive().is_none());
 }
 
@@ -66,7 +77,7 @@ fn replies_that_lie_about_their_pointers() {
             (head, tail),
             "{lie:?}"
         );
-        never_starts(&mut c);
+        starts_all_the_same(&mut c);
     }
     let mut c = lying("gb100", FspLie::ReplyShort);
     assert_eq!(c.receive(), Some(vec![0xc000_0000, 0x1510_de7e, 0]));
@@ -84,12 +95,15 @@ fn replies_that_lie_in_their_words() {
         let mut want = vec![0xc000_0000, 0x1510_de7e, 0, 0x14, 0];
         want[at] = value;
         assert_eq!(c.receive(), Some(want), "{lie:?}");
-        assert_ne!(
-            c.read(NV_PGSP_FALCON_HWCFG2),
-            PRIV_LOCKED,
-            "{lie:?}: nothing starts"
-        );
-        never_starts(&mut c);
+        if lie == FspLie::ReplyError {
+            // A refusal: nothing starts.
+            assert_ne!(c.read(NV_PGSP_FALCON_HWCFG2), PRIV_LOCKED, "{lie:?}");
+            never_starts(&mut c);
+            assert_eq!(c.read(NV_PRISCV_RISCV_CPUCTL), HALTED);
+        } else {
+            assert_eq!(c.read(NV_PGSP_FALCON_HWCFG2), PRIV_LOCKED, "{lie:?}");
+            starts_all_the_same(&mut c);
+        }
     }
 }
 
@@ -110,6 +124,8 @@ fn mailbox_stuck() {
     assert_eq!(c.read(NV_PGSP_FALCON_MAILBOX0), params as u32);
     assert_eq!(c.read(NV_PGSP_FALCON_MAILBOX1), (params >> 32) as u32);
     assert_ne!(c.read(NV_PGSP_FALCON_HWCFG2) & (1 << 13), 0);
+    // GSP-FMC still runs on the core: it is not halted.
+    assert_eq!(c.read(NV_PRISCV_RISCV_CPUCTL), ACTIVE_STAT);
 }
 
 #[test]
@@ -151,4 +167,23 @@ fn names_parse_and_an_unknown_one_lists_them() {
     let e = "nope".parse::<FspLie>().unwrap_err().to_string();
     assert!(e.contains("never-ready, no-reply, reply-short"), "{e}");
     assert!(e.contains("fmc-error, never-halts"), "{e}");
+}
+
+#[test]
+fn boot_parameters_changed_under_gsp_fmc_stop_it() {
+    let mut c = Chain::fake("gb202", None);
+    c.prepare();
+    c.send(&c.cot());
+    c.tick();
+    assert_eq!(c.receive().map(|r| r[4]), Some(0));
+    // The driver freed the boot parameters and the memory was used again.
+    c.d.put(PARAMS_OFF, &[0xa5; 80]);
+    never_starts(&mut c);
+    let log = c.log();
+    assert!(
+        log.contains("GSP-FMC: refused: the boot parameters changed while it read them"),
+        "{log}"
+    );
+    assert_eq!(c.read(NV_PGSP_FALCON_MAILBOX0), FMC_ERROR);
+    assert_eq!(c.read(NV_PRISCV_RISCV_CPUCTL), HALTED);
 }
