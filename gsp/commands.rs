@@ -320,21 +320,21 @@ pub(crate) mod versioned {
         let len = |r: &core::ops::Range<u64>| r.end - r.start;
         let meta = match a.placement {
             Placement::Layout(l) => fw::GspFwWprMeta {
-                        gspFwRsvdStart: l.non_wpr_heap.start,
-            nonWprHeapOffset: l.non_wpr_heap.start,
-            nonWprHeapSize: len(&l.non_wpr_heap),
-            gspFwWprStart: l.wpr2.start,
-            gspFwHeapOffset: l.wpr2_heap.start,
-            gspFwHeapSize: len(&l.wpr2_heap),
-            gspFwOffset: l.elf.start,
-            bootBinOffset: l.boot.start,
-            frtsOffset: l.frts.start,
-            frtsSize: len(&l.frts),
-            gspFwWprEnd: l.frts.end,
-            fbSize: len(&l.fb),
-            vgaWorkspaceOffset: l.vga_workspace.start,
-            vgaWorkspaceSize: len(&l.vga_workspace),
-            ..images
+                gspFwRsvdStart: l.non_wpr_heap.start,
+                nonWprHeapOffset: l.non_wpr_heap.start,
+                nonWprHeapSize: len(&l.non_wpr_heap),
+                gspFwWprStart: l.wpr2.start,
+                gspFwHeapOffset: l.wpr2_heap.start,
+                gspFwHeapSize: len(&l.wpr2_heap),
+                gspFwOffset: l.elf.start,
+                bootBinOffset: l.boot.start,
+                frtsOffset: l.frts.start,
+                frtsSize: len(&l.frts),
+                gspFwWprEnd: l.frts.end,
+                fbSize: len(&l.fb),
+                vgaWorkspaceOffset: l.vga_workspace.start,
+                vgaWorkspaceSize: len(&l.vga_workspace),
+                ..images
             },
             #[ver(V >= r570_144)]
             Placement::Sizes(sz) => fw::GspFwWprMeta {
