@@ -209,7 +209,8 @@ impl<'a> Fsp<'a> {
             error,
             may_run: false,
         };
-        let mut msg = KBox::new([0u8; COT_MESSAGE_SIZE], GFP_KERNEL).map_err(|e| not_sent(e.into()))?;
+        let mut msg =
+            KBox::new([0u8; COT_MESSAGE_SIZE], GFP_KERNEL).map_err(|e| not_sent(e.into()))?;
         cot.write(&mut msg).map_err(|e| {
             dev_err!(dev, "FSP: {}\n", e);
             not_sent(EINVAL)

@@ -25,7 +25,7 @@ BENCH_REFUSED = [
 ]
 
 
-def bench_job(iterations=20, race_iterations=1000, late_iterations=10000):
+def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
     """The benchmark trigger in debugfs (`nova_core-<pci>/bench`): only devices whose GSP is up
     have it; what is not an iteration count is refused with a line naming it; a request runs
     the benchmarks, whose failure (a GSP lying in the middle) fails the write and leaves the
