@@ -29,6 +29,7 @@ pub(crate) mod radix3;
 pub(crate) mod replies;
 pub(crate) mod sequencer;
 pub(crate) mod shared;
+pub(crate) mod start;
 pub(crate) mod teardown;
 pub(crate) mod wpr;
 

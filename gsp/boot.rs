@@ -39,7 +39,6 @@ use crate::{
         Spec, //
     },
     gsp::{
-        chain::BootInput,
         commands::{
             Command,
             GetGspStaticInfo,
@@ -53,6 +52,7 @@ use crate::{
         queues::Queues,
         replies::StaticInfo,
         shared::CoherentMemory,
+        start::BootInput,
         teardown::Teardown,
         Function,
     },

@@ -3,12 +3,12 @@
 //! GSP-RM's start through the booter (Turing to Ada), after FWSEC-FRTS made WPR2
 //! (`docs/boot-chain.md`, steps 8 to 10):
 //!
-//! 1. The memory GSP-RM is given: the message queues and RMARGS (`GSP_ARGUMENTS_CACHED`), the
-//!    three log buffers, the LIBOS arguments naming them; `GSP_SET_SYSTEM_INFO` and
-//!    `SET_REGISTRY` queued.
-//! 2. What the booter copies into WPR2: `.fwimage` through its radix3 tables, the RISC-V
-//!    bootloader, the chip's signature, and the WPR meta (`GspFwWprMeta`, versioned) naming
-//!    them with the framebuffer layout.
+//! 1. The memory GSP-RM is given ([`super::start::allocate`]): the message queues and RMARGS
+//!    (`GSP_ARGUMENTS_CACHED`), the three log buffers, the LIBOS arguments naming them;
+//!    `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` queued.
+//! 2. What the booter copies into WPR2 (the same allocation): `.fwimage` through its radix3
+//!    tables, the RISC-V bootloader, the chip's signature, and the WPR meta (`GspFwWprMeta`,
+//!    versioned) naming them with the framebuffer layout.
 //! 3. The GSP falcon reset, the LIBOS arguments' address in its mailboxes; `booter_load` on
 //!    SEC2 with the WPR meta's address in SEC2's mailboxes ([`crate::booter`]).
 //! 4. The application version in the GSP falcon's OS register; its RISC-V core active.
@@ -25,11 +25,8 @@ use kernel::{
         Bound,
         Device, //
     },
-    dma::Coherent,
     prelude::*,
-    sync::Arc,
     time::{
-        Delta,
         Instant,
         Monotonic, //
     },
@@ -46,30 +43,21 @@ use crate::{
     firmware::{
         BootFiles,
         FwVersion,
-        GspFiles,
         Starter, //
     },
     fwsec,
     gpu::Spec,
     gsp::{
         boot::{
-            libos_id8,
             Gsp,
-            Shared,
-            INIT_TIMEOUT,
-            LIBOS_ARGS_SIZE, //
+            INIT_TIMEOUT, //
         },
-        commands::{
-            write_libos_args,
-            LibosRegion,
-            Placement,
-            WprMetaArgs, //
+        commands::Placement,
+        start::{
+            allocate,
+            run_riscv,
+            Images, //
         },
-        logs::{
-            Logs,
-            LOG_SIZE, //
-        },
-        radix3::Radix3,
         teardown::{
             BooterTeardown,
             Teardown, //
@@ -77,63 +65,6 @@ use crate::{
     },
     pci::SystemFacts,
 };
-
-/// How long GSP-RM's RISC-V core may take to run once its starter is done (the booter halted,
-/// or GSP-FMC released the lockdown).
-const RISCV_TIMEOUT: Delta = Delta::from_secs(5);
-
-/// The bootloader's application version in the GSP falcon's OS register, then GSP-RM's RISC-V
-/// core active within [`RISCV_TIMEOUT`] (after either starter).
-pub(crate) fn run_riscv(
-    dev: &Device<Bound>,
-    gsp_falcon: &Falcon<'_, GspEngine>,
-    app_version: u32,
-) -> Result {
-    gsp_falcon.write_os(app_version)?;
-    gsp_falcon
-        .wait(gsp_falcon.riscv_active(), RISCV_TIMEOUT)?
-        .map_err(|e| {
-            dev_err!(
-                dev,
-                "GSP-RM did not start: {} within {} ms\n",
-                e,
-                RISCV_TIMEOUT.as_millis()
-            );
-            ETIMEDOUT
-        })
-        .map(|_| ())
-}
-
-/// What GSP-RM's starter reads (the booter, or the FSP and GSP-FMC), kept until
-/// `GSP_INIT_DONE` (and leaked with the rest of GSP-RM's memory if it cannot be stopped).
-pub(crate) struct BootInput {
-    _radix3: Pin<KBox<Radix3>>,
-    _bootloader: Coherent<[u8]>,
-    _signature: Coherent<[u8]>,
-    wpr_meta: Coherent<[u8]>,
-    /// The booter's own DMA copy, once it ran (Turing to Ada).
-    pub(crate) booter: Option<booter::Loaded>,
-    /// What the FSP and GSP-FMC read (Hopper and later).
-    pub(crate) fmc: Option<FmcInput>,
-}
-
-/// The FMC image and `GSP_FMC_BOOT_PARAMS`, in DMA memory.
-pub(crate) struct FmcInput {
-    pub(crate) _image: Coherent<[u8]>,
-    pub(crate) _boot_params: Coherent<[u8]>,
-}
-
-impl BootInput {
-    /// The WPR meta's DMA address.
-    pub(crate) fn wpr_meta(&self) -> u64 {
-        self.wpr_meta.dma_address()
-    }
-
-    /// The WPR meta's size.
-    pub(crate) fn wpr_meta_size(&self) -> usize {
-        self.wpr_meta.len()
-    }
-}
 
 /// The boot's fixed facts.
 pub(crate) struct ChainArgs<'a> {
@@ -151,99 +82,6 @@ pub(crate) fn halves(address: u64) -> (u32, u32) {
         u32::from_le_bytes([l0, l1, l2, l3]),
         u32::from_le_bytes([h0, h1, h2, h3]),
     )
-}
-
-/// GSP-RM's image, bootloader and signature as the firmware files give them.
-pub(crate) struct Images<'a> {
-    /// `.fwimage` in whole pages, `image_size` bytes of them the image.
-    pub(crate) image: VVec<u8>,
-    pub(crate) image_size: usize,
-    pub(crate) bootloader: &'a [u8],
-    /// The bootloader's code, data and manifest offsets.
-    pub(crate) offsets: [u32; 3],
-    pub(crate) signature: &'a [u8],
-}
-
-impl<'a> Images<'a> {
-    /// The images of `files`; the image moves out of them.
-    pub(crate) fn take(files: &'a mut GspFiles) -> Images<'a> {
-        Images {
-            image: core::mem::take(&mut files.image),
-            image_size: files.image_size,
-            bootloader: &files.bootloader,
-            offsets: [
-                files.bootloader_code_offset,
-                files.bootloader_data_offset,
-                files.bootloader_manifest_offset,
-            ],
-            signature: &files.signature,
-        }
-    }
-}
-
-/// What GSP-RM is given and what its starter reads, all allocated before anything runs; WPR2
-/// is placed as `placement` says.
-pub(crate) fn allocate(
-    dev: &Device<Bound>,
-    version: FwVersion,
-    placement: Placement<'_>,
-    images: Images<'_>,
-) -> Result<(Shared, BootInput)> {
-    let (queues, rmargs) = super::boot::queues_and_rmargs(dev, version)?;
-    let logs = Arc::new(Logs::new(dev)?, GFP_KERNEL)?;
-    let log_size = u64::try_from(LOG_SIZE)?;
-    let regions = [
-        ("LOGINIT", logs.init.address(), log_size),
-        ("LOGINTR", logs.intr.address(), log_size),
-        ("LOGRM", logs.rm.address(), log_size),
-        ("RMARGS", rmargs.dma_address(), u64::try_from(rmargs.len())?),
-    ]
-    .map(|(name, address, size)| LibosRegion {
-        id8: libos_id8(name),
-        address,
-        size,
-    });
-    let mut libos = KVec::new();
-    write_libos_args(&regions, &mut libos)?;
-    // One page, as LIBOS reads it: more entries than fit would be cut off silently.
-    if libos.len() > LIBOS_ARGS_SIZE {
-        return Err(EOVERFLOW);
-    }
-    libos.resize(LIBOS_ARGS_SIZE, 0, GFP_KERNEL)?;
-    let libos = Coherent::from_slice(dev, &libos, GFP_KERNEL)?;
-
-    let radix3 = KBox::pin_init(
-        Radix3::new(dev, images.image, images.image_size),
-        GFP_KERNEL,
-    )?;
-    let bootloader = Coherent::from_slice(dev, images.bootloader, GFP_KERNEL)?;
-    let signature = Coherent::from_slice(dev, images.signature, GFP_KERNEL)?;
-    let mut meta = KVec::new();
-    version.write_wpr_meta(
-        &WprMetaArgs {
-            radix3: radix3.root(),
-            image_size: u64::try_from(radix3.size())?,
-            bootloader: bootloader.dma_address(),
-            bootloader_size: u64::try_from(bootloader.len())?,
-            bootloader_offsets: images.offsets.map(u64::from),
-            signature: signature.dma_address(),
-            signature_size: u64::try_from(signature.len())?,
-            placement,
-        },
-        &mut meta,
-    )?;
-    let wpr_meta = Coherent::from_slice(dev, &meta, GFP_KERNEL)?;
-    Ok((
-        Shared::new(queues, rmargs, libos, logs),
-        BootInput {
-            _radix3: radix3,
-            _bootloader: bootloader,
-            _signature: signature,
-            wpr_meta,
-            booter: None,
-            fmc: None,
-        },
-    ))
 }
 
 /// Starts GSP-RM through the booter and waits for `GSP_INIT_DONE`. `files` are the boot's

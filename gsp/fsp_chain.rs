@@ -2,7 +2,7 @@
 
 //! GSP-RM's start through the FSP (Hopper and Blackwell, `docs/fsp-chain.md`):
 //!
-//! 1. The memory GSP-RM is given, as on the booter's path ([`super::chain::allocate`]): the
+//! 1. The memory GSP-RM is given, as on the booter's path ([`super::start::allocate`]): the
 //!    queues, RMARGS, log buffers and LIBOS arguments; `.fwimage` through radix3, the
 //!    bootloader, the signature; the WPR meta, with the sizes of what GSP-FMC places and every
 //!    offset 0. Then `GSP_FMC_BOOT_PARAMS` naming the WPR meta and the LIBOS arguments, and the
@@ -63,15 +63,15 @@ use crate::{
             Gsp,
             INIT_TIMEOUT, //
         },
-        chain::{
+        commands::{
+            FmcBootArgs,
+            Placement, //
+        },
+        start::{
             allocate,
             run_riscv,
             FmcInput,
             Images, //
-        },
-        commands::{
-            FmcBootArgs,
-            Placement, //
         },
         teardown::Teardown,
     },
