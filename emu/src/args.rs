@@ -114,8 +114,9 @@ struct Cli {
         "fsp_fault",
     ])]
     no_gsp: bool,
-    /// Serve this flash dump (whole, IFR header included, 1 byte to 1 MiB) in the PROM window
-    /// instead of the chip's synthetic VBIOS.
+    /// Serve this flash dump (whole, IFR header included, 1 byte to 16 MiB) in the PROM window
+    /// instead of the chip's synthetic VBIOS; the window shows its first MiB from the PCI
+    /// expansion ROM on, as on silicon.
     #[arg(long, value_name = "FILE", value_parser = values::vbios)]
     vbios: Option<Arc<Dump>>,
     /// GFW boot (devinit, FWSEC) completes MS milliseconds after the start (default 0: before

@@ -51,6 +51,11 @@ pub const NV_PROM_DATA_SIZE: u64 = 0x100000;
 /// What a read past the end of the flash returns, byte by byte.
 pub const ERASED: u8 = 0xff;
 
+/// The largest flash a dump may hold: 16 MiB, the largest SPI flash part NVIDIA boards carry
+/// (nvflash dumps of Ada boards are 2 MiB, an A/B pair). The window shows only its first MiB
+/// from the PCI expansion ROM on, as on silicon.
+pub const MAX_FLASH: u64 = 16 << 20;
+
 /// How many distinct offsets of ignored writes are logged.
 const WRITE_LOG_LIMIT: usize = 64;
 
@@ -73,10 +78,12 @@ impl fmt::Debug for Dump {
 }
 
 impl Dump {
-    /// Reads a dump, refusing an empty one and one larger than the window.
+    /// Reads a dump, refusing an empty one and one larger than any flash part
+    /// ([`MAX_FLASH`]). A dump larger than the window is taken whole: the window shows what
+    /// silicon's shows of it ([`Prom::new`] says which part).
     pub fn load(path: &Path) -> Result<Self, String> {
         let shown = path.display();
-        let limit = NV_PROM_DATA_SIZE;
+        let limit = MAX_FLASH;
         let file = File::open(path).map_err(|e| format!("cannot open '{shown}': {e}"))?;
         let mut bytes = Vec::new();
         // One byte more than allowed tells a too large file apart, without
@@ -89,7 +96,7 @@ impl Dump {
         }
         if bytes.len() > usize::try_from(limit).unwrap_or(usize::MAX) {
             return Err(format!(
-                "'{shown}' is larger than the PROM window's {limit:#x} bytes (1 MiB)"
+                "'{shown}' is larger than {limit:#x} bytes (16 MiB), more than any board's flash"
             ));
         }
         Ok(Dump {
@@ -137,6 +144,15 @@ impl Prom {
             "PROM: {what}, {:#x} bytes; NV_PROM_DATA(0) is flash offset {start:#x} ({how})",
             flash.len()
         ));
+        let window = usize::try_from(NV_PROM_DATA_SIZE).unwrap_or(usize::MAX);
+        if flash.len().saturating_sub(start) > window {
+            log.line(&format!(
+                "PROM: {what} is larger than the window: the window shows flash {start:#x}..{:#x}, \
+                 as silicon's does; the rest ({:#x} bytes) cannot be read through it",
+                start + window,
+                flash.len() - start - window
+            ));
+        }
         Prom {
             flash,
             start,
@@ -156,18 +172,16 @@ impl Prom {
         self.start
     }
 
-    /// The flash as the window shows it (from its start on).
+    /// The flash as the window shows it: from its start on, at most the window's size.
     pub fn window(&self) -> &[u8] {
-        self.flash.get(self.start..).unwrap_or(&[])
+        let rest = self.flash.get(self.start..).unwrap_or(&[]);
+        let size = usize::try_from(NV_PROM_DATA_SIZE).unwrap_or(usize::MAX);
+        &rest[..rest.len().min(size)]
     }
 
     /// Byte `index` of the window.
     pub fn byte(&self, index: usize) -> u8 {
-        self.start
-            .checked_add(index)
-            .and_then(|at| self.flash.get(at))
-            .copied()
-            .unwrap_or(ERASED)
+        self.window().get(index).copied().unwrap_or(ERASED)
     }
 
     /// The dword at the 4-aligned BAR0 `offset`, or None outside the
@@ -276,24 +290,54 @@ mod tests {
     }
 
     #[test]
-    fn dumps_must_be_between_1_byte_and_1_mib() {
+    fn dumps_must_be_between_1_byte_and_the_largest_flash() {
         let dir = std::env::temp_dir().join(format!("nova-emu-prom-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch folder");
         let empty = dir.join("empty.rom");
         let big = dir.join("big.rom");
         let full = dir.join("full.rom");
         std::fs::write(&empty, b"").expect("write");
-        std::fs::write(&big, vec![0u8; 0x100001]).expect("write");
-        std::fs::write(&full, vec![0x55u8; 0x100000]).expect("write");
+        std::fs::write(&big, vec![0u8; MAX_FLASH as usize + 1]).expect("write");
+        std::fs::write(&full, vec![0x55u8; MAX_FLASH as usize]).expect("write");
         assert!(Dump::load(&empty).unwrap_err().contains("is empty"));
         assert!(Dump::load(&big).unwrap_err().contains("larger than"));
         assert!(Dump::load(&dir.join("missing.rom"))
             .unwrap_err()
             .contains("cannot open"));
         assert!(Dump::load(&dir).unwrap_err().contains("cannot read"));
-        let dump = Dump::load(&full).expect("1 MiB is allowed");
-        assert_eq!(dump.bytes.len(), 0x100000);
-        assert!(format!("{dump:?}").contains("1048576 bytes"));
+        let dump = Dump::load(&full).expect("the largest flash is allowed");
+        assert_eq!(dump.bytes.len(), MAX_FLASH as usize);
+        assert!(format!("{dump:?}").contains(&format!("{MAX_FLASH} bytes")));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_flash_larger_than_the_window_shows_its_first_mib_from_the_rom() {
+        // An nvflash dump of an Ada board: 2 MiB, the second half a copy of the first (A/B).
+        let mut flash = ifr_flash();
+        let rom = vbios::pci_rom_offset(&flash)
+            .expect("valid")
+            .expect("has an IFR header");
+        flash.resize(NV_PROM_DATA_SIZE as usize, ERASED);
+        let copy = flash.clone();
+        flash.extend_from_slice(&copy);
+        let (p, text) = prom(flash.clone(), "ad102");
+        assert_eq!(p.window().len(), NV_PROM_DATA_SIZE as usize);
+        assert_eq!(p.window(), &flash[rom..rom + NV_PROM_DATA_SIZE as usize]);
+        let last = NV_PROM_DATA + NV_PROM_DATA_SIZE - 4;
+        let at = rom + NV_PROM_DATA_SIZE as usize - 4;
+        assert_eq!(
+            p.read(last),
+            Some(u32::from_le_bytes(flash[at..at + 4].try_into().expect("4 bytes")))
+        );
+        assert!(
+            text.contents()
+                .contains("the window shows flash 0x"),
+            "{}",
+            text.contents()
+        );
+        // A flash that fits says nothing of the sort.
+        let (_, text) = prom(ifr_flash(), "ad102");
+        assert!(!text.contents().contains("the window shows flash 0x"));
     }
 }

@@ -267,7 +267,7 @@ fn bad_vbios_files_exit_2_before_listening() {
     let empty = dir.join("empty.rom");
     let big = dir.join("big.rom");
     fs::write(&empty, b"").expect("write");
-    fs::write(&big, vec![0xffu8; (1 << 20) + 1]).expect("write");
+    fs::write(&big, vec![0xffu8; (16 << 20) + 1]).expect("write");
     for (file, why) in [(&empty, "is empty"), (&big, "larger than")] {
         let out = Command::new(EMU)
             .arg("--socket")

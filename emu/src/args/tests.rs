@@ -386,7 +386,7 @@ fn bad_vbios_files_are_refused() {
     let empty = dir.join("empty.rom");
     let big = dir.join("big.rom");
     fs::write(&empty, b"").expect("write");
-    fs::write(&big, vec![0xffu8; (1 << 20) + 1]).expect("write");
+    fs::write(&big, vec![0xffu8; (16 << 20) + 1]).expect("write");
     let arg = |p: &PathBuf| p.to_str().expect("UTF-8 path").to_string();
     for (file, why) in [
         (empty, "is empty"),
