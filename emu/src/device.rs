@@ -56,7 +56,7 @@ use crate::gsp::wpr_meta::FbFacts;
 
 /// NV_PGC6_BSI_SECURE_SCRATCH_14's bit 26: GSP-RM's boot stage 3 handed over.
 const BOOT_STAGE_3_HANDOFF: u32 = 1 << 26;
-/// GSP mailbox 0's bit 31 after an orderly unload: LIBOS_INTERRUPT_PROCESSOR_SUSPENDED.
+/// GSP mailbox 0 after an orderly unload: LIBOS_INTERRUPT_PROCESSOR_SUSPENDED, bit 31 alone.
 const PROCESSOR_SUSPENDED: u32 = 1 << 31;
 use crate::falcon::{Action, Falcon, Generation, GSP_BASE, SEC2_BASE};
 use crate::fb::{Fb, FbLie};

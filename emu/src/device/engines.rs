@@ -26,9 +26,9 @@ pub(super) struct PendingStart {
 }
 
 impl Device {
-    /// Acts on a register write GSP-RM reacts to. The doorbell only wakes the GSP
-    /// thread (GSP-RM reads its queue on its own time); a falcon reset stops it at
-    /// once.
+    /// Acts on a register write GSP-RM reacts to. The doorbell tells GSP-RM to read its
+    /// queue and wakes the GSP thread (GSP-RM reads it on its own time); a falcon reset stops
+    /// it at once.
     pub(super) fn gsp_event(&mut self, event: GspEvent) {
         let Some(gsp) = &mut self.gsp else {
             return;
@@ -37,7 +37,10 @@ impl Device {
             GspEvent::Doorbell if !gsp.running() => {
                 self.log.line("GSP: doorbell while stopped (ignored)");
             }
-            GspEvent::Doorbell => self.kick.kick(),
+            GspEvent::Doorbell => {
+                gsp.doorbell();
+                self.kick.kick();
+            }
             GspEvent::FalconReset => {
                 // A start the CPU has not begun yet is cancelled too.
                 self.start_pending = None;
@@ -295,12 +298,12 @@ impl Device {
                 Transition::Stopped(stop) => {
                     self.counts.gsp_stopped(stop.name());
                     if let Some(e) = &mut self.engines {
-                        // An orderly unload says so in mailbox 0
-                        // (LIBOS_INTERRUPT_PROCESSOR_SUSPENDED).
+                        // An orderly unload says so in mailbox 0: LIBOS writes
+                        // LIBOS_INTERRUPT_PROCESSOR_SUSPENDED there, whatever it held (nouveau
+                        // waits for exactly that value, `rm/r535/gsp.c`, `r535_gsp_fini`).
                         e.gsp.set_riscv_active(false);
                         if stop == Stop::Unload {
-                            let m = e.gsp.mailbox(0);
-                            e.gsp.set_mailbox(0, m | PROCESSOR_SUSPENDED);
+                            e.gsp.set_mailbox(0, PROCESSOR_SUSPENDED);
                         }
                         // Where the FSP booted it, the suspended core then halts, as the
                         // unload's last step waits for.

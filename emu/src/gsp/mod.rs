@@ -163,6 +163,9 @@ struct Running {
     logs: [Option<(u64, u64)>; 2],
     /// GSP_SET_SYSTEM_INFO was carried out.
     system_info: bool,
+    /// The doorbell (NV_PGSP_QUEUE_HEAD(0)) was rung and the command queue not yet found
+    /// empty since: once up, GSP-RM reads its command queue only then.
+    doorbell: bool,
 }
 
 /// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`).
@@ -341,9 +344,20 @@ impl Gsp {
         }
     }
 
-    /// One tick of a running GSP: polls the command queue and carries out
-    /// what it finds, and posts the events of its own schedule. A stopped
-    /// GSP does nothing.
+    /// The driver rang the doorbell (NV_PGSP_QUEUE_HEAD(0) written): a running GSP-RM reads
+    /// its command queue at its next tick, until it finds it empty. On silicon the write raises
+    /// the GSP's interrupt; nouveau (`rm/r535/rpc.c`, `r535_gsp_cmdq_push`) and nova-core
+    /// (`gsp/cmdq.rs`) write it after every command.
+    pub fn doorbell(&mut self) {
+        if let Some(s) = self.state.as_mut() {
+            s.doorbell = true;
+        }
+    }
+
+    /// One tick of a running GSP: reads the command queue if the doorbell was rung (or, before
+    /// `GSP_INIT_DONE`, while it waits for the boot's commands) and carries out what it finds,
+    /// posts a reply it held for want of room, and posts the events of its own schedule. A
+    /// stopped GSP does nothing.
     pub fn tick(&mut self, mem: &mut Sysmem<'_>) {
         let Some(s) = self.state.as_ref() else {
             return;
@@ -356,11 +370,16 @@ impl Gsp {
             self.come_up_after_system_info(mem);
             return;
         }
+        let looks = s.doorbell || s.held.is_some();
         if s.silent == Some(Lie::Mute) {
-            // Alive but deaf: it still reads its command queue's write
+            // Alive but deaf: at a doorbell it still reads its command queue's write
             // pointer, and answers nothing.
-            if let Err(e) = mem.read_u32(s.cmdq + tx_header::WRITE_PTR) {
-                self.finish(Halt::Fault(e));
+            let cmdq = s.cmdq;
+            if let Some(s) = self.state.as_mut().filter(|s| s.doorbell) {
+                s.doorbell = false;
+                if let Err(e) = mem.read_u32(cmdq + tx_header::WRITE_PTR) {
+                    self.finish(Halt::Fault(e));
+                }
             }
             return;
         }
@@ -370,7 +389,12 @@ impl Gsp {
                 Err(e) => Halt::Fault(e),
             }
         } else {
-            match self.process(mem) {
+            let processed = if looks {
+                self.process(mem)
+            } else {
+                Halt::Wait
+            };
+            match processed {
                 Halt::Wait if self.chatter_now() => match self.post_events(mem, 1) {
                     Ok(_) => Halt::Wait,
                     Err(e) => Halt::Fault(e),
@@ -491,6 +515,8 @@ impl Gsp {
             return Ok(false);
         }
         if wptr == rptr {
+            // Drained: the next look waits for the next doorbell.
+            self.state.as_mut().expect("running").doorbell = false;
             return Ok(false);
         }
         let available = (wptr + queue::MSG_COUNT - rptr) % queue::MSG_COUNT;

@@ -396,6 +396,7 @@ impl Gsp {
             seq: Seq::Sent,
             logs,
             system_info: false,
+            doorbell: false,
         })
     }
 }

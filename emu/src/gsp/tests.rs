@@ -386,6 +386,12 @@ pub(crate) fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
 
 /// Boots with SET_SYSTEM_INFO and SET_REGISTRY queued; checks the replies
 /// and GSP_INIT_DONE.
+/// A `GET_GSP_STATIC_INFO` request as the references send it: a zeroed `GspStaticConfigInfo`
+/// of `v`, which GSP-RM fills in place.
+pub(crate) fn static_info_request(v: Version) -> Vec<u8> {
+    vec![0u8; v.static_info_size()]
+}
+
 pub(crate) fn boot(d: &mut Driver) {
     let v = d.version;
     d.queue(
@@ -641,21 +647,41 @@ fn a_continued_command_whose_reply_does_not_fit_is_served_once_later() {
 }
 
 #[test]
-fn a_running_gsp_polls_its_queue_on_its_own() {
+fn a_running_gsp_reads_its_command_queue_only_after_the_doorbell() {
     let mut d = Driver::new(Version::R570_144, None);
     boot(&mut d);
     assert!(!d.halted());
-    // Queued without a doorbell: the next tick of its own finds it.
-    d.queue(function::GET_GSP_STATIC_INFO, &[]);
+    // Queued without a doorbell: GSP-RM's ticks of its own do not look at the command queue
+    // (on silicon the doorbell is the GSP's interrupt; nouveau and nova-core ring it after
+    // every command).
+    d.queue(function::GET_GSP_STATIC_INFO, &static_info_request(Version::R570_144));
     d.set_phase(4);
-    assert!(d.tick());
+    for _ in 0..5 {
+        assert!(d.tick());
+    }
+    assert!(d.receive().is_empty(), "{}", d.log());
+    assert_eq!(d.sysmem(4), (0, 0), "an idle GSP-RM without a doorbell reads nothing");
+    // The doorbell: the next tick reads the queue and answers.
+    d.doorbell();
     let msgs = d.receive();
     assert_eq!(msgs.len(), 1);
     assert_eq!(msgs[0].function, function::GET_GSP_STATIC_INFO);
-    // An idle tick still reads the command queue's write pointer.
+    // Drained: later ticks read nothing again.
     d.set_phase(5);
     d.tick();
-    assert_eq!(d.sysmem(5), (1, 0));
+    assert_eq!(d.sysmem(5), (0, 0));
+}
+
+#[test]
+fn an_unloaded_gsp_rm_leaves_exactly_the_suspend_bit_in_mailbox0() {
+    // LIBOS writes LIBOS_INTERRUPT_PROCESSOR_SUSPENDED into MAILBOX0, whatever was there:
+    // nouveau waits for exactly 0x80000000 (rm/r535/gsp.c, r535_gsp_fini), nova-core for bit 31.
+    let mut d = Driver::new(Version::R570_144, None);
+    boot(&mut d);
+    d.reg_write(0x110000 + crate::falcon::MAILBOX0, 0x1234_5678);
+    d.send(function::UNLOADING_GUEST_DRIVER, &[0; 8]);
+    assert!(d.halted());
+    assert_eq!(d.reg_read(0x110000 + crate::falcon::MAILBOX0), 0x8000_0000);
 }
 
 #[test]
@@ -727,14 +753,16 @@ fn a_start_not_yet_ticked_is_not_halted_and_a_reset_cancels_it() {
 
 #[test]
 fn without_bus_mastering_the_gsp_reaches_no_memory() {
-    // An unstoppable GSP whose bus mastering goes off: its next tick fails
-    // without touching (or counting) guest memory, and it stops.
+    // An unstoppable GSP whose bus mastering goes off: its next look at memory (here the
+    // command queue, after a doorbell) fails without touching (or counting) guest memory, and
+    // it stops.
     let mut d = Driver::lying(Version::R570_144, "unstoppable");
     boot(&mut d);
     d.dev
         .region_write(VFIO_PCI_CONFIG_REGION_INDEX, 4, &[2, 0])
         .expect("command register");
     d.set_phase(6);
+    d.reg_write(NV_PGSP_QUEUE_HEAD0, 0);
     assert!(!d.tick());
     assert_eq!(d.sysmem(6), (0, 0));
     assert!(d.log().contains("bus mastering is off"), "{}", d.log());
