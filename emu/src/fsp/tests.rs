@@ -418,7 +418,7 @@ impl Chain {
 
     /// GET_GSP_STATIC_INFO, then the unload, as nova-core's teardown does it.
     pub fn unload(&mut self) {
-        self.d.send(function::GET_GSP_STATIC_INFO, &[]);
+        self.d.send_static_info();
         let m = self.d.receive();
         assert_eq!(m.len(), 1, "{}", self.log());
         self.d.send(function::UNLOADING_GUEST_DRIVER, &[]);

@@ -29,7 +29,7 @@ fn status_write_ptr(d: &Driver) -> u32 {
 fn lie_at_static_info(fault: &str) -> Driver {
     let mut d = Driver::lying(Version::R570_144, fault);
     boot(&mut d);
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     let name = fault.split('@').next().unwrap_or(fault);
     assert!(
         d.log().contains(&format!("fault {name} at message 3")),
@@ -92,7 +92,7 @@ fn pointer_lies() {
     assert_eq!(d.get_u32(STATQ_OFF + 0x20), 66);
     assert_eq!(d.receive().len(), 1, "the reply itself is honest");
     // It stays out of range after the next command is consumed.
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     assert_eq!(d.get_u32(STATQ_OFF + 0x20), 66);
 }
 
@@ -114,7 +114,7 @@ fn payload_lies() {
 fn flood_fills_the_queue_with_events_before_each_message() {
     let mut d = Driver::lying(Version::R535_113_01, "flood@3");
     boot(&mut d);
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     let msgs = d.receive();
     // 62 free elements, one for the reply: 30 events, then the reply.
     assert_eq!(msgs.len(), 31);
@@ -158,7 +158,7 @@ fn mute_stops_answering_but_keeps_running() {
     let mut d = Driver::lying(Version::R570_144, "mute@3");
     boot(&mut d);
     d.set_phase(7);
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     assert!(d.receive().is_empty());
     assert!(d.log().contains("fault mute at message 3"), "{}", d.log());
     d.set_phase(8);
@@ -189,7 +189,7 @@ fn record_writes_every_posted_message() {
     let dir = super::firmware::tests::temp_dir("record");
     let mut d = Driver::recording(Version::R570_144, dir.clone());
     boot(&mut d);
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     assert_eq!(d.receive().len(), 1);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("record folder")
@@ -226,7 +226,7 @@ fn the_lies_before_their_message_are_honest() {
 fn stream_posts_events_without_end_and_never_the_reply() {
     let mut d = Driver::lying(Version::R570_144, "stream@3");
     boot(&mut d);
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     assert!(d.log().contains("fault stream at message 3"), "{}", d.log());
     let mut events = 0;
     for _ in 0..5 {
@@ -250,7 +250,7 @@ fn stream_posts_events_without_end_and_never_the_reply() {
 fn chatter_interleaves_events_with_every_reply() {
     let mut d = Driver::lying(Version::R570_144, "chatter@3");
     boot(&mut d);
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     assert!(
         d.log().contains("fault chatter at message 3"),
         "{}",

@@ -40,7 +40,8 @@ use crate::logger::Logger;
 use self::fault::{Fault, Lie};
 use self::wire::{
     elem, function, get_u32, get_u64, libos, mq_args, put_u32, put_u64, queue, registry, rx_header,
-    tx_header, Version, GPU_NAME_LEN, MAX_ELEMS, MAX_RPC_PAYLOAD, NV_ERR_INVALID_ARGUMENT, PAGE,
+    tx_header, Version, GPU_NAME_LEN, MAX_ELEMS, MAX_RPC_PAYLOAD, NV_ERR_BUFFER_TOO_SMALL,
+    NV_ERR_INVALID_ARGUMENT, PAGE,
 };
 
 /// A start refused because the LIBOS arguments or RMARGS are missing,
@@ -716,10 +717,7 @@ impl Gsp {
                     (NV_ERR_INVALID_ARGUMENT, Vec::new())
                 }
             },
-            function::GET_GSP_STATIC_INFO => {
-                self.line("GET_GSP_STATIC_INFO");
-                (0, self.static_info(version))
-            }
+            function::GET_GSP_STATIC_INFO => self.fill_static_info(version, p.payload),
             function::UNLOADING_GUEST_DRIVER => {
                 self.line("UNLOADING_GUEST_DRIVER");
                 stop = true;
@@ -751,6 +749,26 @@ impl Gsp {
         // `post` said why, once per state.
         self.state.as_mut().expect("running").held = Some(held);
         Ok(Delivered::Held)
+    }
+
+    /// `GET_GSP_STATIC_INFO`: GSP-RM fills the request in place and sends it back at its own
+    /// length (OpenRM's `rpcGetGspStaticInfo_v14_00` sizes the request as the whole
+    /// `GspStaticConfigInfo`, and nouveau and nova-core send it so). A request too short to
+    /// hold the struct is refused with `NV_ERR_BUFFER_TOO_SMALL`, sent back as it came: the
+    /// model's assumption, no reference shows GSP-RM's answer.
+    fn fill_static_info(&self, version: Version, mut request: Vec<u8>) -> (u32, Vec<u8>) {
+        let want = version.static_info_size();
+        if request.len() < want {
+            self.line(&format!(
+                "GET_GSP_STATIC_INFO refused: {} bytes cannot hold GspStaticConfigInfo of \
+                 {version} ({want} bytes)",
+                request.len()
+            ));
+            return (NV_ERR_BUFFER_TOO_SMALL, request);
+        }
+        self.line("GET_GSP_STATIC_INFO");
+        request[..want].copy_from_slice(&self.static_info(version));
+        (0, request)
     }
 
     /// GspStaticConfigInfo of `version`: zero but for the name and the

@@ -306,6 +306,20 @@ impl Driver {
         self.doorbell();
     }
 
+    /// Queues `GET_GSP_STATIC_INFO` as the references send it (no doorbell).
+    pub(crate) fn queue_static_info(&mut self) {
+        self.queue(
+            function::GET_GSP_STATIC_INFO,
+            &static_info_request(self.version),
+        );
+    }
+
+    /// Sends `GET_GSP_STATIC_INFO` as the references send it.
+    pub(crate) fn send_static_info(&mut self) {
+        self.queue_static_info();
+        self.doorbell();
+    }
+
     /// Every status message posted since the last call.
     pub(crate) fn receive(&mut self) -> Vec<Msg> {
         let wptr = self.get_u32(STATQ_OFF + 16);
@@ -437,13 +451,46 @@ pub(crate) fn boot(d: &mut Driver) {
 }
 
 #[test]
+fn a_static_info_request_shorter_than_the_struct_is_refused() {
+    // GSP-RM fills the request in place: one that cannot hold GspStaticConfigInfo gets
+    // NV_ERR_BUFFER_TOO_SMALL and nothing of it (the model's assumption: no reference shows
+    // what GSP-RM answers; every one of them sends the whole struct).
+    for v in Version::ALL {
+        let mut d = Driver::new(v, None);
+        boot(&mut d);
+        for len in [0, 8, v.static_info_size() - 1] {
+            d.send(function::GET_GSP_STATIC_INFO, &vec![0u8; len]);
+            let msgs = d.receive();
+            assert_eq!(msgs.len(), 1, "{v} {len}");
+            assert_eq!(
+                (msgs[0].function, msgs[0].result, msgs[0].payload.len()),
+                (65, NV_ERR_BUFFER_TOO_SMALL, len),
+                "{v} {len}"
+            );
+            assert!(d.log().contains(&format!(
+                "GET_GSP_STATIC_INFO refused: {len} bytes cannot hold GspStaticConfigInfo of \
+                 {v} ({} bytes)",
+                v.static_info_size()
+            )));
+        }
+        // A longer one is filled at its start and sent back at its own length.
+        let mut long = static_info_request(v);
+        long.extend_from_slice(&[0xa5; 16]);
+        d.send(function::GET_GSP_STATIC_INFO, &long);
+        let msgs = d.receive();
+        assert_eq!((msgs[0].result, msgs[0].payload.len()), (0, long.len()));
+        assert_eq!(&msgs[0].payload[v.static_info_size()..], &[0xa5; 16]);
+    }
+}
+
+#[test]
 fn boot_static_info_and_unload_for_each_version() {
     for v in Version::ALL {
         let mut d = Driver::new(v, None);
         boot(&mut d);
         assert_eq!(d.dev.gsp().and_then(Gsp::running_version), Some(v));
 
-        d.send(function::GET_GSP_STATIC_INFO, &[]);
+        d.send(function::GET_GSP_STATIC_INFO, &static_info_request(v));
         let msgs = d.receive();
         assert_eq!(msgs.len(), 1);
         let m = &msgs[0];
@@ -473,7 +520,7 @@ fn boot_static_info_and_unload_for_each_version() {
 
         // Stopped: doorbells touch nothing.
         d.set_phase(6);
-        d.send(function::GET_GSP_STATIC_INFO, &[]);
+        d.send_static_info();
         d.doorbell();
         assert_eq!(d.sysmem(6), (0, 0));
         assert!(d.receive().is_empty());
@@ -495,7 +542,7 @@ fn fb_size_option_and_messages_that_wrap_around_the_ring() {
         assert_eq!((msgs[0].function, msgs[0].result), (73, 0));
     }
     assert!(d.cmd_wptr < 30, "the command queue wrapped");
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     let m = d.receive().pop().expect("reply");
     assert_eq!(get_u64(&m.payload, 1224), 8 << 30);
 }
@@ -552,7 +599,7 @@ fn damaged_commands_are_rejected_and_later_ones_served() {
     assert!(d.receive().is_empty());
     assert!(d.log().contains("signature"), "{}", d.log());
     // The next good command is served.
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     let msgs = d.receive();
     assert_eq!(msgs.len(), 1, "{}", d.log());
     assert_eq!((msgs[0].seq, msgs[0].function), (4, 65));
@@ -570,9 +617,12 @@ fn system_info_of_the_other_version_gets_invalid_argument() {
     assert!(d
         .log()
         .contains("664 bytes, but GspSystemInfo of 570.144 has 928"));
-    // It keeps serving, with 570.144's structures.
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
-    assert_eq!(d.receive()[0].payload.len(), 1656);
+    // It keeps serving, with 570.144's structures: 535.113.01's request (2168 bytes) is filled
+    // with 570.144's struct at its start.
+    d.send_static_info();
+    let reply = &d.receive()[0];
+    assert_eq!((reply.result, reply.payload.len()), (0, 2168));
+    assert!(!d.log().contains("GET_GSP_STATIC_INFO refused"), "{}", d.log());
 }
 
 #[test]
@@ -594,7 +644,7 @@ fn a_non_contiguous_page_table_is_refused() {
 fn fill_status_queue(d: &mut Driver) {
     for n in [40, 22] {
         for _ in 0..n {
-            d.queue(function::GET_GSP_STATIC_INFO, &[]);
+            d.queue_static_info();
         }
         d.doorbell();
     }
@@ -612,7 +662,7 @@ fn a_full_status_queue_holds_replies_until_the_driver_reads() {
     fill_status_queue(&mut d);
     // The command queue has room (the GSP consumed the others), but the
     // reply to this one has none.
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     assert!(d.log().contains("status queue full"), "{}", d.log());
     let first = d.receive();
     assert_eq!(first.len(), 62);
@@ -654,7 +704,7 @@ fn a_running_gsp_reads_its_command_queue_only_after_the_doorbell() {
     // Queued without a doorbell: GSP-RM's ticks of its own do not look at the command queue
     // (on silicon the doorbell is the GSP's interrupt; nouveau and nova-core ring it after
     // every command).
-    d.queue(function::GET_GSP_STATIC_INFO, &static_info_request(Version::R570_144));
+    d.queue_static_info();
     d.set_phase(4);
     for _ in 0..5 {
         assert!(d.tick());
@@ -692,7 +742,7 @@ fn a_falcon_reset_stops_the_gsp_and_its_memory_accesses() {
     assert!(d.halted());
     assert!(d.log().contains("stopped by a falcon reset"), "{}", d.log());
     d.set_phase(6);
-    d.send(function::GET_GSP_STATIC_INFO, &[]);
+    d.send_static_info();
     assert!(!d.tick());
     assert_eq!(d.sysmem(6), (0, 0), "a stopped GSP touches nothing");
     let runs = d.dev.counts().gsp_runs().to_vec();
