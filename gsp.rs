@@ -160,6 +160,14 @@ macro_rules! gsp_dispatch {
                 }
             }
 
+            /// Size of this version's `GspStaticConfigInfo` (`GET_GSP_STATIC_INFO`'s request
+            /// and reply).
+            pub(crate) fn static_info_size(self) -> usize {
+                match self {
+                    $(FwVersion::$V => replies::versioned::$v::STATIC_INFO_SIZE),*
+                }
+            }
+
             /// Validates a `GET_GSP_STATIC_INFO` reply payload of this version.
             pub(crate) fn decode_static_info(
                 self,

@@ -180,7 +180,10 @@ impl Command for SetRegistry<'_> {
     }
 }
 
-/// `GET_GSP_STATIC_INFO`: an empty request; the reply (versioned) names the GPU.
+/// `GET_GSP_STATIC_INFO`: a zeroed `GspStaticConfigInfo` of the version, which GSP-RM fills in
+/// place and sends back (OpenRM's `rpcGetGspStaticInfo_v14_00` sizes the message so, nouveau's
+/// `r535_gsp_get_static_info` and nova-core's `GetGspStaticInfo` send the struct zeroed); the
+/// reply (versioned) names the GPU.
 pub(crate) struct GetGspStaticInfo;
 
 impl Command for GetGspStaticInfo {
@@ -189,11 +192,19 @@ impl Command for GetGspStaticInfo {
     type Reply = StaticInfo;
     type ReplyError = StaticInfoError;
 
-    fn size(&self, _: FwVersion) -> usize {
-        0
+    fn size(&self, version: FwVersion) -> usize {
+        version.static_info_size()
     }
 
-    fn write(&self, _: FwVersion, _: &mut dyn Sink) -> Result {
+    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result {
+        // Written in pieces: the struct is 1.6 to 2.2 KiB, too much for the kernel stack.
+        const ZEROS: [u8; 256] = [0; 256];
+        let mut left = version.static_info_size();
+        while left > 0 {
+            let n = left.min(ZEROS.len());
+            out.put(&ZEROS[..n])?;
+            left -= n;
+        }
         Ok(())
     }
 
@@ -654,6 +665,20 @@ mod tests {
         assert_eq!(u64_at(&b, 16), 72);
         // Contiguous, in system memory.
         assert_eq!((b[24], b[25]), (1, 1));
+        Ok(())
+    }
+
+    /// GSP-RM fills the request in place: it is a zeroed `GspStaticConfigInfo` of the version,
+    /// as OpenRM (`rpcGetGspStaticInfo_v14_00`), nouveau and nova-core send it.
+    #[test]
+    fn static_info_request_is_a_zeroed_struct_of_the_version() -> Result {
+        for (v, want) in [(FwVersion::R535_113_01, 2168), (FwVersion::R570_144, 1656)] {
+            let mut b = KVec::new();
+            GetGspStaticInfo.write(v, &mut b)?;
+            assert_eq!(GetGspStaticInfo.size(v), want);
+            assert_eq!(b.len(), want);
+            assert!(b.iter().all(|&x| x == 0));
+        }
         Ok(())
     }
 

@@ -68,6 +68,10 @@ pub(crate) mod versioned {
     };
     use zerocopy::FromBytes;
 
+    /// Size of this version's `GspStaticConfigInfo`: the `GET_GSP_STATIC_INFO` request and
+    /// its reply.
+    pub(crate) const STATIC_INFO_SIZE: usize = size_of::<fw::GspStaticConfigInfo>();
+
     /// A `GET_GSP_STATIC_INFO` reply of this version, validated.
     pub(crate) struct StaticInfoReply(StaticInfo);
 
