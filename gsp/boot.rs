@@ -65,8 +65,13 @@ use crate::{
 pub(crate) const INIT_TIMEOUT: Delta = Delta::from_secs(10);
 /// How long one RPC may take.
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
-/// How long the GSP may take to acknowledge `UNLOADING_GUEST_DRIVER`.
-const UNLOAD_TIMEOUT: Delta = Delta::from_secs(2);
+/// How long the GSP may take to acknowledge `UNLOADING_GUEST_DRIVER`: an RPC's time, as the
+/// references give it (nova-core waits 5 s for the unload's end; nouveau's reply wait is its
+/// RPC wait).
+const UNLOAD_TIMEOUT: Delta = Delta::from_secs(5);
+/// How long GSP-RM may take to say it suspended once it acknowledged the unload: nova-core's
+/// wait for `LIBOS_INTERRUPT_PROCESSOR_SUSPENDED` (`gsp/boot.rs`, `shutdown_gsp`: 5 s).
+const SUSPEND_TIMEOUT: Delta = Delta::from_secs(5);
 /// How often a wait that finds the status queue empty checks the device itself: that the GPU
 /// is still there (a removed device reads all ones on PCIe, zeros under QEMU). Replies
 /// normally come well within one interval, so the message path does not pay for it.
@@ -494,7 +499,7 @@ impl Gsp {
             // GSP-RM says it suspended (it cleared nothing else: the driver zeroed the mailbox
             // once GSP-RM was up).
             let falcon = Falcon::<GspEngine>::new(bar, self.spec.chipset);
-            if let Ok(Err(e)) = falcon.wait(Cond::Suspended, UNLOAD_TIMEOUT) {
+            if let Ok(Err(e)) = falcon.wait(Cond::Suspended, SUSPEND_TIMEOUT) {
                 dev_warn!(dev, "GSP-RM did not suspend: {}\n", e);
             }
         }
