@@ -311,7 +311,7 @@ pub(crate) fn load(
 }
 
 /// Builds the `firmware:` entries of `modinfo`: every file of every version for every chip, and
-/// the generic bootloader of the chips that load FWSEC through it.
+/// the generic bootloader (under both its names) of the chips that load FWSEC through it.
 pub(crate) struct ModInfoBuilder<const N: usize>(kernel::firmware::ModInfoBuilder<N>);
 
 impl<const N: usize> ModInfoBuilder<N> {
@@ -355,6 +355,14 @@ impl<const N: usize> ModInfoBuilder<N> {
                     chipset,
                     crate::fwsec::GEN_BOOTLOADER,
                     crate::fwsec::GEN_BOOTLOADER_VERSION,
+                );
+                this = Self(
+                    this.0
+                        .new_entry()
+                        .push("nvidia/")
+                        .push(chipset.name())
+                        .push("/")
+                        .push(crate::fwsec::ACR_BOOTLOADER),
                 );
             }
             c += 1;
@@ -756,7 +764,13 @@ mod tests {
                     crate::fwsec::GEN_BOOTLOADER,
                     crate::fwsec::GEN_BOOTLOADER_VERSION.name()
                 ))?;
-                requested |= crate::fwsec::needs_gen_bootloader(chipset) && bl.to_bytes() == name;
+                let acr = CString::try_from_fmt(fmt!(
+                    "nvidia/{}/{}",
+                    chipset.name(),
+                    crate::fwsec::ACR_BOOTLOADER
+                ))?;
+                requested |= crate::fwsec::needs_gen_bootloader(chipset)
+                    && (bl.to_bytes() == name || acr.to_bytes() == name);
                 for &version in FwVersion::ALL {
                     for &kind in FileKind::for_arch(chipset.arch()) {
                         requested |= version.supports(chipset)
@@ -769,9 +783,11 @@ mod tests {
         }
         // 16 Turing, Ampere and Ada chips with four files in two versions; 8 Hopper and
         // Blackwell chips with three files in 570.144 only; the generic bootloader of the five
-        // Turing chips and GA100.
-        assert_eq!(entries, 16 * 4 * 2 + 8 * 3 + 6);
+        // Turing chips and GA100, under both its names.
+        assert_eq!(entries, 16 * 4 * 2 + 8 * 3 + 6 * 2);
         assert!(has(b"firmware=nvidia/tu106/gsp/gen_bootloader-570.144.bin"));
+        assert!(has(b"firmware=nvidia/ga100/acr/bl.bin"));
+        assert!(!has(b"firmware=nvidia/ga102/acr/bl.bin"));
         assert!(!has(
             b"firmware=nvidia/ga102/gsp/gen_bootloader-570.144.bin"
         ));

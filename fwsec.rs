@@ -9,9 +9,10 @@
 //! - GA102 to Ada: the image in DMA memory, IMEM (secure) and DMEM copied by the falcon's DMA
 //!   engine, the boot ROM given the signature's place, engine and ucode id; the signature is
 //!   the one the GSP's fuses choose.
-//! - Turing: the generic bootloader (`gen_bootloader-570.144.bin`, shipped once and used for
-//!   every GSP version: it loads FWSEC, not GSP-RM) written into IMEM by PIO under 64 KiB, its
-//!   descriptor into DMEM, and it copies FWSEC from DMA memory through DMA index 4.
+//! - Turing: the generic bootloader (`gsp/gen_bootloader-570.144.bin`, shipped once and used for
+//!   every GSP version: it loads FWSEC, not GSP-RM; or, where a package has no 570.144 files,
+//!   `acr/bl.bin`, the same code, which nouveau loads) written into IMEM by PIO under 64 KiB,
+//!   its descriptor into DMEM, and it copies FWSEC from DMA memory through DMA index 4.
 //! - GA100 has no FRTS region: nothing runs.
 //!
 //! The image's memory stays allocated until the falcon halted, or was reset after it did not;
@@ -95,6 +96,11 @@ pub(crate) const GEN_BOOTLOADER: &str = "gen_bootloader";
 /// The version the generic bootloader is shipped under.
 pub(crate) const GEN_BOOTLOADER_VERSION: FwVersion = FwVersion::R570_144;
 
+/// The same bootloader under its older name in the chip's folder, in every package that has
+/// Turing files (nouveau's `nvkm/subdev/gsp/fwsec.c` loads it for FWSEC): taken where the
+/// package has no 570.144 files. The host tests check that both files hold the same code.
+pub(crate) const ACR_BOOTLOADER: &str = "acr/bl.bin";
+
 /// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, which runs
 /// no FWSEC-FRTS but runs FWSEC-SB at teardown).
 pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
@@ -147,20 +153,44 @@ fn read_sb_outcome(bar: &SharedBar0) -> Result<Untrusted<SbRegs>> {
 }
 
 /// The generic bootloader, requested and validated: its code padded to whole blocks, its start
-/// tag and its IMEM destination.
+/// tag and its IMEM destination. It is `gsp/gen_bootloader-570.144.bin`, or `acr/bl.bin` where
+/// that is missing; neither there ends in one line naming both.
 fn gen_bootloader(dev: &Device<Bound>, chipset: Chipset) -> Result<(KVec<u8>, u16, u16)> {
-    let name = CString::try_from_fmt(fmt!(
+    let gsp = CString::try_from_fmt(fmt!(
         "nvidia/{}/gsp/{}-{}.bin",
         chipset.name(),
         GEN_BOOTLOADER,
         GEN_BOOTLOADER_VERSION.name()
     ))?;
-    let shown = name.to_str().unwrap_or("?");
-    let fw = Firmware::request(&name, dev)?;
+    let acr = CString::try_from_fmt(fmt!("nvidia/{}/{}", chipset.name(), ACR_BOOTLOADER))?;
+    let (fw, name) = match Firmware::request_nowarn(&gsp, dev) {
+        Ok(fw) => (fw, &gsp),
+        Err(_) => match Firmware::request_nowarn(&acr, dev) {
+            Ok(fw) => {
+                dev_dbg!(
+                    dev,
+                    "generic bootloader: {} (no {})\n",
+                    acr.to_str().unwrap_or("?"),
+                    gsp.to_str().unwrap_or("?")
+                );
+                (fw, &acr)
+            }
+            Err(e) => {
+                dev_err!(
+                    dev,
+                    "generic bootloader: neither {} nor {} can be loaded (error {})\n",
+                    gsp.to_str().unwrap_or("?"),
+                    acr.to_str().unwrap_or("?"),
+                    e.to_errno()
+                );
+                return Err(e);
+            }
+        },
+    };
     let bl = Untrusted::new_untrusted_ref(fw.data())
         .validate_ref::<GenBootloader<'_>>()
         .map_err(|e| {
-            dev_err!(dev, "{}: invalid: {}\n", shown, e);
+            dev_err!(dev, "{}: invalid: {}\n", name.to_str().unwrap_or("?"), e);
             EINVAL
         })?;
     let mut code = KVec::new();

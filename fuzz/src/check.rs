@@ -1259,6 +1259,15 @@ pub fn gen_bootloader(file: &[u8]) -> Result<(usize, u32, u32), String> {
     ))
 }
 
+/// What the driver loads of a generic bootloader file (either name): its code, start tag and
+/// IMEM destination.
+pub fn gen_bootloader_loaded(file: &[u8]) -> Result<(Vec<u8>, u16, u16), String> {
+    let bl = Untrusted::new_untrusted_ref(file)
+        .validate_ref::<GenBootloader<'_>>()
+        .map_err(|e| e.to_string())?;
+    Ok((bl.code.to_vec(), bl.start_tag, bl.imem_dst))
+}
+
 /// The RISC-V bootloader file validated as the driver does: its ucode's length and the code,
 /// data and manifest offsets and application version the WPR meta gets.
 pub fn riscv_bootloader(data: &[u8]) -> Result<(usize, [u32; 4]), String> {

@@ -210,6 +210,36 @@ fn the_generic_bootloader_of_the_firmware_package() {
     }
 }
 
+/// Where a package has no 570.144 files the driver takes `acr/bl.bin` for the generic
+/// bootloader: in the package, both names of every chip that has both hold what the driver
+/// loads byte for byte (the files' headers differ: `acr/bl.bin` puts its descriptor at 0x100
+/// and its data at 0x200).
+#[test]
+fn both_names_of_the_generic_bootloader_load_the_same_code() {
+    let root = std::path::Path::new("/usr/lib/firmware/nvidia");
+    let mut compared = 0;
+    for chip in ["tu102", "tu104", "tu106", "tu116", "tu117", "ga100"] {
+        let gsp = root.join(chip).join("gsp/gen_bootloader-570.144.bin");
+        let acr = root.join(chip).join("acr/bl.bin");
+        let (Ok(gsp), Ok(acr)) = (std::fs::read(&gsp), std::fs::read(&acr)) else {
+            continue;
+        };
+        assert_ne!(gsp, acr, "{chip}: the files themselves differ");
+        let loaded = check::gen_bootloader_loaded(&gsp).expect("gen_bootloader valid");
+        assert_eq!(
+            check::gen_bootloader_loaded(&acr).expect("acr/bl.bin valid"),
+            loaded,
+            "{chip}"
+        );
+        compared += 1;
+    }
+    if compared == 0 {
+        eprintln!("skipped: no chip under {} has both files", root.display());
+        return;
+    }
+    assert_eq!(compared, 6);
+}
+
 #[test]
 fn frts_is_done_only_with_clear_status_and_wpr2_at_the_region() {
     let frts = (0x5_ffe0_0000, 0x5_fff0_0000);

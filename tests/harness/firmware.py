@@ -45,33 +45,42 @@ def add_firmware(tree, chipset, spec):
 
     Unchanged files become symlinks to one shared copy of the real file (the
     Debian package shares files between chips the same way), changed files are
-    written in place.
+    written in place. Besides the chip's gsp/ folder the guest carries
+    acr/bl.bin, the generic bootloader's older name, where the package has it.
     """
     ops = parse_firmware_spec(spec)
     if any(op == "none" for op, _, _ in ops):
         return
+    only = [arg for op, _, arg in ops if op == "only"]
     src_dir = FW_ROOT / "nvidia" / chipset / "gsp"
-    dst_dir = tree / "lib/firmware/nvidia" / chipset / "gsp"
-    dst_dir.mkdir(parents=True, exist_ok=True)
     changes = {}
     for op, file, arg in ops:
-        changes.setdefault(file, []).append((op, arg))
-    for src in sorted(src_dir.iterdir()):
-        name = src.name
+        if file is not None:
+            changes.setdefault(file, []).append((op, arg))
+    sources = [(src, f"gsp/{src.name}") for src in sorted(src_dir.iterdir())]
+    acr_bl = FW_ROOT / "nvidia" / chipset / "acr/bl.bin"
+    if acr_bl.exists():
+        sources.append((acr_bl, "acr/bl.bin"))
+    for src, rel in sources:
+        name = src.name if rel.startswith("gsp/") else rel
         if any(op == "drop" for op, _ in changes.get(name, [])):
             continue
+        if only and rel.startswith("gsp/") and not name.endswith(f"-{only[0]}.bin"):
+            continue
+        dst = tree / "lib/firmware/nvidia" / chipset / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
         real = src.resolve()
         if name in changes:
             data = real.read_bytes()
             for op, arg in changes[name]:
                 data = corrupt(data, op, arg)
-            (dst_dir / name).write_bytes(data)
+            dst.write_bytes(data)
             continue
         shared = tree / "lib/firmware/shared" / real.relative_to(FW_ROOT / "nvidia")
         if not shared.exists():
             shared.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(real, shared)
-        (dst_dir / name).symlink_to(os.path.relpath(shared, dst_dir))
-    unknown = set(changes) - {p.name for p in src_dir.iterdir()}
+        dst.symlink_to(os.path.relpath(shared, dst.parent))
+    unknown = set(changes) - {p.name for p in src_dir.iterdir()} - {"acr/bl.bin"}
     if unknown:
         raise SystemExit(f"firmware column names files {chipset} does not have: {sorted(unknown)}")

@@ -85,7 +85,10 @@ def parse_firmware_spec(spec):
     `-` means the chip's real files. Otherwise comma-separated operations on
     the chip's files (file = name-version.bin):
       none                   no firmware files at all for this chip
-      drop=FILE              leave FILE out
+      only=VERSION           only the GSP files of VERSION (a package without the others,
+                             e.g. Debian's stable firmware-nvidia-graphics, 535.113.01 only)
+      drop=FILE              leave FILE out (also acr/bl.bin, the generic bootloader's
+                             older name, which the guest carries where the package has it)
       zero=FILE              FILE is empty
       truncate=FILE:BYTES    FILE cut to BYTES bytes
       flip=FILE:OFFSET       the byte at OFFSET inverted
@@ -101,10 +104,16 @@ def parse_firmware_spec(spec):
         if op == "none" and not rest:
             ops.append(("none", None, None))
             continue
+        if op == "only":
+            if not re.fullmatch(r"[0-9]+\.[0-9]+(\.[0-9]+)?", rest):
+                raise ValueError(f"bad version {rest!r}")
+            ops.append(("only", None, rest))
+            continue
         if op not in ("drop", "zero", "truncate", "flip", "version", "shoff"):
             raise ValueError(f"unknown operation {op!r}")
         file, _, arg = rest.partition(":")
-        if not re.fullmatch(r"[a-z_]+-[0-9.]+\.bin", file):
+        if not (re.fullmatch(r"[a-z_]+-[0-9.]+\.bin", file) or
+                (op == "drop" and file == "acr/bl.bin")):
             raise ValueError(f"bad file name {file!r}")
         if op in ("truncate", "flip", "shoff"):
             int(arg, 0)
