@@ -2,9 +2,10 @@
 
 //! The CPU sequencer: the register writes, polls, delays and GSP core operations GSP-RM asks
 //! the driver to make while it boots on Turing to Ada (`RUN_CPU_SEQUENCER`). [`commands`]
-//! validates a sequence before anything of it runs (offsets inside BAR0, bounded counts,
-//! delays and polls, opcodes known); a refused one ends the boot in one line. Then each
-//! command runs in order; the first that fails ends the sequence, and the boot, naming it.
+//! validates a sequence before anything of it runs (offsets inside BAR0, commands inside the
+//! words the message holds, bounded delays and polls, opcodes known); a refused one ends the
+//! boot in one line. Then each command runs in order, decoded again from the message it came
+//! in; the first that fails ends the sequence, and the boot, naming it.
 //!
 //! `CORE_RESUME` is GSP-RM's resume through SEC2: the GSP falcon reset, the LIBOS arguments in
 //! its mailboxes again, SEC2 started (it runs what the sequence loaded into it), the handover
@@ -83,14 +84,14 @@ pub(crate) fn run(
 ) -> Result {
     let limits = SeqLimits::driver(u64::try_from(BAR0_SIZE)?);
     let sequence = payload
-        .validate_ref_against::<Sequence, _>(limits)
+        .validate_ref_against::<Sequence<'_>, _>(limits)
         .map_err(|e| {
             dev_err!(dev, "GSP CPU sequence refused: {}\n", e);
             EINVAL
         })?;
     let sec2 = Falcon::<Sec2>::new(bar, ctx.chipset);
     let deadline = Instant::<Monotonic>::now() + SEQUENCE_BUDGET;
-    for (n, cmd) in sequence.commands().iter().enumerate() {
+    for (n, cmd) in sequence.commands().enumerate() {
         let left = deadline - Instant::<Monotonic>::now();
         if left.as_nanos() <= 0 {
             dev_err!(
@@ -101,7 +102,7 @@ pub(crate) fn run(
             );
             return Err(ETIMEDOUT);
         }
-        run_one(dev, bar, ctx, &sec2, cmd, left).inspect_err(|e| {
+        run_one(dev, bar, ctx, &sec2, &cmd, left).inspect_err(|e| {
             dev_err!(
                 dev,
                 "GSP CPU sequence: command {} ({:?}) failed (error {})\n",
@@ -111,11 +112,7 @@ pub(crate) fn run(
             );
         })?;
     }
-    dev_dbg!(
-        dev,
-        "GSP CPU sequence: {} commands done\n",
-        sequence.commands().len()
-    );
+    dev_dbg!(dev, "GSP CPU sequence: {} commands done\n", sequence.len());
     Ok(())
 }
 

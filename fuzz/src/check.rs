@@ -79,7 +79,6 @@ use crate::{
             Sequence,
             DEFAULT_POLL_US,
             HEADER_SIZE,
-            MAX_COMMANDS,
             REG_SAVE_SLOTS, //
         },
     },
@@ -579,23 +578,28 @@ pub fn static_info(data: &[u8]) -> usize {
     accepted
 }
 
-/// A CPU sequence (`RUN_CPU_SEQUENCER`'s payload) validated against the limits (BAR0 size, most
-/// commands, longest delay, longest poll): each accepted command as its words (opcode, then
-/// payload; a poll's timeout of 0 given as the 4 s it means). Asserts what an accepted sequence
-/// promises: it re-encodes to the words `cmdIndex` counts, within every limit.
-pub fn sequence(payload: &[u8], limits: (u64, usize, u32, u32)) -> Result<Vec<Vec<u32>>, String> {
-    let (bar0_size, max_commands, max_delay_us, max_poll_us) = limits;
+/// A CPU sequence (`RUN_CPU_SEQUENCER`'s payload) validated against the limits (BAR0 size,
+/// longest delay, longest poll): each accepted command as its words (opcode, then payload; a
+/// poll's timeout of 0 given as the 4 s it means). Asserts what an accepted sequence promises:
+/// as many commands yielded as it counts, each within every limit, the same on a second walk,
+/// re-encoding to the words `cmdIndex` counts, which the payload holds.
+pub fn sequence(payload: &[u8], limits: (u64, u32, u32)) -> Result<Vec<Vec<u32>>, String> {
+    let (bar0_size, max_delay_us, max_poll_us) = limits;
     let limits = SeqLimits {
         bar0_size,
-        max_commands,
         max_delay_us,
         max_poll_us,
     };
     let seq = Untrusted::new_untrusted_ref(payload)
-        .validate_ref_against::<Sequence, _>(limits)
+        .validate_ref_against::<Sequence<'_>, _>(limits)
         .map_err(|e| e.to_string())?;
-    let commands = seq.commands();
-    assert!(commands.len() <= max_commands.min(MAX_COMMANDS));
+    let commands: Vec<SeqCmd> = seq.commands().collect();
+    assert_eq!(
+        commands.len(),
+        seq.len(),
+        "the commands yielded and the count"
+    );
+    assert!(seq.commands().eq(commands.iter().copied()), "a second walk");
     let reg = |addr: u32| {
         assert!(
             addr % 4 == 0 && u64::from(addr) + 4 <= bar0_size,
@@ -632,10 +636,12 @@ pub fn sequence(payload: &[u8], limits: (u64, usize, u32, u32)) -> Result<Vec<Ve
             SeqCmd::CoreResume => vec![8],
         })
         .collect();
-    // The words used, as the message has them (a poll's timeout of 0 as its default).
+    // The words used, as the message has them (a poll's timeout of 0 as its default): the
+    // firmware's bound on the count, with no cap of the driver's.
     let cmd_index = u32_at(payload, 4) as usize;
     assert!(cmd_index <= u32_at(payload, 0) as usize);
     assert!(HEADER_SIZE + 4 * cmd_index <= payload.len());
+    assert!(seq.len() <= cmd_index);
     let mut sent: Vec<u32> = (0..cmd_index)
         .map(|i| u32_at(payload, HEADER_SIZE + 4 * i))
         .collect();
@@ -651,15 +657,12 @@ pub fn sequence(payload: &[u8], limits: (u64, usize, u32, u32)) -> Result<Vec<Ve
 }
 
 /// Any bytes as a `RUN_CPU_SEQUENCER` payload, against the driver's limits (16 MiB of BAR0)
-/// and tight ones (8 KiB, 4 commands, 10 us, 1 ms): how many accepted it.
+/// and tight ones (8 KiB, 10 us, 1 ms): how many accepted it.
 pub fn any_sequence(data: &[u8]) -> usize {
-    [
-        (0x100_0000, MAX_COMMANDS, 100_000, 4_000_000),
-        (0x2000, 4, 10, 1000),
-    ]
-    .into_iter()
-    .filter(|&limits| sequence(data, limits).is_ok())
-    .count()
+    [(0x100_0000, 100_000, 4_000_000), (0x2000, 10, 1000)]
+        .into_iter()
+        .filter(|&limits| sequence(data, limits).is_ok())
+        .count()
 }
 
 /// A little-endian `u64` at `at`, 0 where the input is shorter.
