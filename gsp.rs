@@ -92,6 +92,13 @@ macro_rules! gsp_dispatch {
                 }
             }
 
+            /// The name of event `function` in this version, where the driver knows it.
+            pub(crate) fn event_name(self, function: u32) -> Option<&'static str> {
+                match self {
+                    $(FwVersion::$V => msgq::versioned::$v::event_name(function)),*
+                }
+            }
+
             /// What the next status message must be, for this version's numbering.
             pub(crate) fn expect(self, available: u32, sequence: u32) -> msgq::Expect {
                 msgq::Expect {

@@ -90,34 +90,54 @@ pub(crate) const GSP_PAGE: usize = 0x1000;
 /// Size of the LIBOS arguments: one page.
 pub(crate) const LIBOS_ARGS_SIZE: usize = GSP_PAGE;
 
-/// Most commands the driver queues without waiting for their replies (the boot queues two).
-const MAX_OWED: usize = 4;
-
-/// The replies the GSP owes, in the order the commands were sent.
-#[derive(Default)]
-struct Owed {
-    functions: [u32; MAX_OWED],
-    len: usize,
+/// Rings GSP-RM's doorbell (`NV_PGSP_QUEUE_HEAD(0)`): once up, GSP-RM reads its command queue
+/// after it.
+fn ring(bar: &SharedBar0) -> Result {
+    bar.with(|bar| bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed()))
 }
 
-impl Owed {
-    fn push(&mut self, function: u32) -> Result {
-        let slot = self.functions.get_mut(self.len).ok_or(EBUSY)?;
-        *slot = function;
-        self.len += 1;
-        Ok(())
-    }
+/// The events a wait dropped, for its one debug line: the first few kinds with their counts (a
+/// flood of events costs one line, not one each).
+#[derive(Default)]
+struct DroppedEvents {
+    kinds: [(u32, u64); 4],
+    total: u64,
+}
 
-    /// The oldest reply due.
-    fn first(&self) -> Option<u32> {
-        self.functions.get(..self.len)?.first().copied()
-    }
-
-    fn pop(&mut self) {
-        if self.len > 0 {
-            self.functions.copy_within(1..self.len, 0);
-            self.len -= 1;
+impl DroppedEvents {
+    fn add(&mut self, function: u32) {
+        self.total += 1;
+        if let Some(kind) = self
+            .kinds
+            .iter_mut()
+            .find(|(f, n)| *n == 0 || *f == function)
+        {
+            kind.0 = function;
+            kind.1 += 1;
         }
+    }
+
+    /// The kinds, each with its name in `version` where the driver knows it.
+    fn named(&self, version: FwVersion) -> Named<'_> {
+        Named(self, version)
+    }
+}
+
+/// [`DroppedEvents`] as its debug line shows them.
+struct Named<'a>(&'a DroppedEvents, FwVersion);
+
+impl kernel::fmt::Display for Named<'_> {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        let mut shown = 0;
+        for &(function, n) in self.0.kinds.iter().filter(|(_, n)| *n > 0) {
+            let name = self.1.event_name(function).unwrap_or("unknown");
+            write!(f, " {name} ({function:#x}) x{n}")?;
+            shown += n;
+        }
+        if shown < self.0.total {
+            write!(f, " and {} of other kinds", self.0.total - shown)?;
+        }
+        Ok(())
     }
 }
 
@@ -176,7 +196,6 @@ pub(crate) struct Gsp {
     spec: Spec,
     /// The firmware version the GSP runs.
     version: FwVersion,
-    owed: Owed,
     /// Taken when the GSP is dropped: freed if `halted`, leaked otherwise.
     shared: Option<Shared>,
     /// GSP-RM was seen stopped (its RISC-V core idle after FWSEC-SB): it touches nothing any
@@ -242,7 +261,6 @@ impl Gsp {
         Gsp {
             spec,
             version,
-            owed: Owed::default(),
             shared: Some(shared),
             halted: false,
             unreachable: false,
@@ -264,14 +282,20 @@ impl Gsp {
         self.pinned = true;
     }
 
-    /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`, whose replies come before
-    /// `GSP_INIT_DONE`.
-    pub(crate) fn queue_boot_commands(&mut self, facts: &SystemFacts) -> Result {
+    /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` before GSP-RM starts, which reads them
+    /// before `GSP_INIT_DONE`. Neither is answered: OpenRM queues both with `_issueRpcAsync`
+    /// ("stuffed into the message queue before the GSP is booted", `rpc.c`), nouveau sends
+    /// both `NVKM_GSP_RPC_REPLY_NOSEQ`, nova-core without waiting; a reply would be one nobody
+    /// asked for.
+    ///
+    /// The doorbell rings after each, as all three references ring it after every element
+    /// (OpenRM `_kgspRpcSendMessage`, nouveau `r535_gsp_cmdq_push`, nova-core `Cmdq`).
+    pub(crate) fn queue_boot_commands(&mut self, bar: &SharedBar0, facts: &SystemFacts) -> Result {
         let version = self.version;
         self.queues()?.send(version, &SetSystemInfo(facts))?;
-        self.owed.push(version.function(SetSystemInfo::FUNCTION))?;
+        ring(bar)?;
         self.queues()?.send(version, &SetRegistry(REGISTRY))?;
-        self.owed.push(version.function(SetRegistry::FUNCTION))
+        ring(bar)
     }
 
     /// The LIBOS arguments' DMA address.
@@ -349,8 +373,8 @@ impl Gsp {
 
     /// Waits for a message of `function`: the reply to the command just sent, or an event.
     ///
-    /// Replies to commands sent earlier without waiting must come first, in order; other events
-    /// are skipped (and counted in one debug line). A reply nobody asked for ends the wait with
+    /// Events are dropped, each with a debug line, whether the driver knows their number or not.
+    /// A reply nobody asked for ends the wait with
     /// an error, as does a failed reply, a message that does not validate, or a failed
     /// [`Gsp::check_device`]. The wait has one deadline, `timeout`, and checks the device every
     /// [`CHECK_INTERVAL`], however many messages keep coming.
@@ -363,7 +387,7 @@ impl Gsp {
     ) -> Result<Untrusted<KVec<u8>>> {
         let start = Instant::<Monotonic>::now();
         let mut next_check = CHECK_INTERVAL;
-        let mut skipped = 0u64;
+        let mut dropped = DroppedEvents::default();
         let result = loop {
             let waited = start.elapsed();
             if waited >= next_check {
@@ -396,9 +420,11 @@ impl Gsp {
                     );
                     break Err(EIO);
                 }
-                Ok(Some((m, _))) if self.owed.first() == Some(m.function) => self.owed.pop(),
                 Ok(Some((m, payload))) if m.function == function => break Ok(payload),
-                Ok(Some((m, _))) if version.is_event(m.function) => skipped += 1,
+                // Nothing the driver does yet needs an event's contents: each is dropped, as
+                // nouveau drops those it silences, and one the driver does not know is no error
+                // (the numbers differ between versions; a later firmware may send new ones).
+                Ok(Some((m, _))) if version.is_event(m.function) => dropped.add(m.function),
                 Ok(Some((m, _))) => {
                     dev_err!(
                         dev,
@@ -420,12 +446,13 @@ impl Gsp {
                 }
             }
         };
-        if skipped > 0 {
+        if dropped.total > 0 {
             dev_dbg!(
                 dev,
-                "GSP: {} events skipped while waiting for {:#x}\n",
-                skipped,
-                function
+                "GSP: {} events dropped while waiting for {:#x}:{}\n",
+                dropped.total,
+                function,
+                dropped.named(self.version)
             );
         }
         result
@@ -459,7 +486,7 @@ impl Gsp {
             dev_err!(dev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
             Error::from(e)
         })?;
-        bar.with(|bar| bar.write_reg(regs::NV_PGSP_QUEUE_HEAD::zeroed()))?;
+        ring(bar)?;
         let reply = self.wait_for(dev, bar, f, timeout)?;
         let validated = C::reply(version, &reply).map_err(|e| {
             dev_err!(dev, "{} reply rejected: {}\n", C::NAME, e);

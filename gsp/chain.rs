@@ -137,7 +137,7 @@ pub(crate) fn start(
     let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
     let started = Instant::<Monotonic>::now();
     let loaded = gsp
-        .queue_boot_commands(facts)
+        .queue_boot_commands(bar, facts)
         .and_then(|()| gsp_falcon.reset(boot0))
         .and_then(|()| {
             let (lo, hi) = halves(libos);

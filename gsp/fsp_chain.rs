@@ -192,7 +192,7 @@ pub(crate) fn start(
         },
     );
     gsp.keep_boot_input(input);
-    if let Err(e) = gsp.queue_boot_commands(facts) {
+    if let Err(e) = gsp.queue_boot_commands(bar, facts) {
         // Nothing started.
         gsp.set_unreachable();
         gsp.shutdown(dev, bar);

@@ -440,16 +440,40 @@ pub(crate) fn decode(bytes: &Untrusted<[u8]>, expect: Expect) -> Result<Message,
 gsp_versioned! {
 /// The function and event numbers of each version: the same below 200, renumbered above.
 pub(crate) mod versioned {
-    /// Whether `function` is a function or event number of this firmware version.
+    /// Whether a status message may carry `function`: a function number of this firmware
+    /// version (a reply), or any event number. An event the driver does not know is skipped
+    /// where it arrives, never an error: GSP-RM sends events of its own (nouveau silences some
+    /// it does not use, `nvkm/subdev/gsp/rm/r535/gsp.c`, `rm/r570/gsp.c`), and a later firmware
+    /// may add others.
     pub(crate) fn is_known_function(function: u32) -> bool {
-        function < fw::NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS
-            || (fw::NV_VGPU_MSG_EVENT_FIRST_EVENT..fw::NV_VGPU_MSG_EVENT_NUM_EVENTS)
-                .contains(&function)
+        !(fw::NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS..fw::NV_VGPU_MSG_EVENT_FIRST_EVENT)
+            .contains(&function)
     }
 
     /// Whether `function` is an event number (something the GSP sends unasked).
     pub(crate) fn is_event(function: u32) -> bool {
         function >= fw::NV_VGPU_MSG_EVENT_FIRST_EVENT
+    }
+
+    /// The name of event `function` in this version, where the driver knows it (for its debug
+    /// lines).
+    pub(crate) fn event_name(function: u32) -> Option<&'static str> {
+        Some(match function {
+            fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE => "GSP_INIT_DONE",
+            fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER => "GSP_RUN_CPU_SEQUENCER",
+            fw::NV_VGPU_MSG_EVENT_POST_EVENT => "POST_EVENT",
+            fw::NV_VGPU_MSG_EVENT_RC_TRIGGERED => "RC_TRIGGERED",
+            fw::NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED => "MMU_FAULT_QUEUED",
+            fw::NV_VGPU_MSG_EVENT_OS_ERROR_LOG => "OS_ERROR_LOG",
+            fw::NV_VGPU_MSG_EVENT_UCODE_LIBOS_PRINT => "UCODE_LIBOS_PRINT",
+            fw::NV_VGPU_MSG_EVENT_PERF_BRIDGELESS_INFO_UPDATE => "PERF_BRIDGELESS_INFO_UPDATE",
+            #[ver(V == r535_113_01)]
+            fw::NV_VGPU_MSG_EVENT_GSP_SEND_USER_SHARED_DATA => "GSP_SEND_USER_SHARED_DATA",
+            fw::NV_VGPU_MSG_EVENT_GSP_LOCKDOWN_NOTICE => "GSP_LOCKDOWN_NOTICE",
+            #[ver(V >= r570_144)]
+            fw::NV_VGPU_MSG_EVENT_GSP_POST_NOCAT_RECORD => "GSP_POST_NOCAT_RECORD",
+            _ => return None,
+        })
     }
 }
 }
@@ -706,20 +730,40 @@ mod tests {
     }
 
     #[test]
-    fn rejects_unknown_function_per_version() -> Result {
-        // 0x1020 (GSP_POST_NOCAT_RECORD) is an event of 570.144 only.
-        let mut out = KVVec::new();
-        encode(FwVersion::R570_144, 0x1020, 0, &[], &mut out)?;
-        assert!(decode570(&out, 1, 0).is_ok());
-        let mut out = KVVec::new();
-        encode(FwVersion::R535_113_01, 0x1020, 0, &[], &mut out)?;
+    fn refuses_unknown_functions_and_takes_unknown_events_per_version() -> Result {
+        // Function 210 exists in 570.144 (227 functions), not in 535.113.01 (203).
+        let m = message(210, 0)?;
+        assert!(decode570(&m, 1, 0).is_ok());
         assert_eq!(
-            v535(Untrusted::new_untrusted_ref(&out[..]), 1, 0),
-            Err(MsgError::UnknownFunction(0x1020))
+            v535(Untrusted::new_untrusted_ref(&m[..]), 1, 0),
+            Err(MsgError::UnknownFunction(210))
         );
-        let m = message(5000, 0)?;
-        assert_eq!(decode570(&m, 1, 0), Err(MsgError::UnknownFunction(5000)));
+        // Event numbers are taken whether the version names them or not: 0x1020
+        // (GSP_POST_NOCAT_RECORD of 570.144 only), one past the last, and the largest.
+        for event in [0x1020, 0x1023, u32::MAX] {
+            let m = message(event, 0)?;
+            assert!(decode570(&m, 1, 0).is_ok());
+            assert!(v535(Untrusted::new_untrusted_ref(&m[..]), 1, 0).is_ok());
+        }
         Ok(())
+    }
+
+    #[test]
+    fn names_the_events_of_each_version() {
+        use super::versioned::{
+            r535_113_01 as n535,
+            r570_144 as n570, //
+        };
+        assert_eq!(n570::event_name(0x101c), Some("GSP_LOCKDOWN_NOTICE"));
+        assert_eq!(n535::event_name(0x101d), Some("GSP_LOCKDOWN_NOTICE"));
+        assert_eq!(n535::event_name(0x101b), Some("GSP_SEND_USER_SHARED_DATA"));
+        assert_eq!(n570::event_name(0x1020), Some("GSP_POST_NOCAT_RECORD"));
+        assert_eq!(n535::event_name(0x1020), None);
+        assert_eq!(
+            n570::event_name(0x100f),
+            Some("PERF_BRIDGELESS_INFO_UPDATE")
+        );
+        assert_eq!(n570::event_name(0xabcd), None);
     }
 
     #[test]

@@ -1075,12 +1075,12 @@ mod tests {
 
     #[test]
     fn receive_rejects_the_other_versions_message() -> Result {
-        // 0x1020 is an event of 570.144 only.
+        // Function 210 is one of 570.144 only.
         let mut q = queues()?;
-        gsp_post(&mut q, FwVersion::R570_144, 0x1020, 0, &[])?;
+        gsp_post(&mut q, FwVersion::R570_144, 210, 0, &[])?;
         assert_eq!(
             q.receive(FwVersion::R535_113_01).map(|_| ()),
-            Err(MsgError::UnknownFunction(0x1020))
+            Err(MsgError::UnknownFunction(210))
         );
         Ok(())
     }
