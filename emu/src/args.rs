@@ -100,7 +100,7 @@ struct Cli {
     /// Where nvidia/<chip>/gsp/gsp-<version>.bin are looked for (default /usr/lib/firmware).
     #[arg(long, value_name = "DIR")]
     firmware_root: Option<PathBuf>,
-    /// Make the GSP lie in message N of the conversation (default 3; see --list-gsp-faults).
+    /// Make the GSP lie in message N of the conversation (default 1; see --list-gsp-faults).
     #[arg(long, value_name = "LIE[@N]")]
     gsp_fault: Option<Fault>,
     /// Write every status queue message the GSP posts to DIR/status-<n>.bin (seeds for the
@@ -212,6 +212,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, clap:
             fault: cli.gsp_fault,
             record: cli.record,
             boot_fault: cli.boot_fault,
+            events: defaults.events,
         }
     });
     Ok(Command::Serve(Box::new(Options {

@@ -90,6 +90,21 @@ pub struct ConfigSpace {
     interrupt_line: u8,
 }
 
+/// What the configuration space says of the function now, as a driver reads it for
+/// `GspSystemInfo`: the addresses the BARs were given and the ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PciFunction {
+    /// The addresses of BAR0, BAR1 (the framebuffer, 64-bit) and BAR3 (64-bit).
+    pub bar0: u64,
+    pub bar1: u64,
+    pub bar3: u64,
+    pub vendor_id: u16,
+    pub device_id: u16,
+    /// Subsystem (vendor, device) ids.
+    pub subsystem: (u16, u16),
+    pub revision: u8,
+}
+
 impl ConfigSpace {
     /// A configuration space in its power-on state. `bar0_size` must be 0
     /// (no BAR0) or a power of two of at most 2 GiB, `bar1_size` 0 (no BAR1)
@@ -117,6 +132,21 @@ impl ConfigSpace {
         self.command = 0;
         self.bars = [0; 6];
         self.interrupt_line = 0;
+    }
+
+    /// The function as its registers show it now.
+    pub fn function(&self) -> PciFunction {
+        let bar = |i: usize| u64::from(self.peek(OFF_BAR0 + 4 * i as u64) & !0xf);
+        let bar64 = |i: usize| bar(i) | (u64::from(self.peek(OFF_BAR0 + 4 * (i as u64 + 1))) << 32);
+        PciFunction {
+            bar0: bar(0),
+            bar1: bar64(1),
+            bar3: bar64(3),
+            vendor_id: NVIDIA_VENDOR_ID,
+            device_id: self.device_id,
+            subsystem: self.subsystem,
+            revision: REVISION_ID,
+        }
     }
 
     /// The command register.

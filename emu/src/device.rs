@@ -696,6 +696,13 @@ impl Device {
         }
     }
 
+    /// The PCI function as config space shows it, and the chip (for tests that write what a
+    /// driver sends about it).
+    #[cfg(test)]
+    pub fn pci_function(&self) -> (crate::config::PciFunction, &'static Chipset) {
+        (self.config.function(), self.config_choice.chipset)
+    }
+
     /// What wakes the GSP thread.
     pub fn kick(&self) -> std::sync::Arc<Kick> {
         self.kick.clone()

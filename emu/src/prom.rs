@@ -328,11 +328,12 @@ mod tests {
         let at = rom + NV_PROM_DATA_SIZE as usize - 4;
         assert_eq!(
             p.read(last),
-            Some(u32::from_le_bytes(flash[at..at + 4].try_into().expect("4 bytes")))
+            Some(u32::from_le_bytes(
+                flash[at..at + 4].try_into().expect("4 bytes")
+            ))
         );
         assert!(
-            text.contents()
-                .contains("the window shows flash 0x"),
+            text.contents().contains("the window shows flash 0x"),
             "{}",
             text.contents()
         );

@@ -282,9 +282,13 @@ def check_modinfo(results):
     present = {str(p.relative_to(FW_ROOT)) for p in FW_ROOT.glob("nvidia/*/gsp/*-*.bin")
                if p.name.split("-")[0] in ("booter_load", "booter_unload", "bootloader", "fmc", "gsp",
                                            "gen_bootloader")}
+    # The generic bootloader's older name, where the chip has the newer one (Turing, GA100).
+    present |= {str(p.relative_to(FW_ROOT)) for p in FW_ROOT.glob("nvidia/*/acr/bl.bin")
+                if (p.parent.parent / "gsp" / "gen_bootloader-570.144.bin").exists()}
     missing = sorted(present - listed)
     extra = sorted(listed - present)
-    results.check("modinfo: a firmware: entry for every GSP file of firmware-nvidia-graphics",
+    results.check("modinfo: a firmware: entry for every GSP file of firmware-nvidia-graphics "
+                  "(and acr/bl.bin of the chips with a generic bootloader)",
                   not missing, f"{len(missing)} missing, e.g. {missing[:3]}")
     results.check("modinfo: every firmware: entry names a file that exists",
                   not extra and listed, f"{len(extra)} unknown, e.g. {extra[:3]}")

@@ -53,13 +53,13 @@ GONE = r"GPU gone: NV_PMC_BOOT_0 = 0x[0-9a-f]{8}, NV_PMC_BOOT_42 = 0x00000000 "
 SURPRISES = (
     # device_del while probe waits for the reply to GET_GSP_STATIC_INFO: acpiphp waits for the
     # probe (device lock); the slot is ejected as soon as the guest took the request.
-    SurprisePlan("surprise-probe", "mute@3", "load,settle,settle,devices,rmmod,kmemleak",
-                 r"GSP: fault mute at message 3", 1.0, None,
+    SurprisePlan("surprise-probe", "mute@1", "load,settle,settle,devices,rmmod,kmemleak",
+                 r"GSP: fault mute at message 1", 1.0, None,
                  [GONE + r"\(waiting for 0x41\)$"], True),
     # device_del while bound: acpiphp unbinds the driver, which sends UNLOADING_GUEST_DRIVER;
     # the slot is ejected as soon as that RPC reached the GSP.
-    SurprisePlan("surprise-unbind", "mute@4", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
-                 r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 4",
+    SurprisePlan("surprise-unbind", "mute@2", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
+                 r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 2",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$",
                   GONE + r"\(waiting for 0x2f\)$",
                   r"GSP did not acknowledge the unload \(error -19\)$"], False),

@@ -268,10 +268,11 @@ impl Device {
             return fsp_busy;
         };
         if let Some(start) = self.start_pending.take() {
+            let pci = self.config.function();
             let mut mem = self.gsp_sysmem();
             let code = match start.by {
-                Starter::Booter => gsp.start(&mut mem, start.libos, start.version),
-                Starter::GspFmc => gsp.start_by_fmc(&mut mem, start.libos, start.version),
+                Starter::Booter => gsp.start(&mut mem, start.libos, start.version, pci),
+                Starter::GspFmc => gsp.start_by_fmc(&mut mem, start.libos, start.version, pci),
             };
             if let (Some(e), true) = (&mut self.engines, code != 0) {
                 // GSP-RM did not come up: its core stops.

@@ -388,25 +388,30 @@ impl Chain {
         self.write(NV_PGSP_FALCON_OS, app_version);
         assert_eq!(self.read(NV_PGSP_FALCON_OS), app_version);
         assert_eq!(self.read(NV_PRISCV_RISCV_CPUCTL) & ACTIVE_STAT, ACTIVE_STAT);
-        let v = Version::R570_144;
-        self.d.queue(
-            function::GSP_SET_SYSTEM_INFO,
-            &vec![0u8; v.system_info_size()],
-        );
+        let info = self.d.system_info();
+        self.d.queue(function::GSP_SET_SYSTEM_INFO, &info);
         self.d.queue(
             function::SET_REGISTRY,
             &registry_table(&[("RMSecBusResetEnable", 1)], 0),
         );
         self.d.doorbell();
-        let got: Vec<(u32, u32)> = self
+        // The boot commands get no reply; no CPU sequence either: GSP-RM's events of its boot
+        // (570.144: GSP_LOCKDOWN_NOTICE, GSP_POST_NOCAT_RECORD, UCODE_LIBOS_PRINT) are status
+        // messages 0 to 2, GSP_INIT_DONE is 3.
+        let got: Vec<(u32, u32, u32)> = self
             .d
             .receive()
             .iter()
-            .map(|m| (m.function, m.result))
+            .map(|m| (m.seq, m.function, m.result))
             .collect();
         assert_eq!(
             got,
-            [(72, 0), (73, 0), (function::GSP_INIT_DONE, 0)],
+            [
+                (0, 0x101c, 0),
+                (1, 0x1020, 0),
+                (2, 0x100c, 0),
+                (3, function::GSP_INIT_DONE, 0)
+            ],
             "{}",
             self.log()
         );

@@ -3,12 +3,12 @@
 //! Fault injection: the ways the emulated GSP can lie to the driver
 //! (`--gsp-fault LIE[@N]`).
 //!
-//! `N` counts the messages of the conversation GSP-RM posts after its CPU
-//! sequence's resume, from 0: in the driver's boot these are the replies to
-//! GSP_SET_SYSTEM_INFO (0) and SET_REGISTRY (1), GSP_INIT_DONE (2), the
-//! reply to GET_GSP_STATIC_INFO (3) and to UNLOADING_GUEST_DRIVER (4).
-//! RUN_CPU_SEQUENCER, continuation records and flood events are not counted. Without `@N` the
-//! lie is told at message 3.
+//! `N` counts the messages of the conversation GSP-RM posts, from 0: in the
+//! driver's boot these are GSP_INIT_DONE (0), the reply to
+//! GET_GSP_STATIC_INFO (1) and to UNLOADING_GUEST_DRIVER (2), on both boot
+//! chains. GSP_SET_SYSTEM_INFO and SET_REGISTRY get no reply, so they have
+//! no message. RUN_CPU_SEQUENCER, continuation records and flood events are
+//! not counted. Without `@N` the lie is told at message 1.
 //!
 //! Every lie is logged (`GSP: fault LIE at message N: ...`) when it is
 //! told, so that a test can tell a lie that was told and survived from one
@@ -47,6 +47,9 @@ pub enum Lie {
     SeqSkip,
     /// A function number no firmware version has.
     FunctionUnknown,
+    /// An event of a number no firmware version names comes before the message (once): an
+    /// event the driver does not know is no error.
+    EventUnknown,
     /// The reply carries the function of another command.
     ReplyFunction,
     /// The reply's payload is cut to half its size.
@@ -121,7 +124,12 @@ pub const LIES: &[(&str, Lie, &str)] = &[
     (
         "function-unknown",
         Lie::FunctionUnknown,
-        "function number 0xabcd, in no version",
+        "function number 0xfff, in no version",
+    ),
+    (
+        "event-unknown",
+        Lie::EventUnknown,
+        "an event of number 0x1fff, in no version, before the message",
     ),
     (
         "reply-function",
@@ -167,10 +175,14 @@ pub const LIES: &[(&str, Lie, &str)] = &[
 ];
 
 /// The message index a lie is told at when `@N` is not given.
-pub const DEFAULT_AT: u32 = 3;
+pub const DEFAULT_AT: u32 = 1;
 
-/// A function number no supported firmware version defines.
-pub const UNKNOWN_FUNCTION: u32 = 0xabcd;
+/// A function number no supported firmware version defines: past the functions of both (203
+/// in 535.113.01, 227 in 570.144), below the events (from 0x1000).
+pub const UNKNOWN_FUNCTION: u32 = 0xfff;
+
+/// An event number no supported firmware version defines (their events end below 0x1023).
+pub const UNKNOWN_EVENT: u32 = 0x1fff;
 
 /// An event both versions define (NV_VGPU_MSG_EVENT_OS_ERROR_LOG), the
 /// one the flood, the stream and the chatter post.

@@ -5,7 +5,7 @@
 //! honest.
 
 use super::fault::{FLOOD_EVENT, LIES, UNKNOWN_FUNCTION};
-use super::tests::{boot, Driver, STATQ_OFF};
+use super::tests::{boot, boot_commands, Driver, STATQ_OFF};
 use super::wire::*;
 
 /// The raw elements of the next status message, as the GSP wrote them.
@@ -24,15 +24,15 @@ fn status_write_ptr(d: &Driver) -> u32 {
     d.get_u32(STATQ_OFF + tx_header::WRITE_PTR)
 }
 
-/// Boots honestly (messages 0 to 2), then asks for the static information
-/// (message 3, where the lies are told by default).
+/// Boots honestly (message 0, GSP_INIT_DONE), then asks for the static
+/// information (message 1, where the lies are told by default).
 fn lie_at_static_info(fault: &str) -> Driver {
     let mut d = Driver::lying(Version::R570_144, fault);
     boot(&mut d);
     d.send_static_info();
     let name = fault.split('@').next().unwrap_or(fault);
     assert!(
-        d.log().contains(&format!("fault {name} at message 3")),
+        d.log().contains(&format!("fault {name} at message 1")),
         "{fault}: {}",
         d.log()
     );
@@ -48,8 +48,9 @@ fn header_lies_change_one_field_and_keep_the_checksum_right() {
         ("count-unwritten", elem::ELEM_COUNT, 2),
         ("length-huge", r + rpc::LENGTH, 4096 - 48 + 1),
         ("length-short", r + rpc::LENGTH, 31),
-        ("seq-repeat", elem::SEQ_NUM, 3),
-        ("seq-skip", elem::SEQ_NUM, 5),
+        // RUN_CPU_SEQUENCER is status message 0, GSP_INIT_DONE 1, the reply 2.
+        ("seq-repeat", elem::SEQ_NUM, 1),
+        ("seq-skip", elem::SEQ_NUM, 3),
         ("function-unknown", r + rpc::FUNCTION, UNKNOWN_FUNCTION),
         ("reply-function", r + rpc::FUNCTION, function::SET_REGISTRY),
     ];
@@ -62,7 +63,37 @@ fn header_lies_change_one_field_and_keep_the_checksum_right() {
         // The element count lies change how many elements make the message;
         // the checksum covers the one element written.
         assert_eq!(checksum(&msg[..4096]), stored, "{fault}: checksum resealed");
-        assert_eq!(status_write_ptr(&d), 5, "{fault}: one element posted");
+        assert_eq!(status_write_ptr(&d), 3, "{fault}: one element posted");
+    }
+}
+
+#[test]
+fn header_lies_at_message_0_are_told_on_gsp_init_done() {
+    // The boot commands get no reply: message 0 is GSP_INIT_DONE, status message 1 after
+    // RUN_CPU_SEQUENCER (the rows lie-seq-skip and lie-length-short lie there).
+    let r = elem::SIZE_OF;
+    for (fault, at, value) in [
+        ("seq-skip@0", elem::SEQ_NUM, 2),
+        ("length-short@0", r + rpc::LENGTH, 31),
+        ("count-huge@0", elem::ELEM_COUNT, 17),
+    ] {
+        let mut d = Driver::lying(Version::R570_144, fault);
+        boot_commands(&mut d);
+        assert_eq!(d.start(), 0, "{fault}: {}", d.log());
+        let name = fault.split('@').next().unwrap_or(fault);
+        assert!(
+            d.log().contains(&format!("fault {name} at message 0")),
+            "{fault}: {}",
+            d.log()
+        );
+        let msg = raw_next(&d);
+        assert_eq!(
+            get_u32(&msg, r + rpc::FUNCTION),
+            function::GSP_INIT_DONE,
+            "{fault}"
+        );
+        assert_eq!(get_u32(&msg, at), value, "{fault}");
+        assert_eq!(status_write_ptr(&d), 2, "{fault}: one element posted");
     }
 }
 
@@ -72,7 +103,7 @@ fn checksum_lie_leaves_everything_else_intact() {
     let msg = raw_next(&d);
     let err = decode(&msg).expect_err("the checksum is wrong");
     assert!(err.contains("checksum"), "{err}");
-    assert_eq!(get_u32(&msg, elem::SEQ_NUM), 4);
+    assert_eq!(get_u32(&msg, elem::SEQ_NUM), 2);
     assert_eq!(
         get_u32(&msg, elem::SIZE_OF + rpc::FUNCTION),
         function::GET_GSP_STATIC_INFO
@@ -85,7 +116,7 @@ fn pointer_lies() {
     assert_eq!(status_write_ptr(&d), 63 + 7);
 
     let d = lie_at_static_info("write-ptr-back");
-    assert_eq!(status_write_ptr(&d), 3, "one behind where the reply began");
+    assert_eq!(status_write_ptr(&d), 1, "one behind where the reply began");
     assert_eq!(raw_next(&d), vec![0u8; 4096], "the reply is not written");
 
     let mut d = lie_at_static_info("read-ptr-range");
@@ -112,7 +143,7 @@ fn payload_lies() {
 
 #[test]
 fn flood_fills_the_queue_with_events_before_each_message() {
-    let mut d = Driver::lying(Version::R535_113_01, "flood@3");
+    let mut d = Driver::lying(Version::R535_113_01, "flood@1");
     boot(&mut d);
     d.send_static_info();
     let msgs = d.receive();
@@ -123,7 +154,7 @@ fn flood_fills_the_queue_with_events_before_each_message() {
     let seqs: Vec<u32> = msgs.iter().map(|m| m.seq).collect();
     assert_eq!(
         seqs,
-        (4..35).collect::<Vec<_>>(),
+        (2..33).collect::<Vec<_>>(),
         "consecutive sequence numbers"
     );
     // And again for the next message.
@@ -134,13 +165,32 @@ fn flood_fills_the_queue_with_events_before_each_message() {
 }
 
 #[test]
+fn an_unknown_event_comes_once_before_the_message() {
+    let mut d = Driver::lying(Version::R570_144, "event-unknown@1");
+    boot(&mut d);
+    d.send_static_info();
+    let got: Vec<(u32, u32)> = d.receive().iter().map(|m| (m.seq, m.function)).collect();
+    assert_eq!(
+        got,
+        [
+            (2, super::fault::UNKNOWN_EVENT),
+            (3, function::GET_GSP_STATIC_INFO)
+        ],
+        "{}",
+        d.log()
+    );
+    assert!(d
+        .log()
+        .contains("fault event-unknown at message 1: event 0x1fff first"));
+    d.send(function::UNLOADING_GUEST_DRIVER, &[0; 8]);
+    let got: Vec<u32> = d.receive().iter().map(|m| m.function).collect();
+    assert_eq!(got, [function::UNLOADING_GUEST_DRIVER], "told once");
+}
+
+#[test]
 fn flood_from_the_start_still_lets_the_gsp_come_up() {
     let mut d = Driver::lying(Version::R570_144, "flood@0");
-    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 928]);
-    d.queue(
-        function::SET_REGISTRY,
-        &super::tests::registry_table(&[("A", 1)], 0),
-    );
+    boot_commands(&mut d);
     assert_eq!(d.start(), 0);
     let msgs = d.receive();
     let replies: Vec<u32> = msgs
@@ -148,19 +198,22 @@ fn flood_from_the_start_still_lets_the_gsp_come_up() {
         .map(|m| m.function)
         .filter(|&f| f != FLOOD_EVENT)
         .collect();
-    assert_eq!(replies, [72, 73, 0x1001], "{}", d.log());
-    assert!(msgs.len() > 40, "flooded: {} messages", msgs.len());
+    // The boot commands get no reply: GSP_INIT_DONE is the only message, after the events.
+    assert_eq!(replies, [function::GSP_INIT_DONE], "{}", d.log());
+    // 62 free elements, one for GSP_INIT_DONE: 30 events first.
+    assert_eq!(msgs.len(), 31, "flooded: {} messages", msgs.len());
+    assert_eq!(msgs[30].function, function::GSP_INIT_DONE);
 }
 
 #[test]
 fn mute_stops_answering_but_keeps_running() {
-    // mute@3: up, then silent.
-    let mut d = Driver::lying(Version::R570_144, "mute@3");
+    // mute@1: up, then silent.
+    let mut d = Driver::lying(Version::R570_144, "mute@1");
     boot(&mut d);
     d.set_phase(7);
     d.send_static_info();
     assert!(d.receive().is_empty());
-    assert!(d.log().contains("fault mute at message 3"), "{}", d.log());
+    assert!(d.log().contains("fault mute at message 1"), "{}", d.log());
     d.set_phase(8);
     d.doorbell();
     d.doorbell();
@@ -173,7 +226,7 @@ fn mute_stops_answering_but_keeps_running() {
 
     // mute@0: never comes up.
     let mut d = Driver::lying(Version::R570_144, "mute@0");
-    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 928]);
+    boot_commands(&mut d);
     assert_eq!(d.start(), 0);
     assert_eq!(
         status_write_ptr(&d),
@@ -198,15 +251,10 @@ fn record_writes_every_posted_message() {
     names.sort();
     assert_eq!(
         names,
-        [
-            "status-00000.bin",
-            "status-00001.bin",
-            "status-00002.bin",
-            "status-00003.bin",
-            "status-00004.bin"
-        ]
+        ["status-00000.bin", "status-00001.bin", "status-00002.bin"]
     );
-    let last = std::fs::read(dir.join("status-00004.bin")).expect("read");
+    // RUN_CPU_SEQUENCER, GSP_INIT_DONE (the boot commands get no reply), the reply.
+    let last = std::fs::read(dir.join("status-00002.bin")).expect("read");
     let m = decode(&last).expect("a recorded message is the message posted");
     assert_eq!(m.function, function::GET_GSP_STATIC_INFO);
     let _ = std::fs::remove_dir_all(&dir);
@@ -214,9 +262,9 @@ fn record_writes_every_posted_message() {
 
 #[test]
 fn the_lies_before_their_message_are_honest() {
-    // Whatever the lie, messages 0 to 2 of the boot are valid.
+    // Whatever the lie, message 0 of the boot (GSP_INIT_DONE) is valid.
     for (name, _, _) in LIES {
-        let mut d = Driver::lying(Version::R570_144, &format!("{name}@3"));
+        let mut d = Driver::lying(Version::R570_144, &format!("{name}@1"));
         boot(&mut d);
         assert!(!d.log().contains("fault"), "{name}: {}", d.log());
     }
@@ -224,10 +272,10 @@ fn the_lies_before_their_message_are_honest() {
 
 #[test]
 fn stream_posts_events_without_end_and_never_the_reply() {
-    let mut d = Driver::lying(Version::R570_144, "stream@3");
+    let mut d = Driver::lying(Version::R570_144, "stream@1");
     boot(&mut d);
     d.send_static_info();
-    assert!(d.log().contains("fault stream at message 3"), "{}", d.log());
+    assert!(d.log().contains("fault stream at message 1"), "{}", d.log());
     let mut events = 0;
     for _ in 0..5 {
         let msgs = d.receive();
@@ -239,7 +287,7 @@ fn stream_posts_events_without_end_and_never_the_reply() {
     assert_eq!(events, 5 * 62);
     // Sequence numbers stay consecutive across ticks.
     let seqs: Vec<u32> = d.receive().iter().map(|m| m.seq).collect();
-    assert_eq!(seqs.first(), Some(&(4 + 5 * 62)));
+    assert_eq!(seqs.first(), Some(&(2 + 5 * 62)));
     // The unload is not answered either.
     d.send(function::UNLOADING_GUEST_DRIVER, &[]);
     assert!(d.receive().iter().all(|m| m.function == FLOOD_EVENT));
@@ -248,11 +296,11 @@ fn stream_posts_events_without_end_and_never_the_reply() {
 
 #[test]
 fn chatter_interleaves_events_with_every_reply() {
-    let mut d = Driver::lying(Version::R570_144, "chatter@3");
+    let mut d = Driver::lying(Version::R570_144, "chatter@1");
     boot(&mut d);
     d.send_static_info();
     assert!(
-        d.log().contains("fault chatter at message 3"),
+        d.log().contains("fault chatter at message 1"),
         "{}",
         d.log()
     );
@@ -287,7 +335,7 @@ fn unstoppable_runs_through_resets_and_the_unload() {
     d.falcon_reset();
     assert!(
         d.log()
-            .contains("fault unstoppable at message 3: falcon reset ignored"),
+            .contains("fault unstoppable at message 1: falcon reset ignored"),
         "{}",
         d.log()
     );

@@ -7,22 +7,25 @@
 //! over the message queues in guest memory (docs/gsp-queues.md).
 //!
 //! It runs on its own, as silicon does: the device's GSP thread calls
-//! [`Gsp::tick`] every millisecond (and at once after a doorbell), and every
-//! tick of a running GSP polls the command queue in guest memory, carries
-//! out what it finds and posts replies and events when there is room. So a
-//! running GSP touches guest memory whenever it likes, whatever the driver
-//! does, until it is stopped: by UNLOADING_GUEST_DRIVER once its reply is
+//! [`Gsp::tick`] every millisecond (and at once after a doorbell). Before
+//! `GSP_INIT_DONE` every tick reads the command queue for the boot commands;
+//! once up, GSP-RM reads it after a doorbell, carries out what it finds and
+//! posts replies when there is room, and it posts the events of its own
+//! schedule ([`events`]) whatever the driver does. So a running GSP touches
+//! guest memory whenever it likes until it is stopped: by UNLOADING_GUEST_DRIVER once its reply is
 //! posted, by a falcon reset (NV_PGSP_FALCON_ENGINE), by a device reset, or
 //! by a guest memory fault. A stopped GSP touches nothing until the booter
 //! starts it again. Every guest memory access goes through the device's counted
 //! [`Sysmem`].
 
 pub mod clock;
+pub mod events;
 pub mod fault;
 pub mod firmware;
 pub mod package;
 pub mod sequencer;
 mod start;
+pub mod system_info;
 pub mod wire;
 pub mod wpr_meta;
 
@@ -34,14 +37,14 @@ pub(crate) mod tests;
 use std::path::PathBuf;
 
 use crate::chipset::Chipset;
+use crate::config::PciFunction;
 use crate::guest_mem::{Fault as MemFault, GuestMemError, Sysmem};
 use crate::logger::Logger;
 
 use self::fault::{Fault, Lie};
 use self::wire::{
     elem, function, get_u32, get_u64, libos, mq_args, put_u32, put_u64, queue, registry, rx_header,
-    tx_header, Version, GPU_NAME_LEN, MAX_ELEMS, MAX_RPC_PAYLOAD, NV_ERR_BUFFER_TOO_SMALL,
-    NV_ERR_INVALID_ARGUMENT, PAGE,
+    tx_header, Version, GPU_NAME_LEN, MAX_ELEMS, MAX_RPC_PAYLOAD, NV_ERR_BUFFER_TOO_SMALL, PAGE,
 };
 
 /// A start refused because the LIBOS arguments or RMARGS are missing,
@@ -83,6 +86,9 @@ pub struct GspConfig {
     pub record: Option<PathBuf>,
     /// `--boot-fault`: how the boot chain (the booter, GSP-RM's CPU sequence) lies.
     pub boot_fault: Option<crate::boot_chain::BootLie>,
+    /// GSP-RM sends the events of its own ([`events`]); always on but in the unit tests of the
+    /// queue protocol, whose message counts they would blur.
+    pub events: bool,
 }
 
 impl Default for GspConfig {
@@ -94,6 +100,7 @@ impl Default for GspConfig {
             fault: None,
             record: None,
             boot_fault: None,
+            events: true,
         }
     }
 }
@@ -162,11 +169,19 @@ struct Running {
     seq: Seq,
     /// The LOGINIT and LOGRM buffers (address, size), where the LIBOS arguments have them.
     logs: [Option<(u64, u64)>; 2],
-    /// GSP_SET_SYSTEM_INFO was carried out.
+    /// The PCI function as the device's config space showed it at the start: what
+    /// `GSP_SET_SYSTEM_INFO` must say.
+    pci: PciFunction,
+    /// GSP_SET_SYSTEM_INFO and SET_REGISTRY were carried out: GSP-RM can come up.
     system_info: bool,
+    registry: bool,
+    /// A boot command GSP-RM refused: it never comes up (why, logged once).
+    refused: bool,
     /// The doorbell (NV_PGSP_QUEUE_HEAD(0)) was rung and the command queue not yet found
     /// empty since: once up, GSP-RM reads its command queue only then.
     doorbell: bool,
+    /// Ticks since GSP-RM came up (its own clock, for the events of its schedule).
+    ticks: u32,
 }
 
 /// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`).
@@ -178,9 +193,9 @@ enum Seq {
     Reset,
     /// Resumed, or up without a sequence.
     Done,
-    /// Started by GSP-FMC (no CPU sequence): it serves its queue and comes up once
-    /// GSP_SET_SYSTEM_INFO is carried out.
-    AwaitsSystemInfo,
+    /// Before GSP_INIT_DONE (after the CPU sequence, or started by GSP-FMC): it reads its queue
+    /// at every tick and comes up once GSP_SET_SYSTEM_INFO and SET_REGISTRY are carried out.
+    AwaitsBootCommands,
 }
 
 /// What stopped command processing.
@@ -367,8 +382,8 @@ impl Gsp {
             // Waiting for its core reset and resume: it touches nothing.
             return;
         }
-        if s.seq == Seq::AwaitsSystemInfo {
-            self.come_up_after_system_info(mem);
+        if s.seq == Seq::AwaitsBootCommands {
+            self.come_up_after_boot_commands(mem);
             return;
         }
         let looks = s.doorbell || s.held.is_some();
@@ -390,20 +405,59 @@ impl Gsp {
                 Err(e) => Halt::Fault(e),
             }
         } else {
-            let processed = if looks {
-                self.process(mem)
-            } else {
-                Halt::Wait
-            };
+            let processed = if looks { self.process(mem) } else { Halt::Wait };
             match processed {
                 Halt::Wait if self.chatter_now() => match self.post_events(mem, 1) {
                     Ok(_) => Halt::Wait,
+                    Err(e) => Halt::Fault(e),
+                },
+                Halt::Wait => match self.own_schedule(mem) {
+                    Ok(()) => Halt::Wait,
                     Err(e) => Halt::Fault(e),
                 },
                 other => other,
             }
         };
         self.finish(halt);
+    }
+
+    /// What an up GSP-RM does on its own clock, whatever the driver does: a LIBOS print every
+    /// [`events::PRINT_TICKS`] ticks ([`events`]).
+    fn own_schedule(&mut self, mem: &mut Sysmem<'_>) -> Result<(), GuestMemError> {
+        let Some(s) = self.state.as_mut().filter(|s| s.seq == Seq::Done) else {
+            return Ok(());
+        };
+        s.ticks = s.ticks.wrapping_add(1);
+        if !self.config.events || s.ticks % events::PRINT_TICKS != 0 {
+            return Ok(());
+        }
+        self.post_unprompted(mem, &events::libos_print())
+    }
+
+    /// Posts an event of GSP-RM's own where the status queue has room for it; one that finds
+    /// none is dropped (GSP-RM does not hold its prints for the driver).
+    pub(super) fn post_unprompted(
+        &mut self,
+        mem: &mut Sysmem<'_>,
+        event: &events::Event,
+    ) -> Result<(), GuestMemError> {
+        let s = self.state.as_ref().expect("running");
+        let (cmdq, wptr) = (s.cmdq, s.stat_wptr);
+        let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
+        if driver_rptr >= queue::MSG_COUNT {
+            return Ok(());
+        }
+        let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
+        if wire::elem_count(wire::rpc::SIZE_OF + event.payload.len()) > free {
+            return Ok(());
+        }
+        let reply = Reply {
+            function: event.function,
+            rpc_result: 0,
+            rpc_seq: 0,
+            payload: event.payload.clone(),
+        };
+        self.post(mem, &reply).map(|_| ())
     }
 
     /// Logs why processing ended; returns whether the GSP still runs.
@@ -501,7 +555,7 @@ impl Gsp {
         if let Some(held) = self.state.as_mut().and_then(|s| s.held.take()) {
             return match self.deliver(mem, held)? {
                 Delivered::Posted { stop: true } => Err(Halt::Stopped),
-                Delivered::Posted { stop: false } => Ok(true),
+                Delivered::Posted { stop: false } | Delivered::Done => Ok(true),
                 Delivered::Held => Ok(false),
             };
         }
@@ -580,7 +634,7 @@ impl Gsp {
             // The new command is read again once this one's reply is out.
             match self.act(mem, p)? {
                 Delivered::Posted { stop: true } => return Err(Halt::Stopped),
-                Delivered::Posted { stop: false } => {}
+                Delivered::Posted { stop: false } | Delivered::Done => {}
                 Delivered::Held => return Ok(false),
             }
         }
@@ -612,7 +666,7 @@ impl Gsp {
         self.consume(mem, count)?;
         match delivered {
             Delivered::Posted { stop: true } => Err(Halt::Stopped),
-            Delivered::Posted { stop: false } => Ok(true),
+            Delivered::Posted { stop: false } | Delivered::Done => Ok(true),
             Delivered::Held => Ok(false),
         }
     }
@@ -689,34 +743,39 @@ impl Gsp {
         let version = self.state.as_ref().expect("running").version;
         let mut stop = false;
         let (rpc_result, payload) = match p.function {
+            // Fire and forget: GSP-RM sends no reply to either (OpenRM queues both with
+            // `_issueRpcAsync` before GSP-RM boots, and a reply would be an "Unexpected RPC event"
+            // to it; nouveau sends both NOSEQ, nova-core without waiting). One it cannot take
+            // keeps it from coming up (the model's assumption: no reference shows what GSP-RM
+            // does then).
             function::GSP_SET_SYSTEM_INFO => {
-                let want = version.system_info_size();
-                if p.payload.len() == want {
-                    self.line(&format!("GSP_SET_SYSTEM_INFO: {want} bytes"));
-                    self.state.as_mut().expect("running").system_info = true;
-                    (0, Vec::new())
-                } else {
-                    self.line(&format!(
-                        "GSP_SET_SYSTEM_INFO rejected: {} bytes, but GspSystemInfo of {version} \
-                         has {want}",
-                        p.payload.len()
-                    ));
-                    (NV_ERR_INVALID_ARGUMENT, Vec::new())
-                }
-            }
-            function::SET_REGISTRY => match parse_registry(&p.payload) {
-                Ok(keys) => {
-                    self.line(&format!("SET_REGISTRY: {} entries", keys.len()));
-                    for k in keys {
-                        self.line(&format!("  registry {k}"));
+                let s = self.state.as_ref().expect("running");
+                match system_info::check(version, self.chip, &s.pci, &p.payload) {
+                    Ok(()) => {
+                        self.line(&format!(
+                            "GSP_SET_SYSTEM_INFO: {} bytes, every checked field as the PCI \
+                             function says",
+                            p.payload.len()
+                        ));
+                        self.state.as_mut().expect("running").system_info = true;
                     }
-                    (0, Vec::new())
+                    Err(e) => self.refuse_boot_command("GSP_SET_SYSTEM_INFO", &e),
                 }
-                Err(e) => {
-                    self.line(&format!("SET_REGISTRY rejected: {e}"));
-                    (NV_ERR_INVALID_ARGUMENT, Vec::new())
+                return Ok(Delivered::Done);
+            }
+            function::SET_REGISTRY => {
+                match parse_registry(&p.payload) {
+                    Ok(keys) => {
+                        self.line(&format!("SET_REGISTRY: {} entries", keys.len()));
+                        for k in keys {
+                            self.line(&format!("  registry {k}"));
+                        }
+                        self.state.as_mut().expect("running").registry = true;
+                    }
+                    Err(e) => self.refuse_boot_command("SET_REGISTRY", &e),
                 }
-            },
+                return Ok(Delivered::Done);
+            }
             function::GET_GSP_STATIC_INFO => self.fill_static_info(version, p.payload),
             function::UNLOADING_GUEST_DRIVER => {
                 self.line("UNLOADING_GUEST_DRIVER");
@@ -738,6 +797,12 @@ impl Gsp {
             payload,
         };
         Ok(self.deliver(mem, Held { reply, stop })?)
+    }
+
+    /// A boot command GSP-RM cannot take: logged by name; GSP-RM does not come up.
+    fn refuse_boot_command(&mut self, name: &str, why: &str) {
+        self.line(&format!("{name} refused: {why}; GSP-RM does not come up"));
+        self.state.as_mut().expect("running").refused = true;
     }
 
     /// Posts the reply to a command carried out, or holds it (logged) while
@@ -797,9 +862,10 @@ impl Gsp {
         let s = self.state.as_ref().expect("running");
         let (cmdq, statq, wptr, version, index) =
             (s.cmdq, s.statq, s.stat_wptr, s.version, s.posted);
-        // The boot's own message (the CPU sequence) is not part of the conversation the lies
-        // count: it is told straight.
-        let boot_message = reply.function == function::GSP_RUN_CPU_SEQUENCER;
+        // The boot's own message (the CPU sequence) and the events of GSP-RM's own schedule are
+        // not part of the conversation the lies count: they are told straight.
+        let boot_message = reply.function == function::GSP_RUN_CPU_SEQUENCER
+            || events::is_unprompted(reply.function);
         let told = fault
             .filter(|f| f.at == index && !boot_message)
             .map(|f| f.lie);
@@ -835,7 +901,8 @@ impl Gsp {
         }
         let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
         let chatter = u32::from(self.chatter_now());
-        if needed + chatter > free {
+        let unknown_event = u32::from(told == Some(Lie::EventUnknown));
+        if needed + chatter + unknown_event > free {
             self.complain(format!(
                 "status queue full: {} waits for room ({needed} element(s) needed, {free} free)",
                 function::name(reply.function)
@@ -865,6 +932,14 @@ impl Gsp {
             self.line(&format!(
                 "fault chatter at message {index}: an event before every message and one \
                  more every tick from now on"
+            ));
+        }
+        if unknown_event > 0 {
+            messages.push(wire::encode(seq, fault::UNKNOWN_EVENT, 0, 0, &[0; 8]));
+            seq = seq.wrapping_add(1);
+            self.line(&format!(
+                "fault event-unknown at message {index}: event {:#x} first",
+                fault::UNKNOWN_EVENT
             ));
         }
         let first = messages.len();
@@ -962,7 +1037,6 @@ impl Gsp {
         let r = elem::SIZE_OF;
         let count = get_u32(msg, elem::ELEM_COUNT);
         let seq = get_u32(msg, elem::SEQ_NUM);
-        let func = get_u32(msg, r + rpc::FUNCTION);
         let (at, value) = match lie {
             Lie::CountZero => (elem::ELEM_COUNT, 0),
             Lie::CountHuge => (elem::ELEM_COUNT, MAX_ELEMS + 1),
@@ -973,9 +1047,7 @@ impl Gsp {
             Lie::SeqRepeat => (elem::SEQ_NUM, seq.wrapping_sub(1)),
             Lie::SeqSkip => (elem::SEQ_NUM, seq.wrapping_add(1)),
             Lie::FunctionUnknown => (r + rpc::FUNCTION, fault::UNKNOWN_FUNCTION),
-            Lie::ReplyFunction if func == function::SET_REGISTRY => {
-                (r + rpc::FUNCTION, function::GSP_SET_SYSTEM_INFO)
-            }
+            // A command the driver sent and GSP-RM never answers.
             Lie::ReplyFunction => (r + rpc::FUNCTION, function::SET_REGISTRY),
             _ => return,
         };
@@ -1003,6 +1075,8 @@ struct Held {
 
 /// What became of a command's reply.
 enum Delivered {
+    /// Carried out; nothing to post (a command GSP-RM does not answer).
+    Done,
     /// In the status queue.
     Posted { stop: bool },
     /// Held until the driver makes room.

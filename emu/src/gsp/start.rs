@@ -3,8 +3,10 @@
 //! GSP-RM's start, as the booter makes it: the LIBOS arguments and RMARGS read and checked,
 //! the status queue set up, the CPU sequence sent; then the core reset and resume the sequence
 //! asks for, `GSP_INIT_DONE`, and the records GSP-RM writes into its log buffers. GSP-FMC's
-//! start on Hopper and Blackwell sends no sequence: GSP-RM serves its queue and comes up once
-//! GSP_SET_SYSTEM_INFO is carried out. FWSEC-SB's stop of a GSP-RM left running is here too.
+//! start on Hopper and Blackwell sends no sequence. On both chains GSP-RM comes up
+//! (`GSP_INIT_DONE`) once it carried out the boot commands the driver queued,
+//! `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY`: OpenRM, nouveau and nova-core all queue both before
+//! they wait for it. FWSEC-SB's stop of a GSP-RM left running is here too.
 //! The queue server that runs afterwards is [`super`]'s.
 
 use super::*;
@@ -13,12 +15,18 @@ impl Gsp {
     /// The booter's start of GSP-RM of version `booted` with the LIBOS arguments at
     /// `libos_args`. Returns 0 once GSP-RM sent its CPU sequence, an error code when it
     /// refuses to start.
-    pub fn start(&mut self, mem: &mut Sysmem<'_>, libos_args: u64, booted: Version) -> u32 {
+    pub fn start(
+        &mut self,
+        mem: &mut Sysmem<'_>,
+        libos_args: u64,
+        booted: Version,
+        pci: PciFunction,
+    ) -> u32 {
         self.halt(Stop::Restart, "started while running: restarting");
         self.line(&format!(
             "started by the booter, LIBOS arguments at {libos_args:#x}"
         ));
-        let running = match self.boot(mem, libos_args, booted) {
+        let running = match self.boot(mem, libos_args, booted, pci) {
             Ok(r) => r,
             Err((code, msg)) => {
                 self.line(&format!("start refused ({code:#010x}): {msg}"));
@@ -31,39 +39,49 @@ impl Gsp {
     }
 
     /// GSP-FMC's start of GSP-RM of version `booted` with the LIBOS arguments at `libos_args`
-    /// (Hopper and Blackwell): no CPU sequence; it comes up once the driver's
-    /// GSP_SET_SYSTEM_INFO is carried out. Returns 0 once started, an error code when it
-    /// refuses to start.
-    pub fn start_by_fmc(&mut self, mem: &mut Sysmem<'_>, libos_args: u64, booted: Version) -> u32 {
+    /// (Hopper and Blackwell): no CPU sequence; it comes up once the driver's boot commands are
+    /// carried out. Returns 0 once started, an error code when it refuses to start.
+    pub fn start_by_fmc(
+        &mut self,
+        mem: &mut Sysmem<'_>,
+        libos_args: u64,
+        booted: Version,
+        pci: PciFunction,
+    ) -> u32 {
         self.halt(Stop::Restart, "started while running: restarting");
         self.line(&format!(
             "started by GSP-FMC, LIBOS arguments at {libos_args:#x}"
         ));
-        let mut running = match self.boot(mem, libos_args, booted) {
+        let mut running = match self.boot(mem, libos_args, booted, pci) {
             Ok(r) => r,
             Err((code, msg)) => {
                 self.line(&format!("start refused ({code:#010x}): {msg}"));
                 return code;
             }
         };
-        running.seq = Seq::AwaitsSystemInfo;
+        running.seq = Seq::AwaitsBootCommands;
         self.state = Some(running);
         self.transitions.push(Transition::Started);
-        if let Err(e) = self.log_record(mem, 0, "GSP-RM: LIBOS up, waiting for GSP_SET_SYSTEM_INFO")
-        {
+        if let Err(e) = self.log_record(mem, 0, "GSP-RM: LIBOS up, waiting for its boot commands") {
             self.halt(Stop::Fault, &format!("stopped: {e}"));
             return ERR_FAULT;
         }
-        self.line("no CPU sequence: serves its queue, up once GSP_SET_SYSTEM_INFO is carried out");
-        self.come_up_after_system_info(mem)
+        self.line("no CPU sequence: serves its queue, up once its boot commands are carried out");
+        self.come_up_after_boot_commands(mem)
     }
 
-    /// Processes what is queued; posts GSP_INIT_DONE once GSP_SET_SYSTEM_INFO was carried out.
-    pub(super) fn come_up_after_system_info(&mut self, mem: &mut Sysmem<'_>) -> u32 {
+    /// Processes what is queued; posts GSP_INIT_DONE once GSP_SET_SYSTEM_INFO and SET_REGISTRY
+    /// were carried out. Until then GSP-RM reads its queue at every tick; one it refused keeps
+    /// it waiting for good.
+    pub(super) fn come_up_after_boot_commands(&mut self, mem: &mut Sysmem<'_>) -> u32 {
         if let Some(code) = self.process_before_init_done(mem) {
             return code;
         }
-        let Some(s) = self.state.as_mut().filter(|s| s.system_info) else {
+        let Some(s) = self
+            .state
+            .as_mut()
+            .filter(|s| s.system_info && s.registry && !s.refused)
+        else {
             return 0;
         };
         s.seq = Seq::Done;
@@ -139,17 +157,9 @@ impl Gsp {
             ));
             return ERR_BAD_ARGUMENTS;
         }
-        self.state.as_mut().expect("running").seq = Seq::Done;
+        self.state.as_mut().expect("running").seq = Seq::AwaitsBootCommands;
         self.line("resumed after the CPU sequence");
-        self.come_up(mem)
-    }
-
-    /// Processes what is queued and posts GSP_INIT_DONE: the GSP is up.
-    fn come_up(&mut self, mem: &mut Sysmem<'_>) -> u32 {
-        if let Some(code) = self.process_before_init_done(mem) {
-            return code;
-        }
-        self.init_done(mem)
+        self.come_up_after_boot_commands(mem)
     }
 
     /// Processes what is queued before GSP_INIT_DONE; the code to return when GSP-RM stopped
@@ -169,11 +179,27 @@ impl Gsp {
         }
     }
 
-    /// Posts GSP_INIT_DONE (unless a lie silenced GSP-RM): the GSP is up.
+    /// Posts the events of its boot ([`super::events::at_boot`]) and GSP_INIT_DONE (unless a
+    /// lie silenced GSP-RM): the GSP is up.
     fn init_done(&mut self, mem: &mut Sysmem<'_>) -> u32 {
         let version = self.state.as_ref().expect("running").version;
         if self.mute_now() || self.stream_now() {
             return 0;
+        }
+        let events = if self.config.events {
+            super::events::at_boot(version)
+        } else {
+            Vec::new()
+        };
+        for event in &events {
+            if let Err(e) = self.post_unprompted(mem, event) {
+                self.halt(Stop::Fault, &format!("stopped: {e}"));
+                return ERR_FAULT;
+            }
+        }
+        if !events.is_empty() {
+            let names: Vec<&str> = events.iter().map(super::events::Event::name).collect();
+            self.line(&format!("events of its boot: {}", names.join(", ")));
         }
         let init_done = Reply {
             function: function::GSP_INIT_DONE,
@@ -236,6 +262,7 @@ impl Gsp {
         mem: &mut Sysmem<'_>,
         libos_args: u64,
         booted: Version,
+        pci: PciFunction,
     ) -> Result<Running, (u32, String)> {
         let bad = |msg: String| (ERR_BAD_ARGUMENTS, msg);
         let fault = |e: GuestMemError| (ERR_BAD_ARGUMENTS, e.to_string());
@@ -395,7 +422,11 @@ impl Gsp {
             complaint: None,
             seq: Seq::Sent,
             logs,
+            pci,
+            ticks: 0,
             system_info: false,
+            registry: false,
+            refused: false,
             doorbell: false,
         })
     }

@@ -93,12 +93,15 @@ impl Driver {
         Driver::with_config(version, |g| g.record = Some(dir))
     }
 
-    fn with_config(version: Version, configure: impl FnOnce(&mut GspConfig)) -> Driver {
+    pub(crate) fn with_config(version: Version, configure: impl FnOnce(&mut GspConfig)) -> Driver {
         // An empty firmware root: the booter's checks are not these tests' concern.
         let root = temp_dir("gsp-e2e");
         let mut choice = ga102_config();
+        // GSP-RM's own events are left out: these tests count the conversation's messages
+        // ([`a_running_gsp_rm_sends_its_own_events`] tests them).
         let mut gsp = GspConfig {
             firmware_root: root.clone(),
+            events: false,
             ..GspConfig::default()
         };
         configure(&mut gsp);
@@ -306,6 +309,13 @@ impl Driver {
         self.doorbell();
     }
 
+    /// `GspSystemInfo` of the driver's version as nova-core and nouveau write it for the
+    /// device's PCI function.
+    pub(crate) fn system_info(&self) -> Vec<u8> {
+        let (pci, chip) = self.dev.pci_function();
+        super::system_info::tests::as_drivers_write_it(self.version, chip, &pci)
+    }
+
     /// Queues `GET_GSP_STATIC_INFO` as the references send it (no doorbell).
     pub(crate) fn queue_static_info(&mut self) {
         self.queue(
@@ -398,20 +408,17 @@ pub(crate) fn registry_table(keys: &[(&str, u32)], min_len: usize) -> Vec<u8> {
     t
 }
 
-/// Boots with SET_SYSTEM_INFO and SET_REGISTRY queued; checks the replies
-/// and GSP_INIT_DONE.
 /// A `GET_GSP_STATIC_INFO` request as the references send it: a zeroed `GspStaticConfigInfo`
 /// of `v`, which GSP-RM fills in place.
 pub(crate) fn static_info_request(v: Version) -> Vec<u8> {
     vec![0u8; v.static_info_size()]
 }
 
-pub(crate) fn boot(d: &mut Driver) {
-    let v = d.version;
-    d.queue(
-        function::GSP_SET_SYSTEM_INFO,
-        &vec![0u8; v.system_info_size()],
-    );
+/// Queues the boot commands as the drivers do before GSP-RM starts: GSP_SET_SYSTEM_INFO and
+/// SET_REGISTRY.
+pub(crate) fn boot_commands(d: &mut Driver) {
+    let info = d.system_info();
+    d.queue(function::GSP_SET_SYSTEM_INFO, &info);
     d.queue(
         function::SET_REGISTRY,
         &registry_table(
@@ -419,11 +426,17 @@ pub(crate) fn boot(d: &mut Driver) {
             0,
         ),
     );
+}
+
+/// Boots with GSP_SET_SYSTEM_INFO and SET_REGISTRY queued; checks that they are carried out
+/// without a reply and that GSP_INIT_DONE follows.
+pub(crate) fn boot(d: &mut Driver) {
+    boot_commands(d);
     assert_eq!(d.start(), 0, "{}", d.log());
     let header = d.get(STATQ_OFF, 32);
     let fields: Vec<u32> = (0..8).map(|i| get_u32(&header, i * 4)).collect();
-    // RUN_CPU_SEQUENCER, then the two replies and GSP_INIT_DONE.
-    assert_eq!(fields, [0, 0x40000, 0x1000, 63, 4, 1, 0x20, 0x1000]);
+    // RUN_CPU_SEQUENCER, then GSP_INIT_DONE: the boot commands get no reply.
+    assert_eq!(fields, [0, 0x40000, 0x1000, 63, 2, 1, 0x20, 0x1000]);
     assert_eq!(
         d.get_u32(STATQ_OFF + 0x20),
         2,
@@ -434,15 +447,17 @@ pub(crate) fn boot(d: &mut Driver) {
         .iter()
         .map(|m| (m.seq, m.function, m.result, m.payload.len()))
         .collect();
-    assert_eq!(
-        got,
-        [(1, 72, 0, 0), (2, 73, 0, 0), (3, 0x1001, 0, 0)],
-        "{}",
-        d.log()
-    );
+    assert_eq!(got, [(1, 0x1001, 0, 0)], "{}", d.log());
     let log = d.log();
     assert!(log.contains("GSP: started by the booter"), "{log}");
-    assert!(log.contains(&format!("GSP: {v} up")), "{log}");
+    assert!(log.contains(&format!("GSP: {} up", d.version)), "{log}");
+    assert!(
+        log.contains(&format!(
+            "GSP_SET_SYSTEM_INFO: {} bytes",
+            d.version.system_info_size()
+        )),
+        "{log}"
+    );
     assert!(log.contains("registry RMSecBusResetEnable = 0x1"), "{log}");
     assert!(
         log.contains("registry RMForcePcieConfigSave = 0x0"),
@@ -494,7 +509,8 @@ fn boot_static_info_and_unload_for_each_version() {
         let msgs = d.receive();
         assert_eq!(msgs.len(), 1);
         let m = &msgs[0];
-        assert_eq!((m.seq, m.function, m.result), (4, 65, 0));
+        // Status message 2: after RUN_CPU_SEQUENCER (0) and GSP_INIT_DONE (1).
+        assert_eq!((m.seq, m.function, m.result), (2, 65, 0));
         assert_eq!(m.payload.len(), v.static_info_size(), "{v}");
         let at = v.static_info_name_offset();
         let name = &m.payload[at..at + GPU_NAME_LEN];
@@ -513,7 +529,7 @@ fn boot_static_info_and_unload_for_each_version() {
         d.send(function::UNLOADING_GUEST_DRIVER, &[]);
         let msgs = d.receive();
         assert_eq!(msgs.len(), 1);
-        assert_eq!((msgs[0].seq, msgs[0].function, msgs[0].result), (5, 47, 0));
+        assert_eq!((msgs[0].seq, msgs[0].function, msgs[0].result), (3, 47, 0));
         assert!(msgs[0].payload.is_empty());
         assert!(d.dev.gsp().and_then(Gsp::running_version).is_none());
         assert_ne!(d.sysmem(5), (0, 0));
@@ -533,15 +549,34 @@ fn fb_size_option_and_messages_that_wrap_around_the_ring() {
     let mut d = Driver::with_fb_size(Version::R570_144, None, 8 << 30);
     boot(&mut d);
     // Three-element SET_REGISTRY messages: starting at element 2, they
-    // straddle the end of both rings.
+    // straddle the end of the command ring. Each is carried out, and none is answered.
     for i in 0..30 {
         let table = registry_table(&[("Key", i)], 9000);
         d.send(function::SET_REGISTRY, &table);
-        let msgs = d.receive();
-        assert_eq!(msgs.len(), 1, "{i}: {}", d.log());
-        assert_eq!((msgs[0].function, msgs[0].result), (73, 0));
+        assert!(d.receive().is_empty(), "{i}: {}", d.log());
+        assert_eq!(
+            d.log().matches(&format!("registry Key = {i:#x}\n")).count(),
+            1,
+            "{i}: {}",
+            d.log()
+        );
     }
     assert!(d.cmd_wptr < 30, "the command queue wrapped");
+    // Three-element replies (a longer GET_GSP_STATIC_INFO request comes back at its own
+    // length), starting at element 2, straddle the end of the status ring.
+    let mut long = static_info_request(d.version);
+    long.resize(9000, 0);
+    for i in 0..30 {
+        d.send(function::GET_GSP_STATIC_INFO, &long);
+        let msgs = d.receive();
+        assert_eq!(msgs.len(), 1, "{i}: {}", d.log());
+        assert_eq!(
+            (msgs[0].function, msgs[0].result, msgs[0].payload.len()),
+            (65, 0, 9000)
+        );
+        assert_eq!(get_u64(&msgs[0].payload, 1224), 8 << 30);
+    }
+    assert!(d.stat_rptr < 30, "the status queue wrapped");
     d.send_static_info();
     let m = d.receive().pop().expect("reply");
     assert_eq!(get_u64(&m.payload, 1224), 8 << 30);
@@ -554,18 +589,26 @@ fn continuation_records_are_reassembled() {
     let table = registry_table(&[("Big", 7)], MAX_RPC_PAYLOAD + 5000);
     d.send(function::SET_REGISTRY, &table[..MAX_RPC_PAYLOAD]);
     assert!(d.receive().is_empty(), "waits for the continuation");
+    assert!(
+        !d.log().contains("registry Big"),
+        "waits for the continuation: {}",
+        d.log()
+    );
     d.send(function::CONTINUATION_RECORD, &table[MAX_RPC_PAYLOAD..]);
-    let msgs = d.receive();
-    assert_eq!(msgs.len(), 1, "{}", d.log());
-    assert_eq!((msgs[0].function, msgs[0].result), (73, 0));
-    assert!(d.log().contains("registry Big = 0x7"));
+    // Carried out once whole; SET_REGISTRY gets no reply.
+    assert!(d.receive().is_empty(), "{}", d.log());
+    assert_eq!(
+        d.log().matches("registry Big = 0x7").count(),
+        1,
+        "{}",
+        d.log()
+    );
     // Exactly a multiple of the maximum: the table's size ends it.
     let table = registry_table(&[("Exact", 8)], 2 * MAX_RPC_PAYLOAD);
     d.send(function::SET_REGISTRY, &table[..MAX_RPC_PAYLOAD]);
     d.send(function::CONTINUATION_RECORD, &table[MAX_RPC_PAYLOAD..]);
-    let msgs = d.receive();
-    assert_eq!(msgs.len(), 1, "{}", d.log());
-    assert!(d.log().contains("registry Exact = 0x8"));
+    assert!(d.receive().is_empty(), "{}", d.log());
+    assert!(d.log().contains("registry Exact = 0x8"), "{}", d.log());
 }
 
 #[test]
@@ -602,27 +645,55 @@ fn damaged_commands_are_rejected_and_later_ones_served() {
     d.send_static_info();
     let msgs = d.receive();
     assert_eq!(msgs.len(), 1, "{}", d.log());
-    assert_eq!((msgs[0].seq, msgs[0].function), (4, 65));
+    assert_eq!((msgs[0].seq, msgs[0].function), (2, 65));
 }
 
 #[test]
-fn system_info_of_the_other_version_gets_invalid_argument() {
+fn boot_commands_gsp_rm_cannot_take_keep_it_from_coming_up() {
     // The driver speaks 535.113.01; the GSP is forced to 570.144.
     let mut d = Driver::new(Version::R535_113_01, Some(Version::R570_144));
-    d.queue(function::GSP_SET_SYSTEM_INFO, &vec![0u8; 664]);
+    boot_commands(&mut d);
     assert_eq!(d.start(), 0, "{}", d.log());
-    let msgs = d.receive();
-    let got: Vec<(u32, u32)> = msgs.iter().map(|m| (m.function, m.result)).collect();
-    assert_eq!(got, [(72, NV_ERR_INVALID_ARGUMENT), (0x1001, 0)]);
-    assert!(d
-        .log()
-        .contains("664 bytes, but GspSystemInfo of 570.144 has 928"));
-    // It keeps serving, with 570.144's structures: 535.113.01's request (2168 bytes) is filled
-    // with 570.144's struct at its start.
-    d.send_static_info();
-    let reply = &d.receive()[0];
-    assert_eq!((reply.result, reply.payload.len()), (0, 2168));
-    assert!(!d.log().contains("GET_GSP_STATIC_INFO refused"), "{}", d.log());
+    assert!(
+        d.receive().is_empty(),
+        "no reply, no GSP_INIT_DONE: {}",
+        d.log()
+    );
+    assert!(d.log().contains(
+        "GSP_SET_SYSTEM_INFO refused: 664 bytes, but GspSystemInfo of 570.144 has 928; GSP-RM \
+         does not come up"
+    ));
+    for _ in 0..5 {
+        assert!(d.tick());
+    }
+    assert!(d.receive().is_empty());
+
+    // A field that is not what the PCI function says.
+    let mut d = Driver::new(Version::R570_144, None);
+    let mut info = d.system_info();
+    info[8] ^= 0x40;
+    d.queue(function::GSP_SET_SYSTEM_INFO, &info);
+    d.queue(function::SET_REGISTRY, &registry_table(&[("A", 1)], 0));
+    assert_eq!(d.start(), 0, "{}", d.log());
+    assert!(d.receive().is_empty(), "{}", d.log());
+    assert!(
+        d.log()
+            .contains("GSP_SET_SYSTEM_INFO refused: gpuPhysFbAddr is "),
+        "{}",
+        d.log()
+    );
+
+    // SET_REGISTRY missing: GSP-RM waits for it, reading its queue at every tick, and comes up
+    // once it arrives (no doorbell needed before GSP_INIT_DONE).
+    let mut d = Driver::new(Version::R570_144, None);
+    let info = d.system_info();
+    d.queue(function::GSP_SET_SYSTEM_INFO, &info);
+    assert_eq!(d.start(), 0, "{}", d.log());
+    assert!(d.receive().is_empty());
+    d.queue(function::SET_REGISTRY, &registry_table(&[("A", 1)], 0));
+    d.tick();
+    let got: Vec<u32> = d.receive().iter().map(|m| m.function).collect();
+    assert_eq!(got, [function::GSP_INIT_DONE], "{}", d.log());
 }
 
 #[test]
@@ -654,7 +725,7 @@ fn fill_status_queue(d: &mut Driver) {
 fn a_full_status_queue_holds_replies_until_the_driver_reads() {
     let mut d = Driver::new(Version::R570_144, None);
     boot(&mut d);
-    // The driver read the 3 boot messages: the status queue has 62 free
+    // The driver read the 2 boot messages: the status queue has 62 free
     // elements (one always stays empty). 62 one-element replies fit.
     fill_status_queue(&mut d);
     assert_eq!(d.receive().len(), 62);
@@ -678,16 +749,45 @@ fn a_continued_command_whose_reply_does_not_fit_is_served_once_later() {
     boot(&mut d);
     // Fill the status queue's 62 free elements with unread replies.
     fill_status_queue(&mut d);
+    let served = |d: &Driver| {
+        d.log()
+            .lines()
+            .filter(|l| *l == "GSP: GET_GSP_STATIC_INFO")
+            .count()
+    };
+    let before = served(&d);
+    // SET_REGISTRY, the continued command drivers send, gets no reply: carried out at once,
+    // the full status queue notwithstanding.
     let table = registry_table(&[("Late", 9)], MAX_RPC_PAYLOAD + 5000);
     d.send(function::SET_REGISTRY, &table[..MAX_RPC_PAYLOAD]);
     d.send(function::CONTINUATION_RECORD, &table[MAX_RPC_PAYLOAD..]);
+    assert!(!d.log().contains("status queue full"), "{}", d.log());
+    // A GET_GSP_STATIC_INFO request in two records, whose reply (at the request's length, in
+    // two records too) has no room.
+    let mut long = static_info_request(d.version);
+    long.resize(MAX_RPC_PAYLOAD + 5000, 0x5a);
+    d.send(function::GET_GSP_STATIC_INFO, &long[..MAX_RPC_PAYLOAD]);
+    d.send(function::CONTINUATION_RECORD, &long[MAX_RPC_PAYLOAD..]);
     assert!(d.log().contains("status queue full"), "{}", d.log());
     assert_eq!(d.receive().len(), 62);
-    // The record is read again: the message is whole once, not twice.
+    // The held reply is posted: the message was whole once, not twice.
     d.doorbell();
     let msgs = d.receive();
-    assert_eq!(msgs.len(), 1, "{}", d.log());
-    assert_eq!((msgs[0].function, msgs[0].result), (73, 0));
+    let got: Vec<(u32, u32, usize)> = msgs
+        .iter()
+        .map(|m| (m.function, m.result, m.payload.len()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (function::GET_GSP_STATIC_INFO, 0, MAX_RPC_PAYLOAD),
+            (function::CONTINUATION_RECORD, 0, 5000)
+        ],
+        "{}",
+        d.log()
+    );
+    assert_eq!(&msgs[1].payload[..], &[0x5a; 5000][..]);
+    assert_eq!(served(&d), before + 1, "{}", d.log());
     assert_eq!(
         d.log().matches("registry Late = 0x9").count(),
         1,
@@ -710,7 +810,11 @@ fn a_running_gsp_reads_its_command_queue_only_after_the_doorbell() {
         assert!(d.tick());
     }
     assert!(d.receive().is_empty(), "{}", d.log());
-    assert_eq!(d.sysmem(4), (0, 0), "an idle GSP-RM without a doorbell reads nothing");
+    assert_eq!(
+        d.sysmem(4),
+        (0, 0),
+        "an idle GSP-RM without a doorbell reads nothing"
+    );
     // The doorbell: the next tick reads the queue and answers.
     d.doorbell();
     let msgs = d.receive();
@@ -720,6 +824,52 @@ fn a_running_gsp_reads_its_command_queue_only_after_the_doorbell() {
     d.set_phase(5);
     d.tick();
     assert_eq!(d.sysmem(5), (0, 0));
+}
+
+#[test]
+fn a_running_gsp_rm_sends_its_own_events() {
+    for (v, boot_events) in [
+        (Version::R535_113_01, vec![0x101b, 0x100c]),
+        (Version::R570_144, vec![0x101c, 0x1020, 0x100c]),
+    ] {
+        let mut d = Driver::with_config(v, |g| g.events = true);
+        boot_commands(&mut d);
+        assert_eq!(d.start(), 0, "{}", d.log());
+        // The events of its boot come before GSP_INIT_DONE, in sequence after the CPU
+        // sequence's message (seq 0).
+        let got: Vec<(u32, u32)> = d.receive().iter().map(|m| (m.seq, m.function)).collect();
+        let mut want: Vec<(u32, u32)> = boot_events.iter().zip(1..).map(|(&f, s)| (s, f)).collect();
+        want.push((want.len() as u32 + 1, function::GSP_INIT_DONE));
+        assert_eq!(got, want, "{v}: {}", d.log());
+        // Then a LIBOS print every 100 ticks of its own, without a doorbell, touching memory.
+        d.set_phase(4);
+        for _ in 0..99 {
+            d.tick();
+        }
+        assert!(d.receive().is_empty());
+        assert_eq!(d.sysmem(4), (0, 0), "nothing before the 100th tick");
+        d.set_phase(5);
+        d.tick();
+        let msgs = d.receive();
+        assert_eq!(msgs.len(), 1);
+        assert_eq!((msgs[0].function, msgs[0].payload.len()), (0x100c, 24));
+        // A conversation still works between them: the lies' count does not include them.
+        d.send_static_info();
+        let msgs = d.receive();
+        assert_eq!(msgs[0].function, function::GET_GSP_STATIC_INFO);
+        // A print that finds no room is dropped, never held: fill the status queue, then
+        // tick past a print.
+        fill_status_queue(&mut d);
+        for _ in 0..100 {
+            d.tick();
+        }
+        let n = d.receive().len();
+        assert_eq!(n, 62, "{v}: the filled queue, no print squeezed in");
+        for _ in 0..100 {
+            d.tick();
+        }
+        assert_eq!(d.receive().len(), 1, "the next print, once there is room");
+    }
 }
 
 #[test]

@@ -219,9 +219,6 @@ pub mod function {
 /// NV_ERR_BUFFER_TOO_SMALL, as rpc_result.
 pub const NV_ERR_BUFFER_TOO_SMALL: u32 = 0x02;
 
-/// NV_ERR_INVALID_ARGUMENT, as rpc_result.
-pub const NV_ERR_INVALID_ARGUMENT: u32 = 0x1f;
-
 /// LibosMemoryRegionInitArgument: 32 bytes.
 pub mod libos {
     pub const ID8: usize = 0;
