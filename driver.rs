@@ -47,7 +47,11 @@ use crate::{
     },
     gsp::{
         boot::Gsp,
-        logs::Logs, //
+        logs::Logs,
+        teardown::{
+            BooterTeardown,
+            Teardown, //
+        },
     },
     pci::{
         Bar0Len,
@@ -373,11 +377,18 @@ fn start_gsp_chain(
     chain: &FwsecChain,
     files: firmware::BootFiles,
 ) -> Result<(Gsp, SysmemFlush)> {
+    let firmware::BootFiles {
+        gsp: rm,
+        starter: firmware::Starter::Booter { load, unload },
+    } = files
+    else {
+        return Err(EINVAL);
+    };
     let facts = system_facts(pdev, &spec)?;
     enable_dma(pdev, &spec)?;
     let dev = pdev.as_ref();
-    // Teardown's FWSEC-SB, made before FWSEC-FRTS sets WPR2 (the VBIOS is at hand): every
-    // failure after it can undo WPR2.
+    // Teardown (FWSEC-SB, made before FWSEC-FRTS sets WPR2, while the VBIOS is at hand, and
+    // `booter_unload`): every failure once WPR2 is set undoes it.
     let sb = chain
         .rom
         .vbios()
@@ -395,7 +406,13 @@ fn start_gsp_chain(
             )
         })
         .inspect_err(|_| clear_master(pdev))?;
-    let flush = run_fwsec_frts(pdev, bar, &spec, chain)?;
+    let teardown = BooterTeardown {
+        chipset: spec.chipset,
+        boot0: chain.boot0,
+        sb: Some(sb),
+        booter_unload: unload,
+    };
+    let (flush, teardown) = run_fwsec_frts(pdev, bar, &spec, chain, teardown)?;
     let undo = || {
         flush.unregister(bar);
         clear_master(pdev);
@@ -407,7 +424,8 @@ fn start_gsp_chain(
         layout: &chain.layout,
         facts: &facts,
     };
-    let gsp = crate::gsp::chain::start(dev, bar, args, files, sb).inspect_err(|_| undo())?;
+    let gsp =
+        crate::gsp::chain::start(dev, bar, args, rm, load, teardown).inspect_err(|_| undo())?;
     Ok((greet(pdev, bar, fw.version, gsp, undo)?, flush))
 }
 
@@ -442,28 +460,47 @@ fn start_gsp_fsp(
 
 /// The part of the GSP boot that runs before GSP-RM on Turing to Ada (bus mastering on): the
 /// sysmem flush page, WPR2 not yet set, FWSEC-FRTS (which leaves the GSP falcon reset for what
-/// follows). Every failure unregisters the page and turns bus mastering off again.
+/// follows). A FWSEC-FRTS that failed once WPR2 was set is undone by `teardown` (FWSEC-SB,
+/// `booter_unload`: the next probe finds WPR2 clear); then every failure unregisters the page
+/// and turns bus mastering off again. The teardown comes back for GSP-RM's start.
 fn run_fwsec_frts(
     pdev: &pci::Device<Core<'_>>,
     bar: &SharedBar0,
     spec: &Spec,
     chain: &FwsecChain,
-) -> Result<SysmemFlush> {
+    teardown: BooterTeardown,
+) -> Result<(SysmemFlush, BooterTeardown)> {
     let dev = pdev.as_ref();
     let flush = SysmemFlush::register(dev, bar, spec).inspect_err(|_| clear_master(pdev))?;
-    let run = || -> Result {
-        crate::fb::check_wpr2_unset(dev, bar)?;
-        let vbios = chain.rom.vbios().map_err(|e| {
-            dev_err!(pdev, "VBIOS: {}\n", e);
-            EINVAL
-        })?;
-        crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)
-    };
-    run().inspect_err(|_| {
+    let fail = |flush: SysmemFlush, e: Error| {
         flush.unregister(bar);
         clear_master(pdev);
-    })?;
-    Ok(flush)
+        Err(e)
+    };
+    if let Err(e) = crate::fb::check_wpr2_unset(dev, bar) {
+        // Not this probe's WPR2: left as it is (the GPU needs a reset).
+        return fail(flush, e);
+    }
+    let ran = chain
+        .rom
+        .vbios()
+        .map_err(|e| {
+            dev_err!(pdev, "VBIOS: {}\n", e);
+            EINVAL
+        })
+        .and_then(|vbios| {
+            crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)
+        });
+    match ran {
+        Ok(()) => Ok((flush, teardown)),
+        Err(e) => {
+            if matches!(crate::fb::wpr2(bar), Ok(crate::fb::layout::Wpr2::Set(_))) {
+                // Nothing of GSP-RM ran: WPR2 alone is undone.
+                Teardown::Booter(teardown).run(dev, bar, true);
+            }
+            fail(flush, e)
+        }
+    }
 }
 
 /// Turns bus mastering off: the device may no longer reach system memory.

@@ -41,11 +41,9 @@ use crate::{
     },
     fb::layout::FbLayout,
     firmware::{
-        BootFiles,
         FwVersion,
-        Starter, //
+        GspFiles, //
     },
-    fwsec,
     gpu::Spec,
     gsp::{
         boot::{
@@ -64,6 +62,7 @@ use crate::{
         },
     },
     pci::SystemFacts,
+    untrusted::Untrusted,
 };
 
 /// The boot's fixed facts.
@@ -84,29 +83,19 @@ pub(crate) fn halves(address: u64) -> (u32, u32) {
     )
 }
 
-/// Starts GSP-RM through the booter and waits for `GSP_INIT_DONE`. `files` are the boot's
-/// firmware contents; `sb` is FWSEC-SB prepared for teardown. Whatever fails after this is
-/// called (WPR2 is set: FWSEC-FRTS ran) ends in the chain's teardown before the error returns:
-/// GSP-RM stopped, WPR2 cleared, and only then the memory freed (or leaked if a falcon could
-/// not be stopped).
+/// Starts GSP-RM through the booter and waits for `GSP_INIT_DONE`. `rm` and `booter_load` are
+/// the boot's firmware contents; `teardown` is what undoes it (FWSEC-SB and `booter_unload`,
+/// prepared at probe). Whatever fails after this is called (WPR2 is set: FWSEC-FRTS ran) ends
+/// in the chain's teardown before the error returns: GSP-RM stopped, WPR2 cleared, and only
+/// then the memory freed (or leaked if a falcon could not be stopped).
 pub(crate) fn start(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     args: ChainArgs<'_>,
-    files: BootFiles,
-    sb: fwsec::Prepared,
+    mut rm: GspFiles,
+    booter_load: Untrusted<KVVec<u8>>,
+    teardown: BooterTeardown,
 ) -> Result<Gsp> {
-    let BootFiles {
-        gsp: mut rm,
-        starter,
-    } = files;
-    let Starter::Booter {
-        load: booter_load,
-        unload: booter_unload,
-    } = starter
-    else {
-        return Err(EINVAL);
-    };
     let ChainArgs {
         spec,
         version,
@@ -115,12 +104,7 @@ pub(crate) fn start(
         facts,
     } = args;
     let chipset = spec.chipset;
-    let teardown = Teardown::Booter(BooterTeardown {
-        chipset,
-        boot0,
-        sb: Some(sb),
-        booter_unload,
-    });
+    let teardown = Teardown::Booter(teardown);
     let app_version = rm.bootloader_app_version;
     let images = Images::take(&mut rm);
     let (shared, mut input) = match allocate(dev, version, Placement::Layout(layout), images) {

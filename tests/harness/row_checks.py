@@ -31,6 +31,45 @@ FRTS_CHIP = re.compile(r"^(tu1\d\d|ga10[2-7]|ad10\d)$")
 FSP_CHIP = re.compile(r"^(gh100|gb10[02]|gb20[2-7])$")
 
 
+# Every row binds twice: at load, and again after the sysfs unbind (guest.LIFECYCLE_STEPS).
+BINDS = 2
+
+
+def check_sequence_lie(sc, fault, lines, emu_log, results):
+    """A sequence number lie: the driver names the number the emulated GSP wrote and the one it
+    should have written, as the emulated GSP's log gives them (GSP-RM's own prints may come
+    before the message, so the row cannot state them)."""
+    lie = fault.split("@")[0]
+    if lie not in ("seq-repeat", "seq-skip"):
+        return
+    m = re.search(rf"GSP: fault {lie} at message \d+: header field at \+\d+ is (0x[0-9a-f]+), "
+                  r"not (0x[0-9a-f]+)", emu_log)
+    want = m and f"sequence number {int(m.group(1), 16)}, expected {int(m.group(2), 16)} "
+    results.check(f"{sc.name}: the driver names the sequence numbers the GSP told",
+                  bool(want) and any(want in l for l in lines),
+                  f"emulated GSP: {m and m.group(0)}; driver: "
+                  f"{[l for l in lines if 'sequence number' in l][:2]}")
+
+
+def told_once(sc):
+    """Whether the row's lie is told at the first bind only (a `-once` lie)."""
+    return any((sc.emu_option(o) or "").endswith("-once") for o, _, _ in EARLY_LIES + BOOT_LIES)
+
+
+def check_every_bind(sc, lines, fault, results):
+    """What the first bind reached the rebind reaches too: the identification line, and GSP-RM
+    up where it came up, once per bind; a second bind that fails passes no row. A GSP-RM that
+    lies that nothing stops it leaves WPR2 set: its rebind may not boot."""
+    ident = [l for l in lines if l.startswith("NVIDIA (Chipset: ")]
+    if ident:
+        results.check(f"{sc.name}: both binds identify the GPU", len(ident) == BINDS,
+                      f"{len(ident)} identification lines")
+    ups = [l for l in lines if re.match(r"GSP \S+ up: ", l)]
+    if ups and not (fault or "").startswith("unstoppable") and not told_once(sc):
+        results.check(f"{sc.name}: GSP-RM came up at both binds", len(ups) == BINDS,
+                      f"{len(ups)} 'GSP ... up' lines: {ups[:3]}")
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -58,11 +97,13 @@ def check_scenarios(console, scenarios, emus, results):
                           f"{emu.bdf} logged: {lines[:6]}")
         emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
         fault = sc.gsp_fault
+        check_every_bind(sc, lines, fault, results)
         if fault:
             # The lie must have been told, or the row proves nothing.
             told = f"GSP: fault {fault.split('@')[0]} at message"
             results.check(f"{sc.name}: the emulated GSP told the lie {fault}",
                           told in emu_log, f"no '{told}' in {emu.log}")
+            check_sequence_lie(sc, fault, lines, emu_log, results)
         # The boot's lies before the GSP (the VBIOS, GFW boot): told, and the GSP never started.
         early = [(o, s, l) for o, s, l in EARLY_LIES if sc.emu_option(o)]
         boot = [(o, s, l) for o, s, l in BOOT_LIES if sc.emu_option(o)]
@@ -102,7 +143,7 @@ def check_scenarios(console, scenarios, emus, results):
         # A device whose log shows a GSP conversation must have started the GSP.
         talked = any(re.search(GSP_OUTCOME, l) or l.startswith("GSP RPC ") for l in lines)
         check_gsp_stopped(sc.name, counts, results, unstoppable, expect_runs=talked)
-        if early:
+        if early and not told_once(sc):
             # The boot ends where the lie is: the GSP is never started.
             results.check(f"{sc.name}: the lie stops the boot before the GSP",
                           not counts.get("gsp_runs"), f"runs: {counts.get('gsp_runs')}")

@@ -71,6 +71,9 @@ lies! {
         ScratchError = "scratch-error"
             => "FWSEC-FRTS halts with error code 0x17 in NV_PBUS_SW_SCRATCH_0E",
         NoWpr2 = "no-wpr2" => "FWSEC-FRTS halts with success but sets no WPR2",
+        ErrorWithWpr2Once = "error-with-wpr2-once"
+            => "the first FWSEC-FRTS sets WPR2 and halts with 0x4 in mailbox 0; later ones \
+                succeed",
         NoHalt = "no-halt" => "FWSEC-FRTS never halts",
         FuseUnsigned = "fuse-unsigned"
             => "the GSP's fuse selects a signature version the ucode does not have",
@@ -200,6 +203,8 @@ pub struct Fwsec {
     expected: Expected,
     bootloader: Option<Result<GenBootloader, String>>,
     lie: Option<FwsecLie>,
+    /// FWSEC-FRTS ran before (a lie told once is not told again).
+    frts_ran: bool,
     scratch_0e: u32,
 }
 
@@ -215,6 +220,7 @@ impl Fwsec {
             expected,
             bootloader,
             lie,
+            frts_ran: false,
             scratch_0e: 0,
         }
     }
@@ -373,8 +379,10 @@ impl Fwsec {
             "FWSEC: image checked byte for byte; FRTS on {:#x}..{:#x}",
             frts.start, frts.end
         ));
+        let first = !std::mem::replace(&mut self.frts_ran, true);
         let played = match self.lie {
             Some(FwsecLie::ErrorMailbox) => (4, 0, None),
+            Some(FwsecLie::ErrorWithWpr2Once) if first => (4, 0, Some(frts.clone())),
             Some(FwsecLie::ScratchError) => (0, 0x17 << 16, None),
             Some(FwsecLie::NoWpr2) => (0, 0, None),
             Some(FwsecLie::NoHalt) => return Played::Running,
@@ -739,6 +747,33 @@ mod tests {
             );
             assert_eq!(fwsec.read(NV_PBUS_SW_SCRATCH_0E), Some(want.1));
         }
+        // Told once: WPR2 set and an error; the next FWSEC-FRTS succeeds.
+        let (mut f, mut fwsec) = loaded(Some(FwsecLie::ErrorWithWpr2Once));
+        let (played, _) = play(&mut f, &mut fwsec);
+        assert!(
+            matches!(
+                played,
+                Played::Halted {
+                    mailbox0: 4,
+                    wpr2: Some(_),
+                    ..
+                }
+            ),
+            "{played:?}"
+        );
+        let (mut f, _) = loaded(None);
+        let (again, _) = play(&mut f, &mut fwsec);
+        assert!(
+            matches!(
+                again,
+                Played::Halted {
+                    mailbox0: 0,
+                    wpr2: Some(_),
+                    ..
+                }
+            ),
+            "{again:?}"
+        );
         let (mut f, mut fwsec) = loaded(Some(FwsecLie::NoHalt));
         assert_eq!(play(&mut f, &mut fwsec).0, Played::Running);
         assert_eq!("no-halt".parse(), Ok(FwsecLie::NoHalt));
