@@ -165,6 +165,15 @@ fn gen_bootloader(dev: &Device<Bound>, chipset: Chipset) -> Result<(KVec<u8>, u1
     let acr = CString::try_from_fmt(fmt!("nvidia/{}/{}", chipset.name(), ACR_BOOTLOADER))?;
     let (fw, name) = match Firmware::request_nowarn(&gsp, dev) {
         Ok(fw) => (fw, &gsp),
+        Err(e) if e != ENOENT => {
+            dev_err!(
+                dev,
+                "{}: cannot load (error {})\n",
+                gsp.to_str().unwrap_or("?"),
+                e.to_errno()
+            );
+            return Err(e);
+        }
         Err(_) => match Firmware::request_nowarn(&acr, dev) {
             Ok(fw) => {
                 dev_dbg!(

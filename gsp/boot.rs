@@ -282,13 +282,13 @@ impl Gsp {
         self.pinned = true;
     }
 
-    /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` before GSP-RM starts, which reads them
-    /// before `GSP_INIT_DONE`. Neither is answered: OpenRM queues both with `_issueRpcAsync`
+    /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` before GSP-RM starts (as nouveau and
+    /// OpenRM do; nova-core once its core runs), which reads them before `GSP_INIT_DONE`. Neither is answered: OpenRM queues both with `_issueRpcAsync`
     /// ("stuffed into the message queue before the GSP is booted", `rpc.c`), nouveau sends
     /// both `NVKM_GSP_RPC_REPLY_NOSEQ`, nova-core without waiting; a reply would be one nobody
     /// asked for.
     ///
-    /// The doorbell rings after each, as all three references ring it after every element
+    /// The doorbell rings after each, as all three references ring it after every message
     /// (OpenRM `_kgspRpcSendMessage`, nouveau `r535_gsp_cmdq_push`, nova-core `Cmdq`).
     pub(crate) fn queue_boot_commands(&mut self, bar: &SharedBar0, facts: &SystemFacts) -> Result {
         let version = self.version;
@@ -373,10 +373,10 @@ impl Gsp {
 
     /// Waits for a message of `function`: the reply to the command just sent, or an event.
     ///
-    /// Events are dropped, each with a debug line, whether the driver knows their number or not.
-    /// A reply nobody asked for ends the wait with
-    /// an error, as does a failed reply, a message that does not validate, or a failed
-    /// [`Gsp::check_device`]. The wait has one deadline, `timeout`, and checks the device every
+    /// Events are dropped, whether the driver knows their number or not (one debug line per
+    /// wait names them). A reply nobody asked for ends the wait with an error, as does a message
+    /// with a non-zero `rpc_result` (an event's too, as nouveau's `r535_gsp_msg_recv` ends its
+    /// wait on any), a message that does not validate, or a failed [`Gsp::check_device`]. The wait has one deadline, `timeout`, and checks the device every
     /// [`CHECK_INTERVAL`], however many messages keep coming.
     fn wait_for(
         &mut self,
@@ -409,7 +409,7 @@ impl Gsp {
             }
             let version = self.version;
             match self.queues()?.receive(version) {
-                // A failed reply to any command (e.g. the boot's queued ones) ends the wait.
+                // A failed message ends the wait, whichever it is.
                 Ok(Some((m, _))) if m.result != 0 => {
                     dev_err!(
                         dev,
@@ -509,20 +509,24 @@ impl Gsp {
     }
 
     /// Stops the GSP, on every way out once it was started: asks it to unload (unless it is
-    /// unreachable) and waits for its suspend, then stops it whatever the answer through the
-    /// chain's teardown ([`Teardown::run`]). Seen stopped, the GSP's memory is freed as `self`
-    /// goes; otherwise it is leaked, and the log says so.
+    /// unreachable) and, acknowledged, waits for its suspend, then stops it whatever the answer
+    /// through the chain's teardown ([`Teardown::run`]). Seen stopped, the GSP's memory is freed
+    /// as `self` goes; otherwise it is leaked, and the log says so.
     pub(crate) fn shutdown(mut self, dev: &Device<Bound>, bar: &SharedBar0) {
+        let mut acknowledged = false;
         if !self.unreachable {
-            if let Err(e) = self.unload(dev, bar) {
-                dev_warn!(
+            match self.unload(dev, bar) {
+                Ok(()) => acknowledged = true,
+                Err(e) => dev_warn!(
                     dev,
                     "GSP did not acknowledge the unload (error {})\n",
                     e.to_errno()
-                );
+                ),
             }
         }
-        if !self.unreachable {
+        // Only a GSP-RM that acknowledged the unload suspends: without it nova-core does not wait
+        // either (`shutdown_gsp` returns on the failed command).
+        if acknowledged {
             // GSP-RM says it suspended (it cleared nothing else: the driver zeroed the mailbox
             // once GSP-RM was up).
             let falcon = Falcon::<GspEngine>::new(bar, self.spec.chipset);
@@ -533,5 +537,32 @@ impl Gsp {
         if let Some(teardown) = self.teardown.take() {
             self.halted = teardown.run(dev, bar, self.unreachable);
         }
+    }
+}
+
+#[kunit_tests(nova_core_gsp_boot)]
+mod tests {
+    use super::*;
+    use kernel::str::CString;
+
+    #[test]
+    fn dropped_events_name_their_first_kinds_and_count_the_rest() -> Result {
+        let mut d = DroppedEvents::default();
+        for f in [0x101c, 0x100c, 0x100c, 0x1fff, 0x1006, 0x1004, 0x1004] {
+            d.add(f);
+        }
+        assert_eq!(d.total, 7);
+        let line = CString::try_from_fmt(fmt!("{}", d.named(FwVersion::R570_144)))?;
+        assert_eq!(
+            line.to_bytes(),
+            b" GSP_LOCKDOWN_NOTICE (0x101c) x1 UCODE_LIBOS_PRINT (0x100c) x2 unknown (0x1fff) x1 \
+              OS_ERROR_LOG (0x1006) x1 and 2 of other kinds"
+        );
+        // The same number is another event in the other version.
+        let mut d = DroppedEvents::default();
+        d.add(0x101b);
+        let line = CString::try_from_fmt(fmt!("{}", d.named(FwVersion::R535_113_01)))?;
+        assert_eq!(line.to_bytes(), b" GSP_SEND_USER_SHARED_DATA (0x101b) x1");
+        Ok(())
     }
 }

@@ -82,7 +82,7 @@ pub(crate) mod versioned {
             let info = fw::GspStaticConfigInfo::read_from_bytes(raw).map_err(|_| {
                 StaticInfoError::WrongSize {
                     got: raw.len(),
-                    want: size_of::<fw::GspStaticConfigInfo>(),
+                    want: STATIC_INFO_SIZE,
                 }
             })?;
             let name_len = info

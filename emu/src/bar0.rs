@@ -75,7 +75,8 @@ pub static REGISTERS: &[Register] = &[
 
 /// The GSP's own registers beside its falcon (whose registers are the falcon
 /// model's, `src/falcon.rs`), modelled unless the GSP is disabled (`--no-gsp`):
-/// the command queue doorbell, whose writes wake the GSP; the scratch register
+/// the command queue doorbell, after whose writes GSP-RM reads its command queue; the
+/// scratch register
 /// GSP-RM's CPU sequence works on (`src/gsp/sequencer.rs`); the secure scratch
 /// register whose bit 26 says GSP-RM resumed (set by the device).
 pub static GSP_REGISTERS: &[Register] = &[

@@ -93,7 +93,7 @@ fn the_limits_hold_at_their_edges() {
 
 #[test]
 fn thousands_of_commands_are_accepted_and_yielded_in_order() {
-    // Far more than the 64 commands the driver once held: the bound is the message's.
+    // Thousands of commands: the bound is the message's size, not a count.
     let n = 5000u32;
     let commands: Vec<Vec<u32>> = (0..n).map(|i| vec![0, 4 * i, i]).collect();
     let p = payload(&commands.concat());

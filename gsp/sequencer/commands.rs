@@ -632,7 +632,7 @@ mod tests {
 
     #[test]
     fn thousands_of_commands_are_accepted_and_yielded_in_order() -> Result {
-        // Far more than the 64 commands the driver once held: the bound is the message's.
+        // Thousands of commands: the bound is the message's size, not a count.
         const N: u16 = 5000;
         let words = 3 * u32::from(N);
         let mut p: KVec<u8> = KVec::with_capacity(HEADER_SIZE + 12 * usize::from(N), GFP_KERNEL)?;

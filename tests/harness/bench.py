@@ -35,7 +35,7 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
     rows = [
         Scenario("bench-ga102-570", ["--chipset", "ga102"], "-", "",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),
-        Scenario("bench-tu117-535", ["--chipset", "tu117"], "drop=gsp-570.144.bin", "",
+        Scenario("bench-tu117-535", ["--chipset", "tu117"], "only=535.113.01", "",
                  [r"GSP 535\.113\.01 up: NVIDIA GeForce GTX 1650$"], 0),
         # The GSP's reply to the fourth or so round trip of the benchmark lies.
         Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@6"], "-", "",

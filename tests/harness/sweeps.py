@@ -33,7 +33,7 @@ def lie_rows():
             if at % 2 == 0:
                 chip, fw, name = "ga102", "-", "570"
             else:
-                chip, fw, name = "tu117", "drop=gsp-570.144.bin", "535"
+                chip, fw, name = "tu117", "only=535.113.01", "535"
             rows.append(Scenario(f"sweep-{lie}@{at}-{name}",
                                  ["--chipset", chip, "--gsp-fault", f"{lie}@{at}"], fw, "",
                                  [GSP_OUTCOME], 0))

@@ -4,7 +4,8 @@
 //!
 //! Which events arrive is known from the drivers that run on silicon: nouveau registers a
 //! handler or a silencer for each event that reaches it (`nvkm/subdev/gsp/rm/r535/gsp.c`,
-//! `r535_gsp_oneinit`; `rm/r570/gsp.c`, the `r570_gsp_ntfy` list): it silences
+//! `r535_gsp_oneinit`; `rm/r570/gsp.c`, `r570_gsp_drop_post_nocat_record`, below its debug
+//! level): it silences
 //! `UCODE_LIBOS_PRINT` and `PERF_BRIDGELESS_INFO_UPDATE` in both versions,
 //! `GSP_SEND_USER_SHARED_DATA` in 535.113.01, `GSP_POST_NOCAT_RECORD` and
 //! `GSP_LOCKDOWN_NOTICE` in 570.144. *When* they arrive no reference says; Linux 7.3's
@@ -22,7 +23,9 @@
 //! - just before `GSP_INIT_DONE`: 570.144 posts `GSP_LOCKDOWN_NOTICE` (lockdown released) and a
 //!   `GSP_POST_NOCAT_RECORD`, 535.113.01 `GSP_SEND_USER_SHARED_DATA`; both a `UCODE_LIBOS_PRINT`;
 //! - while up, a `UCODE_LIBOS_PRINT` every [`PRINT_TICKS`] ticks of its own clock, whatever the
-//!   driver does, where the status queue has room (a print that finds none is dropped).
+//!   driver does, where the status queue has room (a print that finds none is dropped). The
+//!   rate is the model's choice, to keep a running GSP-RM touching memory on its own: nouveau
+//!   says the PMU writes these "typically only ... when PMU encounters an error".
 //!
 //! No event spans continuation records: every event above fits one message (the largest,
 //! `GSP_POST_NOCAT_RECORD`, is 1208 bytes; a message carries 65456), and OpenRM never
@@ -87,10 +90,15 @@ impl Event {
     }
 }
 
-/// `rpc_ucode_libos_print_v1E_08`: the engine, the buffer's size, the buffer (LIBOS's encoded
-/// log records; the model sends an empty record of 16 bytes).
+/// The PMU's class in `ucodeEngDesc` (bits 31:8): the only engine whose prints GSP-RM forwards
+/// (nouveau `NV_GSP_MSG_EVENT_UCODE_LIBOS_CLASS_PMU`, `r535_gsp_msg_libos_print`).
+const UCODE_LIBOS_CLASS_PMU: u32 = 0xf3d722;
+
+/// `rpc_ucode_libos_print_v1E_08`: the engine (the PMU), the buffer's size, the buffer (LIBOS's
+/// encoded log records; the model sends an empty record of 16 bytes).
 pub fn libos_print() -> Event {
     let mut payload = vec![0u8; 8 + 16];
+    put_u32(&mut payload, 0, UCODE_LIBOS_CLASS_PMU << 8);
     put_u32(&mut payload, 4, 16);
     Event {
         function: number::UCODE_LIBOS_PRINT,

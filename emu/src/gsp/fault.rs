@@ -7,8 +7,9 @@
 //! driver's boot these are GSP_INIT_DONE (0), the reply to
 //! GET_GSP_STATIC_INFO (1) and to UNLOADING_GUEST_DRIVER (2), on both boot
 //! chains. GSP_SET_SYSTEM_INFO and SET_REGISTRY get no reply, so they have
-//! no message. RUN_CPU_SEQUENCER, continuation records and flood events are
-//! not counted. Without `@N` the lie is told at message 1.
+//! no message. RUN_CPU_SEQUENCER, GSP-RM's own events (`super::events`),
+//! continuation records and flood events are not counted. Without `@N` the
+//! lie is told at message 1.
 //!
 //! Every lie is logged (`GSP: fault LIE at message N: ...`) when it is
 //! told, so that a test can tell a lie that was told and survived from one

@@ -441,13 +441,9 @@ impl Gsp {
         mem: &mut Sysmem<'_>,
         event: &events::Event,
     ) -> Result<(), GuestMemError> {
-        let s = self.state.as_ref().expect("running");
-        let (cmdq, wptr) = (s.cmdq, s.stat_wptr);
-        let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
-        if driver_rptr >= queue::MSG_COUNT {
+        let Ok(free) = self.free_elements(mem)? else {
             return Ok(());
-        }
-        let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
+        };
         if wire::elem_count(wire::rpc::SIZE_OF + event.payload.len()) > free {
             return Ok(());
         }
@@ -503,16 +499,28 @@ impl Gsp {
         }
     }
 
+    /// How many elements the status queue has free for the GSP to write (one always stays
+    /// empty), from the driver's read pointer in guest memory; `Err` with the pointer when it
+    /// lies outside the queue.
+    fn free_elements(&self, mem: &mut Sysmem<'_>) -> Result<Result<u32, u32>, GuestMemError> {
+        let s = self.state.as_ref().expect("running");
+        let driver_rptr = mem.read_u32(rx_read_ptr(s.cmdq))?;
+        if driver_rptr >= queue::MSG_COUNT {
+            return Ok(Err(driver_rptr));
+        }
+        Ok(Ok(
+            (driver_rptr + queue::MSG_COUNT - s.stat_wptr - 1) % queue::MSG_COUNT
+        ))
+    }
+
     /// Posts up to `max` events, as many as the status queue has room for;
     /// returns how many.
     fn post_events(&mut self, mem: &mut Sysmem<'_>, max: u32) -> Result<u32, GuestMemError> {
-        let s = self.state.as_ref().expect("running");
-        let (cmdq, statq, wptr, mut seq) = (s.cmdq, s.statq, s.stat_wptr, s.stat_seq);
-        let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
-        if driver_rptr >= queue::MSG_COUNT {
+        let Ok(free) = self.free_elements(mem)? else {
             return Ok(0);
-        }
-        let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
+        };
+        let s = self.state.as_ref().expect("running");
+        let (statq, wptr, mut seq) = (s.statq, s.stat_wptr, s.stat_seq);
         let n = free.min(max);
         let mut pos = wptr;
         for _ in 0..n {
@@ -860,8 +868,7 @@ impl Gsp {
     fn post(&mut self, mem: &mut Sysmem<'_>, reply: &Reply) -> Result<bool, GuestMemError> {
         let fault = self.config.fault;
         let s = self.state.as_ref().expect("running");
-        let (cmdq, statq, wptr, version, index) =
-            (s.cmdq, s.statq, s.stat_wptr, s.version, s.posted);
+        let (statq, wptr, version, index) = (s.statq, s.stat_wptr, s.version, s.posted);
         // The boot's own message (the CPU sequence) and the events of GSP-RM's own schedule are
         // not part of the conversation the lies count: they are told straight.
         let boot_message = reply.function == function::GSP_RUN_CPU_SEQUENCER
@@ -892,14 +899,15 @@ impl Gsp {
             .iter()
             .map(|c| wire::elem_count(wire::rpc::SIZE_OF + c.len()))
             .sum();
-        let driver_rptr = mem.read_u32(rx_read_ptr(cmdq))?;
-        if driver_rptr >= queue::MSG_COUNT {
-            self.complain(format!(
-                "status queue read pointer {driver_rptr} is out of range; nothing posted"
-            ));
-            return Ok(false);
-        }
-        let free = (driver_rptr + queue::MSG_COUNT - wptr - 1) % queue::MSG_COUNT;
+        let free = match self.free_elements(mem)? {
+            Ok(free) => free,
+            Err(driver_rptr) => {
+                self.complain(format!(
+                    "status queue read pointer {driver_rptr} is out of range; nothing posted"
+                ));
+                return Ok(false);
+            }
+        };
         let chatter = u32::from(self.chatter_now());
         let unknown_event = u32::from(told == Some(Lie::EventUnknown));
         if needed + chatter + unknown_event > free {
