@@ -17,7 +17,7 @@ import subprocess
 from .boots import Job
 from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND
 from .kernel_log import device_lines
-from .row_checks import check_quiet_after
+from .row_checks import check_quiet_after, check_registers_modelled
 from .settings import FW_ROOT, ORACLE_MODULE, TLV
 from .table import Scenario
 
@@ -80,6 +80,7 @@ def oracle_job():
                           any("GSP successfully unloaded" in l for l in lines),
                           f"see {emu.log} and the console")
             log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+            check_registers_modelled(sc.name, log, results)
             bad = [l for l in log.splitlines() if MODEL_REFUSALS.search(l)]
             results.check(f"{sc.name}: the emulated GPU reported no check it failed",
                           not bad, "; ".join(bad[:3]))
