@@ -209,10 +209,26 @@ fn start_and_check(
     Ok(())
 }
 
+/// Why `booter_load` did not start GSP-RM, and whether SEC2 is known stopped.
+pub(crate) enum LoadFailure {
+    /// SEC2 was reset: it no longer reads the WPR meta or what it names.
+    Stopped(Error),
+    /// SEC2 could not be reset: it may still read the WPR meta and what it names, which must
+    /// then be kept for good, never freed.
+    StillRunning(Error),
+}
+
+impl From<Error> for LoadFailure {
+    /// A failure before `booter_load` touched SEC2 (SEC2 runs nothing of ours).
+    fn from(e: Error) -> LoadFailure {
+        LoadFailure::Stopped(e)
+    }
+}
+
 /// Runs `booter_load` with the WPR meta's address in SEC2's mailboxes. GSP-RM starts on the
 /// GSP's RISC-V core if it succeeded. The returned copy must outlive GSP-RM's boot. On a
-/// failure SEC2 is reset (it no longer reads the WPR meta or what it names); `EBUSY` says it
-/// could not be: what it may read must then never be freed.
+/// failure SEC2 is reset (it no longer reads the WPR meta or what it names), or the failure
+/// says it could not be ([`LoadFailure::StillRunning`]).
 pub(crate) fn run_load(
     dev: &Device<Bound>,
     bar: &SharedBar0,
@@ -220,7 +236,7 @@ pub(crate) fn run_load(
     boot0: u32,
     file: &Untrusted<KVVec<u8>>,
     wpr_meta: (u32, u32),
-) -> Result<Loaded> {
+) -> core::result::Result<Loaded, LoadFailure> {
     let name = "booter_load";
     let sec2 = Falcon::<Sec2>::new(bar, chipset);
     let ran = load(dev, bar, &sec2, chipset, boot0, file, name).and_then(|(bootvec, buf)| {
@@ -238,9 +254,9 @@ pub(crate) fn run_load(
         // Whatever failed, SEC2 is stopped before the WPR meta and the image may go.
         if sec2.reset(boot0).is_err() {
             dev_err!(dev, "SEC2 cannot be reset after {} failed\n", name);
-            return EBUSY;
+            return LoadFailure::StillRunning(e);
         }
-        e
+        LoadFailure::Stopped(e)
     })
 }
 

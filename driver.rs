@@ -196,6 +196,17 @@ struct FwsecChain {
     boot0: u32,
 }
 
+impl FwsecChain {
+    /// The VBIOS read at probe, for FWSEC-FRTS and FWSEC-SB; one that does not parse is named
+    /// in one line.
+    fn vbios(&self, pdev: &pci::Device<Core<'_>>) -> Result<crate::vbios::Vbios<'_>> {
+        self.rom.vbios().map_err(|e| {
+            dev_err!(pdev, "VBIOS: {}\n", e);
+            EINVAL
+        })
+    }
+}
+
 /// The firmware version forced by the `gsp_version` module parameter, if any.
 fn forced_version(pdev: &pci::Device<Core<'_>>) -> Result<Option<FwVersion>> {
     let major = crate::module_parameters::gsp_version.value();
@@ -390,12 +401,7 @@ fn start_gsp_chain(
     // Teardown (FWSEC-SB, made before FWSEC-FRTS sets WPR2, while the VBIOS is at hand, and
     // `booter_unload`): every failure once WPR2 is set undoes it.
     let sb = chain
-        .rom
-        .vbios()
-        .map_err(|e| {
-            dev_err!(pdev, "VBIOS: {}\n", e);
-            EINVAL
-        })
+        .vbios(pdev)
         .and_then(|vbios| {
             crate::fwsec::prepare(
                 dev,
@@ -481,16 +487,9 @@ fn run_fwsec_frts(
         // Not this probe's WPR2: left as it is (the GPU needs a reset).
         return fail(flush, e);
     }
-    let ran = chain
-        .rom
-        .vbios()
-        .map_err(|e| {
-            dev_err!(pdev, "VBIOS: {}\n", e);
-            EINVAL
-        })
-        .and_then(|vbios| {
-            crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)
-        });
+    let ran = chain.vbios(pdev).and_then(|vbios| {
+        crate::fwsec::run_frts(dev, bar, spec.chipset, chain.boot0, &vbios, &chain.layout)
+    });
     match ran {
         Ok(()) => Ok((flush, teardown)),
         Err(e) => {

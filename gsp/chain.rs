@@ -34,7 +34,10 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
-    booter,
+    booter::{
+        self,
+        LoadFailure, //
+    },
     falcon::{
         gsp::Gsp as GspEngine,
         Falcon, //
@@ -127,22 +130,27 @@ pub(crate) fn start(
             let (lo, hi) = halves(libos);
             gsp_falcon.write_mailboxes(lo, hi)
         })
+        .map_err(LoadFailure::from)
         .and_then(|()| booter::run_load(dev, bar, chipset, boot0, &booter_load, wpr_meta));
     match loaded {
         Ok(loaded) => {
             input.booter = Some(loaded);
             gsp.keep_boot_input(input);
         }
-        Err(e) => {
+        Err(failure) => {
             // GSP-RM never started: nothing runs that the unload message could reach. A SEC2
             // that could not be stopped may still read the booter's input: kept for good.
-            if e == EBUSY {
-                gsp.pin();
-            }
+            let e = match failure {
+                LoadFailure::Stopped(e) => e,
+                LoadFailure::StillRunning(e) => {
+                    gsp.pin();
+                    e
+                }
+            };
             gsp.keep_boot_input(input);
             gsp.set_unreachable();
             gsp.shutdown(dev, bar);
-            return Err(if e == EBUSY { EIO } else { e });
+            return Err(e);
         }
     }
     if let Err(e) = run_riscv(dev, &gsp_falcon, app_version) {

@@ -11,6 +11,7 @@
 """
 
 import argparse
+import collections
 import re
 import time
 
@@ -105,6 +106,10 @@ def cmd_test(_args):
         results.add(lane)
     phase("shell, DKMS and fuzz sample", t)
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s: {', '.join(phases)})")
+    table = read_table()
+    log(f"checks: {results.breakdown({sc.name for sc in table})}")
+    per_chip = collections.Counter(sc.emu_option("--chipset") or "ga102" for sc in table)
+    log("table rows per chip: " + ", ".join(f"{c} {n}" for c, n in sorted(per_chip.items())))
     print(results.summary())
     return 1 if results.failed else 0
 

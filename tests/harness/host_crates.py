@@ -81,6 +81,7 @@ def cargo_test(run_dir, results, label, path, target):
     failed = sum(int(s[2]) for s in summaries)
     ignored = sum(int(s[3]) for s in summaries)
     results.passed += passed
+    results.host_tests += passed + failed
     results.failed += failed
     results.skipped += ignored
     if not VBIOS_DIR and label in REAL_DUMP_READERS:

@@ -29,6 +29,10 @@ class Results:
     failures: list = field(default_factory=list)
     held: bool = False
     lines: list = field(default_factory=list)
+    # The names of the checks counted one by one, and how many of the counts are the host
+    # crates' own tests (counted from `cargo test`'s summaries): what `N passed` is made of.
+    names: list = field(default_factory=list)
+    host_tests: int = 0
 
     def say(self, line):
         """One line of output: printed now, or kept with the results when held."""
@@ -39,6 +43,7 @@ class Results:
                 print(line, flush=True)
 
     def check(self, name, ok, detail=""):
+        self.names.append(name)
         if ok:
             self.passed += 1
             self.say(f"ok   {name}")
@@ -57,9 +62,21 @@ class Results:
         self.failed += other.failed
         self.skipped += other.skipped
         self.failures += other.failures
+        self.names += other.names
+        self.host_tests += other.host_tests
         for line in other.lines:
             self.say(line)
         other.lines.clear()
+
+    def breakdown(self, rows):
+        """What the checks counted are: the host crates' tests, the KUnit cases, the checks of
+        the table's rows (`rows`: their names), and the rest (the gates and the boots' own)."""
+        kunit = sum(1 for n in self.names if n.startswith("kunit: "))
+        of_rows = sum(1 for n in self.names if n.split(":", 1)[0] in rows)
+        checked = len({n.split(":", 1)[0] for n in self.names} & set(rows))
+        rest = len(self.names) - kunit - of_rows
+        return (f"host crates' tests {self.host_tests}, KUnit cases {kunit}, checks of "
+                f"{checked} table rows {of_rows}, gates' and other boots' checks {rest}")
 
     def summary(self):
         s = f"{self.passed} passed, {self.failed} failed"
