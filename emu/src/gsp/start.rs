@@ -22,20 +22,35 @@ impl Gsp {
         booted: Version,
         pci: PciFunction,
     ) -> u32 {
-        self.halt(Stop::Restart, "started while running: restarting");
-        self.line(&format!(
-            "started by the booter, LIBOS arguments at {libos_args:#x}"
-        ));
-        let running = match self.boot(mem, libos_args, booted, pci) {
+        let running = match self.begin(mem, "the booter", libos_args, booted, pci) {
             Ok(r) => r,
-            Err((code, msg)) => {
-                self.line(&format!("start refused ({code:#010x}): {msg}"));
-                return code;
-            }
+            Err(code) => return code,
         };
         self.state = Some(running);
         self.transitions.push(Transition::Started);
         self.send_sequence(mem)
+    }
+
+    /// What both starts do first: a GSP-RM still running stops, the start is logged with its
+    /// starter (`by`), and the LIBOS arguments and RMARGS are read and checked; a refusal is
+    /// logged and its code returned.
+    fn begin(
+        &mut self,
+        mem: &mut Sysmem<'_>,
+        by: &str,
+        libos_args: u64,
+        booted: Version,
+        pci: PciFunction,
+    ) -> Result<Running, u32> {
+        self.halt(Stop::Restart, "started while running: restarting");
+        self.line(&format!(
+            "started by {by}, LIBOS arguments at {libos_args:#x}"
+        ));
+        self.boot(mem, libos_args, booted, pci)
+            .map_err(|(code, msg)| {
+                self.line(&format!("start refused ({code:#010x}): {msg}"));
+                code
+            })
     }
 
     /// GSP-FMC's start of GSP-RM of version `booted` with the LIBOS arguments at `libos_args`
@@ -48,16 +63,9 @@ impl Gsp {
         booted: Version,
         pci: PciFunction,
     ) -> u32 {
-        self.halt(Stop::Restart, "started while running: restarting");
-        self.line(&format!(
-            "started by GSP-FMC, LIBOS arguments at {libos_args:#x}"
-        ));
-        let mut running = match self.boot(mem, libos_args, booted, pci) {
+        let mut running = match self.begin(mem, "GSP-FMC", libos_args, booted, pci) {
             Ok(r) => r,
-            Err((code, msg)) => {
-                self.line(&format!("start refused ({code:#010x}): {msg}"));
-                return code;
-            }
+            Err(code) => return code,
         };
         running.seq = Seq::AwaitsBootCommands;
         self.state = Some(running);
