@@ -115,13 +115,18 @@ impl<'a> Fsp<'a> {
 
     /// Sends `msg` (whole dwords): into EMEM from offset 0, then the command queue's tail (its
     /// last dword), then its head, which hands it over. The FSP must have taken the previous
-    /// command, within [`CONSUME_TIMEOUT`].
-    fn send(&self, dev: &device::Device, msg: &[u8]) -> Result {
+    /// command, within [`CONSUME_TIMEOUT`]. A failure says whether the FSP may have part of
+    /// the message: not when nothing was written, yes once the writes began.
+    fn send(&self, dev: &device::Device, msg: &[u8]) -> core::result::Result<(), CotFailure> {
+        let not_sent = |error| CotFailure {
+            error,
+            may_run: false,
+        };
         let last = msg
             .len()
             .checked_sub(4)
             .filter(|_| msg.len() % 4 == 0)
-            .ok_or(EINVAL)?;
+            .ok_or(not_sent(EINVAL))?;
         read_poll_timeout(
             || self.command_consumed(),
             |&consumed| consumed,
@@ -130,25 +135,31 @@ impl<'a> Fsp<'a> {
         )
         .map_err(|e| {
             if e != ETIMEDOUT {
-                return e;
+                return not_sent(e);
             }
             dev_err!(
                 dev,
                 "FSP: the command queue is still busy after {} ms\n",
                 CONSUME_TIMEOUT.as_millis()
             );
-            EBUSY
+            not_sent(EBUSY)
         })?;
-        self.bar.with(|bar| {
-            bar.write_reg(regs::NV_PFSP_EMEMC::zeroed().with_aincw(true));
-            for dword in msg.chunks_exact(4) {
-                let mut b = [0u8; 4];
-                b.copy_from_slice(dword);
-                bar.write_reg(regs::NV_PFSP_EMEMD::from_raw(u32::from_le_bytes(b)));
-            }
-            bar.write_reg(regs::NV_PFSP_QUEUE_TAIL::from_raw(last as u32));
-            bar.write_reg(regs::NV_PFSP_QUEUE_HEAD::from_raw(0));
-        })
+        // BAR0 going away while the message is written leaves the FSP with part of it.
+        self.bar
+            .with(|bar| {
+                bar.write_reg(regs::NV_PFSP_EMEMC::zeroed().with_aincw(true));
+                for dword in msg.chunks_exact(4) {
+                    let mut b = [0u8; 4];
+                    b.copy_from_slice(dword);
+                    bar.write_reg(regs::NV_PFSP_EMEMD::from_raw(u32::from_le_bytes(b)));
+                }
+                bar.write_reg(regs::NV_PFSP_QUEUE_TAIL::from_raw(last as u32));
+                bar.write_reg(regs::NV_PFSP_QUEUE_HEAD::from_raw(0));
+            })
+            .map_err(|error| CotFailure {
+                error,
+                may_run: true,
+            })
     }
 
     /// The message queue's pointers as the device answers them, validated.
@@ -215,18 +226,7 @@ impl<'a> Fsp<'a> {
             dev_err!(dev, "FSP: {}\n", e);
             not_sent(EINVAL)
         })?;
-        match self.send(dev, &msg[..]) {
-            // The queue never emptied or the message is not whole dwords: nothing was sent.
-            Err(e) if e == EBUSY || e == EINVAL => return Err(not_sent(e)),
-            // BAR0 went away while the message was written: the FSP may have part of it.
-            Err(e) => {
-                return Err(CotFailure {
-                    error: e,
-                    may_run: true,
-                })
-            }
-            Ok(()) => {}
-        }
+        self.send(dev, &msg[..])?;
         // From here on the FSP has the message: only a well-formed refusal says it did not
         // start GSP-FMC.
         let reply = self.receive(dev).map_err(|error| CotFailure {
