@@ -10,13 +10,13 @@
 //! stands on, then takes the GSP back and stops it before the files and the mapping go.
 
 use kernel::{
+    bindings,
     debugfs::Scope,
     device::Core,
     dma::{
         Device as _,
         DmaMask, //
     },
-    io::Io,
     new_mutex, pci,
     pci::{
         Class,
@@ -502,16 +502,21 @@ fn run_fwsec_frts(
     }
 }
 
-/// Turns bus mastering off: the device may no longer reach system memory.
+/// Turns bus mastering off: the device may no longer reach system memory. Through the PCI
+/// core's `pci_clear_master`, which keeps its record of it (`is_busmaster`, which a later
+/// `pci_reenable_device` restores) true, unlike a write of the command register; Linux 7.3's
+/// kernel crate has `pci::Device::set_master` but not this counterpart.
 fn clear_master(pdev: &pci::Device<Core<'_>>) {
-    let config = pdev.config_space();
-    let command = config.read16(PCI_COMMAND);
-    config.write16(command & !PCI_COMMAND_MASTER, PCI_COMMAND);
+    let raw = core::ptr::from_ref(pdev)
+        .cast::<bindings::pci_dev>()
+        .cast_mut();
+    // SAFETY: `pci::Device` is `#[repr(transparent)]` over `Opaque<bindings::pci_dev>` (itself
+    // transparent over the C struct) and, by its invariant, represents a valid `struct pci_dev`:
+    // `raw` points to it, as the pointer the kernel crate's own `set_master` passes to
+    // `pci_set_master`. `pci_clear_master` only reads and writes the device's command register
+    // and `is_busmaster`, which the bound driver owns.
+    unsafe { bindings::pci_clear_master(raw) };
 }
-
-/// The PCI command register's offset in config space, and its bus master bit.
-const PCI_COMMAND: usize = 0x04;
-const PCI_COMMAND_MASTER: u16 = 1 << 2;
 
 /// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function, validated from what the
 /// function reports.
