@@ -67,6 +67,7 @@ use crate::gsp::{Gsp, GspConfig, Stop, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::logger::{LogOnce, Logger};
 use crate::prom::{Dump, Prom, NV_PROM_DATA};
+use crate::ptimer::Ptimer;
 use crate::trace::{Dir, Trace};
 use crate::vbios::fault::VbiosLie;
 use crate::vbios::Vbios;
@@ -290,6 +291,7 @@ pub struct Device {
     bar0: Bar0,
     prom: Prom,
     gfw: Gfw,
+    ptimer: Ptimer,
     /// The FB unit (Turing to Ada).
     fb: Option<Fb>,
     /// The falcons and FWSEC (with the GSP).
@@ -417,6 +419,7 @@ impl Device {
             bar0: Bar0::new(identity, choice.gsp.is_some(), log.clone()),
             prom,
             gfw: Gfw::new(choice.gfw_delay, choice.gfw_fault),
+            ptimer: Ptimer::new(),
             fb,
             engines,
             trace: None,
@@ -542,6 +545,7 @@ impl Device {
                     bar0: &mut self.bar0,
                     prom: &mut self.prom,
                     gfw: &self.gfw,
+                    ptimer: &mut self.ptimer,
                     fb: self.fb.as_mut(),
                     engines: self.engines.as_mut(),
                     chain: self.chain.as_ref(),
@@ -607,6 +611,7 @@ impl Device {
                     bar0: &mut self.bar0,
                     prom: &mut self.prom,
                     gfw: &self.gfw,
+                    ptimer: &mut self.ptimer,
                     fb: self.fb.as_mut(),
                     engines: self.engines.as_mut(),
                     chain: self.chain.as_ref(),

@@ -30,6 +30,7 @@ mod guest_mem;
 mod lie;
 mod logger;
 mod prom;
+mod ptimer;
 mod trace;
 mod vbios;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The device's views of config space and BAR0 through which a region access reaches the
-//! registers: NV_EMU_PHASE's aliases, the PROM window, GFW boot, the FSP, the FB unit, the
+//! registers: NV_EMU_PHASE's aliases, the PROM window, GFW boot, PTIMER, the FSP, the FB unit, the
 //! falcons and BAR0's own registers, in that order; and what a write asks the device to do
 //! afterwards (a GSP event, a falcon action, a command for the FSP, the slot's power cut).
 
@@ -64,6 +64,7 @@ pub(super) struct Bar0View<'a> {
     pub(super) bar0: &'a mut Bar0,
     pub(super) prom: &'a mut Prom,
     pub(super) gfw: &'a Gfw,
+    pub(super) ptimer: &'a mut Ptimer,
     pub(super) fb: Option<&'a mut Fb>,
     pub(super) engines: Option<&'a mut Engines>,
     /// The booter's fuse registers.
@@ -103,6 +104,8 @@ impl DwordSpace for Bar0View<'_> {
             value
         } else if let Some(value) = self.gfw.read(offset) {
             value
+        } else if let Some(value) = self.ptimer.peek(offset) {
+            value
         } else if let Some(value) = self.fsp.as_ref().and_then(|f| f.peek(offset, self.gfw)) {
             value
         } else if let Some(value) = self.unit_read(offset) {
@@ -118,6 +121,8 @@ impl DwordSpace for Bar0View<'_> {
         } else if let Some(value) = self.prom.read(offset) {
             value
         } else if let Some(value) = self.gfw.read(offset) {
+            value
+        } else if let Some(value) = self.ptimer.read(offset) {
             value
         } else if let Some(value) = self.fsp.as_mut().and_then(|f| f.read(offset, self.gfw)) {
             value
@@ -135,6 +140,11 @@ impl DwordSpace for Bar0View<'_> {
             self.prom.write(offset, value);
         } else if Gfw::contains(offset) {
             // Read-only, like the PROM; the driver never writes them.
+        } else if Ptimer::contains(offset) {
+            self.ptimer.write(
+                offset,
+                value & mask | self.ptimer.peek(offset).unwrap_or(0) & !mask,
+            );
         } else if let Some(rang) = self.fsp.as_mut().and_then(|f| {
             let merged = value & mask | f.peek(offset, self.gfw).unwrap_or(0) & !mask;
             f.write(offset, merged)
