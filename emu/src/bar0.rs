@@ -16,6 +16,16 @@ use crate::logger::{LogOnce, Logger};
 /// NV_PMC_BOOT_0: chip identification.
 pub const NV_PMC_BOOT_0: u64 = 0x000000;
 
+/// NV_PMC_BOOT_1: the GPU's byte order; 0 is little-endian, the only one the model has.
+pub const NV_PMC_BOOT_1: u64 = 0x000004;
+
+/// NV_PEXTDEV_BOOT_0: the board's straps.
+pub const NV_PEXTDEV_BOOT_0: u64 = 0x101000;
+
+/// The straps the model's boards have: bit 22 with bit 6 clear, a 27 MHz crystal as nouveau
+/// decodes it (`nvkm_device_ctor`); no other strap is set.
+const STRAPS: u32 = 1 << 22;
+
 /// NV_PMC_BOOT_42: chip identification on newer chips.
 pub const NV_PMC_BOOT_42: u64 = 0x000a00;
 
@@ -71,6 +81,8 @@ impl Register {
 pub static REGISTERS: &[Register] = &[
     Register::read_only(NV_PMC_BOOT_0, "NV_PMC_BOOT_0", |id| id.boot0),
     Register::read_only(NV_PMC_BOOT_42, "NV_PMC_BOOT_42", |id| id.boot42),
+    Register::read_only(NV_PMC_BOOT_1, "NV_PMC_BOOT_1", |_| 0),
+    Register::read_only(NV_PEXTDEV_BOOT_0, "NV_PEXTDEV_BOOT_0", |_| STRAPS),
 ];
 
 /// The GSP's own registers beside its falcon (whose registers are the falcon
@@ -100,13 +112,71 @@ pub const NV_PGC6_BSI_SECURE_SCRATCH_14: u64 = 0x1180f8;
 /// Registers the model knowingly leaves unmodelled: each reads 0 and drops writes, and an
 /// access is logged under its name with the reason. Every other unmodelled offset is logged as
 /// such, and the test harness fails the row whose driver touched it (a wrong offset in a
-/// driver would otherwise go unseen).
-pub static IGNORED: &[(u64, &str, &str)] = &[(
-    0x110004,
-    "NV_PFALCON_FALCON_IRQSCLR of the GSP falcon",
-    "falcon interrupts are not modelled (nova-core clears them at its falcon reset; the drivers \
-     poll)",
-)];
+/// driver would otherwise go unseen). Each entry is a range of dword offsets.
+pub static IGNORED: &[(std::ops::Range<u64>, &str, &str)] = &[
+    (
+        0x110004..0x110008,
+        "NV_PFALCON_FALCON_IRQSCLR of the GSP falcon",
+        FALCON_IRQ,
+    ),
+    (
+        0x110014..0x110018,
+        "NV_PFALCON_FALCON_IRQMCLR of the GSP falcon",
+        FALCON_IRQ,
+    ),
+    (
+        0x840014..0x840018,
+        "NV_PFALCON_FALCON_IRQMCLR of SEC2",
+        FALCON_IRQ,
+    ),
+    (
+        0xb81200..0xb81220,
+        "the VFN interrupt tree's leaf enable set registers",
+        VFN_IRQ,
+    ),
+    (
+        0xb81400..0xb81420,
+        "the VFN interrupt tree's leaf enable clear registers",
+        VFN_IRQ,
+    ),
+    (
+        0xb81608..0xb8160c,
+        "the VFN interrupt tree's top enable set register",
+        VFN_IRQ,
+    ),
+    (
+        0xb81610..0xb81614,
+        "the VFN interrupt tree's top enable clear register",
+        VFN_IRQ,
+    ),
+    (
+        0x088050..0x088054,
+        "the PCI config mirror's ROM shadow control (config offset 0x50)",
+        "the model's PROM window reads the flash whether or not shadowing is on (nouveau turns \
+         it off around its PROM reads, nvkm_pci_rom_shadow)",
+    ),
+    (
+        0x6013d4..0x6013d8,
+        "the VGA CRTC index and data registers",
+        "the VGA display is not modelled (nouveau unlocks the extended CRTC registers at init, \
+         nvkm_lockvgac)",
+    ),
+];
+
+const FALCON_IRQ: &str =
+    "falcon interrupts are not modelled (nova-core and nouveau clear or mask them at a falcon \
+     reset; the drivers poll)";
+const VFN_IRQ: &str =
+    "interrupts are not modelled yet (nouveau masks every leaf and the top level at init, \
+     tu102_vfn_intr)";
+
+/// The name and reason of an ignored register at `offset`.
+fn ignored(offset: u64) -> Option<(&'static str, &'static str)> {
+    IGNORED
+        .iter()
+        .find(|(r, _, _)| r.contains(&offset))
+        .map(|(_, name, why)| (*name, *why))
+}
 
 /// How many distinct unmodelled offsets are logged per direction before the
 /// log says that further ones are not.
@@ -178,14 +248,13 @@ impl Bar0 {
         match self.regs.get(&offset) {
             Some(s) => s.value,
             None => {
-                self.unmodelled_reads.log(&self.log, offset, || {
-                    match IGNORED.iter().find(|(o, _, _)| *o == offset) {
-                        Some((_, name, why)) => format!(
+                self.unmodelled_reads
+                    .log(&self.log, offset, || match ignored(offset) {
+                        Some((name, why)) => format!(
                             "read of {name} (BAR0+{offset:#08x}) returns 0: ignored register, {why}"
                         ),
                         None => format!("unmodelled read of BAR0+{offset:#08x} (returns 0)"),
-                    }
-                });
+                    });
                 0
             }
         }
@@ -210,17 +279,16 @@ impl Bar0 {
                 s.value = (s.value & !writable) | (value & writable);
             }
             None => {
-                self.unmodelled_writes.log(&self.log, offset, || {
-                    match IGNORED.iter().find(|(o, _, _)| *o == offset) {
-                        Some((_, name, why)) => format!(
+                self.unmodelled_writes
+                    .log(&self.log, offset, || match ignored(offset) {
+                        Some((name, why)) => format!(
                             "write of {value:#010x} to {name} (BAR0+{offset:#08x}) dropped: \
                              ignored register, {why}"
                         ),
                         None => format!(
                             "unmodelled write of {value:#010x} to BAR0+{offset:#08x} (ignored)"
                         ),
-                    }
-                });
+                    });
             }
         }
     }
@@ -268,6 +336,49 @@ mod tests {
             1,
             "{text}"
         );
+    }
+
+    #[test]
+    fn byte_order_and_straps_read_as_nouveau_expects() {
+        let (log, _) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), true, log);
+        // nvkm_device_ctor: 0 is a little-endian GPU.
+        assert_eq!(bar0.read(NV_PMC_BOOT_1), 0);
+        // Its crystal: strap & 0x00400040 == 0x00400000 is 27 MHz.
+        assert_eq!(bar0.read(NV_PEXTDEV_BOOT_0) & 0x0040_0040, 0x0040_0000);
+    }
+
+    #[test]
+    fn ignored_ranges_are_dword_aligned_and_disjoint() {
+        for (i, (r, name, _)) in IGNORED.iter().enumerate() {
+            assert!(
+                r.start % 4 == 0 && r.end % 4 == 0 && r.start < r.end,
+                "{name}"
+            );
+            for (other, oname, _) in &IGNORED[i + 1..] {
+                assert!(
+                    r.end <= other.start || other.end <= r.start,
+                    "{name}, {oname}"
+                );
+            }
+            assert!(
+                !REGISTERS
+                    .iter()
+                    .chain(GSP_REGISTERS)
+                    .any(|m| r.contains(&m.offset)),
+                "{name} is modelled"
+            );
+        }
+    }
+
+    #[test]
+    fn an_ignored_range_names_every_dword_of_it() {
+        let (log, text) = Logger::memory();
+        let mut bar0 = Bar0::new(identity(), true, log);
+        bar0.write(0xb8121c, 0, 0xffff_ffff);
+        let t = text.contents();
+        assert!(t.contains("leaf enable set registers"), "{t}");
+        assert!(!t.contains("unmodelled"), "{t}");
     }
 
     #[test]

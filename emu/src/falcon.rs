@@ -17,7 +17,11 @@
 //! | offset | register | model |
 //! |---|---|---|
 //! | 0x040, 0x044 | MAILBOX0, MAILBOX1 | kept |
+//! | 0x048 | ITFEN | bits 1:0 kept |
 //! | 0x080, 0x084 | OS, RM | kept |
+//! | 0x108 | HWCFG | read-only: IMEM and DMEM sizes (64 KiB each) |
+//! | 0x12c | HWCFG1 | read-only: core revision 6, heavy secure, 4 IMEM and 8 DMEM ports |
+//! | 0x408 | SCP_CTL_STAT | read-only: bit 20 (debug mode) clear, a production board |
 //! | 0x0f4 | HWCFG2 | GA102 on: bit 31 reset ready, bit 13 RISC-V branch privilege lockdown (GSP-FMC's, [`PrivLock`]), bit 12 scrubbing (never: scrubbing is instant) |
 //! | 0x100 | CPUCTL | bit 4 halted (read-only), bit 1 start (write); bit 6 alias in use: 0 |
 //! | 0x104 | BOOTVEC | kept |
@@ -59,7 +63,11 @@ pub const MAILBOX0: u64 = 0x040;
 pub const MAILBOX1: u64 = 0x044;
 const OS: u64 = 0x080;
 const RM: u64 = 0x084;
+const ITFEN: u64 = 0x048;
 const HWCFG2: u64 = 0x0f4;
+const HWCFG: u64 = 0x108;
+const HWCFG1: u64 = 0x12c;
+const SCP_CTL_STAT: u64 = 0x408;
 pub const CPUCTL: u64 = 0x100;
 const BOOTVEC: u64 = 0x104;
 const DMACTL: u64 = 0x10c;
@@ -124,6 +132,16 @@ pub const BLOCK: usize = 256;
 /// IMEM and DMEM sizes of the model.
 pub const IMEM_SIZE: usize = 0x10000;
 pub const DMEM_SIZE: usize = 0x10000;
+/// The PIO ports: IMEMC/IMEMD/IMEMT and DMEMC/DMEMD sets.
+const IMEM_PORT_COUNT: u32 = 4;
+const DMEM_PORT_COUNT: u32 = 8;
+/// HWCFG: IMEM size (8:0) and DMEM size (17:9), in 256-byte blocks; nouveau places the
+/// generic bootloader at the top of IMEM from it (`nvkm_falcon_oneinit`, `gm200_flcn_fw_load`).
+const HWCFG_VALUE: u32 = (IMEM_SIZE / BLOCK) as u32 | ((DMEM_SIZE / BLOCK) as u32) << 9;
+/// HWCFG1: core revision (3:0), security model (5:4), IMEM ports (11:8), DMEM ports (15:12).
+/// The revision (6) and the security model (3, heavy secure) are the model's; nouveau reads
+/// them (`nvkm_falcon_oneinit`) but acts only on the port counts, nova-core not at all.
+const HWCFG1_VALUE: u32 = 6 | 3 << 4 | IMEM_PORT_COUNT << 8 | DMEM_PORT_COUNT << 12;
 
 /// One IMEM block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,6 +192,7 @@ pub struct Falcon {
     halted: bool,
     bootvec: u32,
     dmactl: u32,
+    itfen: u32,
     dmatrfbase: u32,
     dmatrfbase1: u32,
     dmatrfmoffs: u32,
@@ -223,6 +242,7 @@ impl Falcon {
             dmatrfcmd: 0,
             transcfg: [0; 8],
             fbif_ctl: 0,
+            itfen: 0,
             in_reset: false,
             bcr: BCR_RISCV | BCR_VALID,
             brom: [0; 4],
@@ -273,6 +293,7 @@ impl Falcon {
         self.dmatrfcmd = 0;
         self.transcfg = [0; 8];
         self.fbif_ctl = 0;
+        self.itfen = 0;
         self.brom = [0; 4];
         // Scrubbing takes a while: its status says busy for the next two looks.
         self.scrub_reads.set(SCRUB_READS);
@@ -297,9 +318,9 @@ impl Falcon {
     fn models(&self, rel: u64) -> bool {
         let ga = self.generation == Generation::Ga102;
         match rel {
-            MAILBOX0 | MAILBOX1 | OS | RM | CPUCTL | BOOTVEC | DMACTL | DMATRFBASE
-            | DMATRFMOFFS | DMATRFCMD | DMATRFFBOFFS | DMATRFBASE1 | CPUCTL_ALIAS | ENGINE
-            | FBIF_CTL => true,
+            MAILBOX0 | MAILBOX1 | OS | RM | ITFEN | HWCFG | HWCFG1 | SCP_CTL_STAT | CPUCTL
+            | BOOTVEC | DMACTL | DMATRFBASE | DMATRFMOFFS | DMATRFCMD | DMATRFFBOFFS
+            | DMATRFBASE1 | CPUCTL_ALIAS | ENGINE | FBIF_CTL => true,
             HWCFG2 | MOD_SEL | BROM_UCODE_ID | BROM_ENGIDMASK | BROM_PARAADDR | BCR_CTRL
             | RISCV_CPUCTL => ga,
             RISCV_STATUS => !ga,
@@ -320,6 +341,12 @@ impl Falcon {
             MAILBOX1 => self.mailbox[1],
             OS => self.os,
             RM => self.rm,
+            ITFEN => self.itfen,
+            HWCFG => HWCFG_VALUE,
+            HWCFG1 => HWCFG1_VALUE,
+            // Bit 20, debug mode: clear, a production board (nouveau picks the production
+            // signature of the booter from it, `nvkm_falcon_oneinit`, SEC2's `.debug`).
+            SCP_CTL_STAT => 0,
             HWCFG2 if ga => {
                 let lockdown = if self.lock == PrivLock::BranchLockdown {
                     HWCFG2_RISCV_BR_PRIV_LOCKDOWN
@@ -406,6 +433,8 @@ impl Falcon {
             MAILBOX1 => self.mailbox[1] = value,
             OS => self.os = value,
             RM => self.rm = value,
+            // Its context and PRIV interface enables: kept (contexts are not modelled).
+            ITFEN => self.itfen = value & 0x3,
             CPUCTL | CPUCTL_ALIAS if value & CPUCTL_STARTCPU != 0 && self.halted => {
                 self.halted = false;
                 return Some(Action::Start);

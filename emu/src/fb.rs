@@ -6,7 +6,9 @@
 //!   magnitude in bits 9:4 and scale in 3:0, `mag << scale` MiB) or `NV_USABLE_FB_SIZE_IN_MB`
 //!   (always-on scratch 0x1183a4; GA102 and later, MiB);
 //! - the display fuse, `NV_FUSE_STATUS_OPT_DISPLAY` (0x21c04 on Turing, 0x820c04 from GA100
-//!   on): bit 0 set on GA100, which has no display engine;
+//!   on): bit 0 set on GA100, which has no display engine; the copy engines' fuse just below
+//!   it (0x21c00, 0x820c00; nouveau's `gm107_devinit_disable` reads it on Turing): 0, none
+//!   fused off;
 //! - `NV_PDISP_VGA_WORKSPACE_BASE` (0x625f04): the workspace in the last MiB, valid;
 //! - the sysmem flush page, `NV_PFB_NISO_FLUSH_SYSMEM_ADDR` (0x100c10, bits 39:8) and `_HI`
 //!   (0x100c40, bits 63:40, from GA100 on), kept as written;
@@ -26,6 +28,8 @@ use crate::lie::lies;
 
 pub const NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE: u64 = 0x100ce0;
 pub const NV_USABLE_FB_SIZE_IN_MB: u64 = 0x1183a4;
+pub const NV_FUSE_STATUS_OPT_CE_TU102: u64 = 0x021c00;
+pub const NV_FUSE_STATUS_OPT_CE_GA100: u64 = 0x820c00;
 pub const NV_FUSE_STATUS_OPT_DISPLAY_TU102: u64 = 0x021c04;
 pub const NV_FUSE_STATUS_OPT_DISPLAY_GA100: u64 = 0x820c04;
 pub const NV_PDISP_VGA_WORKSPACE_BASE: u64 = 0x625f04;
@@ -156,7 +160,12 @@ impl Fb {
         Some(match offset {
             NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE if tu => self.size_register(),
             NV_USABLE_FB_SIZE_IN_MB if !tu => self.size_register(),
-            NV_FUSE_STATUS_OPT_DISPLAY_TU102 if self.family == Family::Tu102 => 0,
+            NV_FUSE_STATUS_OPT_DISPLAY_TU102 | NV_FUSE_STATUS_OPT_CE_TU102
+                if self.family == Family::Tu102 =>
+            {
+                0
+            }
+            NV_FUSE_STATUS_OPT_CE_GA100 if self.family != Family::Tu102 => 0,
             NV_FUSE_STATUS_OPT_DISPLAY_GA100 if self.family != Family::Tu102 => {
                 u32::from(self.family == Family::Ga100)
             }

@@ -156,3 +156,29 @@ fn a_transfer_reads_busy_once_and_a_stuck_engine_forever_until_a_reset() {
     );
     assert!(!f.dma_in_flight());
 }
+
+#[test]
+fn hwcfg_gives_the_memory_sizes_and_ports_as_nouveau_decodes_them() {
+    // nvkm_falcon_oneinit: code.limit, data.limit, code.ports, data.ports.
+    for f in [ga(), Falcon::new("SEC2", SEC2_BASE, Generation::Tu102)] {
+        let hwcfg = f.read(HWCFG);
+        assert_eq!((hwcfg & 0x1ff) << 8, IMEM_SIZE as u32);
+        assert_eq!((hwcfg & 0x3fe00) >> 1, DMEM_SIZE as u32);
+        let hwcfg1 = f.read(HWCFG1);
+        assert_eq!((hwcfg1 >> 8) & 0xf, 4);
+        assert_eq!((hwcfg1 >> 12) & 0xf, 8);
+        // The generic bootloader's place at the top of IMEM, as nouveau computes it.
+        assert_eq!(((hwcfg & 0x1ff) << 8) - 0x200, 0xfe00);
+    }
+}
+
+#[test]
+fn itfen_keeps_its_two_bits_until_a_reset() {
+    let mut f = ga();
+    f.write(ENGINE, 0);
+    f.write(ITFEN, 0xffff_ffff);
+    assert_eq!(f.read(ITFEN), 0x3);
+    f.write(ENGINE, 1);
+    f.write(ENGINE, 0);
+    assert_eq!(f.read(ITFEN), 0);
+}
