@@ -6,7 +6,9 @@
 #   kernel.sh          the test kernel (tests/kernel.config, then
 #                      tests/kernel-oracle.config: the kernel's own nova-core as
 #                      a module, then tests/kernel-drm.config: DRM and the
-#                      kernel's nova-drm as a module): $NOVA_CACHE/kernel; the
+#                      kernel's nova-drm as a module, then
+#                      tests/kernel-nouveau.config: nouveau as a module):
+#                      $NOVA_CACHE/kernel; the
 #                      module builds against it with KDIR pointing there;
 #   kernel.sh release  the release-check kernel (the same, then
 #                      tests/kernel-release.config): $NOVA_CACHE/kernel-release.
@@ -16,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 FRAGMENTS=("$NOVA_ROOT/tests/kernel.config")
 LINK=kernel
 case "${1:-test}" in
-test) FRAGMENTS+=("$NOVA_ROOT/tests/kernel-oracle.config" "$NOVA_ROOT/tests/kernel-drm.config") ;;
+test) FRAGMENTS+=("$NOVA_ROOT/tests/kernel-oracle.config" "$NOVA_ROOT/tests/kernel-drm.config" "$NOVA_ROOT/tests/kernel-nouveau.config") ;;
 release)
 	FRAGMENTS+=("$NOVA_ROOT/tests/kernel-release.config")
 	LINK=kernel-release

@@ -7,7 +7,8 @@
 # can tell how far the guest got.
 #
 # Steps:
-#   load      insmod nova_core.ko (with nova.params, commas read as spaces)
+#   load      insmod the driver (with nova.params, commas read as spaces): nova_core.ko,
+#             or the module /driver names, after the modules it needs (/deps)
 #   settle    let pending probes and deferred work finish
 #   unbind    unbind nova_core from every device it is bound to
 #   bind      bind nova_core to every NVIDIA device
@@ -86,9 +87,30 @@ set_phase() {
 	done
 }
 
-# The driver's sysfs folder: ours is nova_core; the kernel's own nova-core (the oracle
-# boot, docs/oracle.md) registers as nova-core.
+# The driver under test: nova_core.ko, ours or the kernel's own nova-core (the oracle boot,
+# docs/oracle.md); or the module /driver names ("<module> <PCI driver>", nouveau's boot),
+# loaded after the modules it needs, listed in load order in /deps/order.
+module=nova_core
+pci_driver=
+[ -f /driver ] && read -r module pci_driver </driver
+
+load_driver() {
+	if [ -f /deps/order ]; then
+		for ko in $(cat /deps/order); do
+			insmod "/deps/$ko" || say "insmod $ko failed: $?"
+		done
+	fi
+	# shellcheck disable=SC2086
+	insmod "/$module.ko" $params || say "insmod failed: $?"
+}
+
+# The driver's sysfs folder: ours is nova_core; the kernel's own nova-core registers as
+# nova-core.
 driver_dir() {
+	if [ -n "$pci_driver" ]; then
+		drv=/sys/bus/pci/drivers/$pci_driver
+		return
+	fi
 	drv=/sys/bus/pci/drivers/nova_core
 	[ -d "$drv" ] || drv=/sys/bus/pci/drivers/nova-core
 }
@@ -155,8 +177,7 @@ for step in $steps; do
 	say "step $step"
 	case "$step" in
 	load)
-		# shellcheck disable=SC2086
-		insmod /nova_core.ko $params || say "insmod failed: $?"
+		load_driver
 		;;
 	settle)
 		sleep 1
@@ -168,7 +189,7 @@ for step in $steps; do
 		bind_all
 		;;
 	rmmod)
-		rmmod nova_core || say "rmmod failed: $?"
+		rmmod "$module" || say "rmmod failed: $?"
 		;;
 	drmload)
 		insmod /nova-drm.ko || say "insmod nova-drm failed: $?"

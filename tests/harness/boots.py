@@ -133,6 +133,8 @@ class Job:
     real_chain: bool = False
     # The kernel's nova-drm and the DRM clients in the guest (tests/harness/drm.py).
     drm: bool = False
+    # WARNINGs the boot knows it causes, (regex, why): reported as skipped (check_kernel_clean).
+    known_warnings: tuple = ()
 
     @property
     def key(self):
@@ -217,14 +219,20 @@ def run_jobs(run_dir, jobs, results):
 
 
 def check_boot(job, outcome, results):
-    """What every boot must show: it ended by itself, ran all its steps, and the kernel log is
-    free of faults and (where the guest scanned) of kmemleak suspects."""
-    boot_dir, console, _, _, timed_out = outcome
+    """What every boot must show: it ended by itself, so did each emulated GPU's process (status
+    0, nothing on stderr, no panic), it ran all its steps, and the kernel log is free of faults
+    and (where the guest scanned) of kmemleak suspects."""
+    boot_dir, console, emus, _, timed_out = outcome
     results.check(f"{job.label}: guest powered off by itself", not timed_out,
                   f"killed after {BOOT_TIMEOUT_S}s, see {boot_dir}/console.log")
+    for sc, emu in zip(job.rows, emus):
+        problems = emu.exit_problems()
+        results.check(f"{sc.name}: the emulated GPU's process exited cleanly (status 0, by "
+                      f"itself, nothing on stderr, no panic)", not problems,
+                      f"{'; '.join(problems)} (see {emu.log})")
     results.check(f"{job.label}: guest init finished its steps",
                   "nova-test: done" in console, f"see {boot_dir}/console.log")
-    check_kernel_clean(console, results, job.label)
+    check_kernel_clean(console, results, job.label, job.known_warnings)
     if "kmemleak" in job.steps.split(","):
         m = re.search(r"nova-test: kmemleak: (\d+) suspects", console)
         results.check(f"{job.label}: kmemleak scan found no leak",

@@ -27,6 +27,7 @@ from .kernel_log import device_lines
 from .kunit import check_kunit_chips
 from .lifecycle import lifecycle_job
 from .drm import drm_clients_job, drm_cycles_job
+from .nouveau import nouveau_jobs
 from .oracle import oracle_job
 from .packaging import check_dkms, check_release_build, check_separate_output
 from .report import Results, log, run_beside
@@ -95,7 +96,7 @@ def cmd_test(_args):
     jobs = (table_jobs(runnable(read_table(), results))
             + [lifecycle_job(cycles=10, modcycles=3), bench_job(), oracle_job(),
                drm_clients_job(), drm_cycles_job()]
-            + surprise_jobs())
+            + nouveau_jobs() + surprise_jobs())
     run_jobs(run_dir, jobs, results)
     t = phase("boots", t)
     # The two boots of their own (shell, DKMS) take one core; the fuzz sample, which needs
@@ -133,6 +134,7 @@ def cmd_check(args):
                                        ("drm-clients-", drm_clients_job),
                                        ("drm-cycles-", drm_cycles_job))
            if re.search(regex, prefix + "ga102-570")]
+    own += [j for j in nouveau_jobs() if any(re.search(regex, sc.name) for sc in j.rows)]
     if not rows and not own:
         raise SystemExit(f"no row of tests/scenarios.table or of the own boots matches /{regex}/")
     run_dir = new_run_dir("check")

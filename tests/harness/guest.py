@@ -81,13 +81,56 @@ def add_drm(tree):
     shutil.move(client, tree / "usr" / "bin" / DRM_CLIENT.name)
 
 
+def module_name(ko):
+    """The name a module file loads as."""
+    return ko.name.removesuffix(".ko").replace("-", "_")
+
+
+def module_deps(ko):
+    """The test kernel's modules that `ko` needs, in load order (modinfo's `depends`, followed
+    through)."""
+    files = {module_name(p): p for p in KERNEL.rglob("*.ko")}
+    order = []
+
+    def visit(path, stack):
+        out = subprocess.run(["modinfo", "-F", "depends", str(path)], check=True,
+                             capture_output=True, text=True).stdout.strip()
+        # modinfo names a module as its file does, with dashes or underscores.
+        for dep in (d.replace("-", "_") for d in out.split(",") if d):
+            if dep in stack:
+                raise SystemExit(f"module dependency loop through {dep}")
+            if dep not in files:
+                raise SystemExit(f"{path.name} needs {dep}, which the test kernel did not build")
+            if files[dep] not in order:
+                visit(files[dep], stack + [dep])
+                order.append(files[dep])
+
+    visit(ko, [module_name(ko)])
+    return order
+
+
+def add_driver(tree, ko):
+    """Puts a driver other than nova_core into the initramfs: its module, the modules it
+    needs (/deps, in load order) and /driver, which names it to the guest init (its module
+    and its PCI driver, of the same name)."""
+    name = module_name(ko)
+    shutil.copy2(ko, tree / f"{name}.ko")
+    deps = module_deps(ko)
+    (tree / "deps").mkdir()
+    for dep in deps:
+        shutil.copy2(dep, tree / "deps" / dep.name)
+    (tree / "deps" / "order").write_text("".join(f"{d.name}\n" for d in deps))
+    (tree / "driver").write_text(f"{name} {name}\n")
+
+
 def build_initramfs(run_dir, firmware, module=None, extra_firmware=None, drm=False):
     """Packs busybox, the guest init, the module and firmware into a cpio.
 
     `firmware` maps a chipset name to its firmware column (see
     parse_firmware_spec); `extra_firmware` maps a chipset name to a folder whose files
     are added to its firmware folder (the kernel's nova-core's TLV files); `drm` adds the
-    kernel's nova-drm and the DRM clients (drm_info, libdrm's tools, ours).
+    kernel's nova-drm and the DRM clients (drm_info, libdrm's tools, ours). A `module` that
+    does not load as nova_core (nouveau) comes with the modules it needs (add_driver).
     """
     ko = module or MODULE_SNAPSHOT or ROOT / "nova_core.ko"
     if not ko.exists():
@@ -99,7 +142,10 @@ def build_initramfs(run_dir, firmware, module=None, extra_firmware=None, drm=Fal
     (tree / "bin" / "sh").symlink_to("busybox")
     shutil.copy2(GUEST_INIT, tree / "init")
     (tree / "init").chmod(0o755)
-    shutil.copy2(ko, tree / "nova_core.ko")
+    if module_name(ko) == "nova_core":
+        shutil.copy2(ko, tree / "nova_core.ko")
+    else:
+        add_driver(tree, ko)
     for chipset, spec in sorted(firmware.items()):
         add_firmware(tree, chipset, spec)
     if drm:
