@@ -78,12 +78,34 @@ class Emulator:
         })
 
     def finish(self, timeout=10.0):
+        """Waits for the emulator to exit once QEMU let go of it; one that does not within
+        `timeout` is ended (SIGTERM), and `killed` says so."""
+        self.killed = False
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.killed = True
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(timeout)
         self.stderr.close()
+
+    def exit_problems(self):
+        """What went wrong with the emulator process itself, as a list of strings: an exit
+        status other than 0, an exit only on SIGTERM, anything on its stderr but its
+        listening line (a panic's message goes there), a thread of it that panicked."""
+        problems = []
+        if self.proc.returncode != 0:
+            problems.append(f"exit status {self.proc.returncode}")
+        if getattr(self, "killed", False):
+            problems.append("it did not exit when QEMU closed the connection")
+        err = Path(self.stderr.name).read_text(errors="replace").splitlines()
+        extra = [l for l in err if not l.startswith("nova-emu: listening on ")]
+        if extra:
+            problems.append(f"stderr: {' | '.join(extra[:3])}")
+        log = self.log.read_text(errors="replace") if self.log.exists() else ""
+        if "panicked" in log:
+            problems.append("its log says a thread panicked")
+        return problems
 
     def read_counts(self):
         if not self.counts.exists():

@@ -139,3 +139,6 @@ def check_dkms(run_dir, results):
     results.check("dkms: ga102 untouched after its unbind (GSP-RM stopped, its teardown done)",
                   quiet == 0, f"{quiet} accesses")
     check_kernel_clean(console, results, "dkms")
+    problems = emus[0].exit_problems()
+    results.check("dkms: the emulated GPU's process exited cleanly", not problems,
+                  "; ".join(problems))
