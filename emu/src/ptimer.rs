@@ -114,7 +114,7 @@ impl Ptimer {
             NV_PTIMER_TIME_1 => self.pending_hi = Some(value),
             NV_PTIMER_TIME_0 => {
                 let hi = self.pending_hi.take().unwrap_or((self.now() >> 32) as u32);
-                self.set(u64::from(hi) << 32 | u64::from(value & !SUB_STEP));
+                self.set((u64::from(hi) << 32) | u64::from(value & !SUB_STEP));
             }
             NV_PTIMER_ALARM_0 => {
                 self.alarm = value;
@@ -144,7 +144,7 @@ mod tests {
             let hi = t.read(NV_PTIMER_TIME_1).unwrap();
             let lo = t.read(NV_PTIMER_TIME_0).unwrap();
             if hi == t.read(NV_PTIMER_TIME_1).unwrap() {
-                return u64::from(hi) << 32 | u64::from(lo);
+                return (u64::from(hi) << 32) | u64::from(lo);
             }
         }
     }
