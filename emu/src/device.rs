@@ -11,7 +11,7 @@ mod engines;
 mod fsp;
 mod views;
 
-use engines::PendingStart;
+use engines::{PendingRun, PendingStart};
 #[cfg(test)]
 pub use views::PHASE_POWER_OFF;
 use views::{
@@ -304,6 +304,9 @@ pub struct Device {
     gsp: Option<Gsp>,
     /// GSP-RM is to start (the booter or GSP-FMC started it); the GSP's next tick starts it.
     start_pending: Option<PendingStart>,
+    /// A falcon started with code to run: the GSP thread checks and plays it once its run
+    /// time is over, not the MMIO write that started it.
+    running: Option<PendingRun>,
     /// The FSP and the FB registers of its chips (Hopper and Blackwell, with the GSP).
     fsp: Option<Fsp>,
     /// The booter on SEC2 and the package it checks against (Turing to Ada, whose FB unit
@@ -430,6 +433,7 @@ impl Device {
                 .filter(|_| chain.is_some() || fsp.is_some())
                 .map(|g| Gsp::new(choice.chipset, g, log.clone())),
             start_pending: None,
+            running: None,
             chain,
             fsp,
             kick: Kick::new(),
@@ -665,6 +669,7 @@ impl Device {
         ));
         // The GSP's stop is counted in the phase it happened in.
         self.start_pending = None;
+        self.running = None;
         if let Some(gsp) = &mut self.gsp {
             gsp.device_reset();
         }
@@ -688,6 +693,7 @@ impl Device {
     /// The slot lost its power: the GSP stops at once and a pending start is forgotten.
     fn power_off(&mut self) {
         self.start_pending = None;
+        self.running = None;
         if let Some(fsp) = &mut self.fsp {
             // The FSP and GSP-FMC stop with the power; GSP-FMC's hold on the GSP goes.
             fsp.reset();

@@ -22,17 +22,17 @@
 //! | 0x108 | HWCFG | read-only: IMEM and DMEM sizes (64 KiB each) |
 //! | 0x12c | HWCFG1 | read-only: core revision 6, heavy secure, 4 IMEM and 8 DMEM ports |
 //! | 0x408 | SCP_CTL_STAT | read-only: bit 20 (debug mode) clear, a production board |
-//! | 0x0f4 | HWCFG2 | GA102 on: bit 31 reset ready, bit 13 RISC-V branch privilege lockdown (GSP-FMC's, [`PrivLock`]), bit 12 scrubbing (never: scrubbing is instant) |
+//! | 0x0f4 | HWCFG2 | GA102 on: bit 31 reset ready, bit 13 RISC-V branch privilege lockdown (GSP-FMC's, [`PrivLock`]), bit 12 scrubbing (in reset and for [`SCRUB_TIME`] after the release) |
 //! | 0x100 | CPUCTL | bit 4 halted (read-only), bit 1 start (write); bit 6 alias in use: 0 |
 //! | 0x104 | BOOTVEC | kept |
-//! | 0x10c | DMACTL | bits 2:1 scrubbing (never), the rest kept |
+//! | 0x10c | DMACTL | bits 2:1 scrubbing (as HWCFG2's bit 12), the rest kept |
 //! | 0x110, 0x128 | DMATRFBASE, DMATRFBASE1 | source address bits 39:8, 48:40 |
 //! | 0x114, 0x11c | DMATRFMOFFS, DMATRFFBOFFS | destination offset, source offset |
-//! | 0x118 | DMATRFCMD | a write starts a transfer; bit 1 reads idle (transfers are instant) |
+//! | 0x118 | DMATRFCMD | a write starts a transfer; bit 1 reads idle [`DMA_TIME`] later |
 //! | 0x130 | CPUCTL_ALIAS | bit 1 start |
 //! | 0x180 + 16 n | IMEMC(n), IMEMD(n), IMEMT(n) | ports 0 to 3 |
 //! | 0x1c0 + 8 n | DMEMC(n), DMEMD(n) | ports 0 to 7 |
-//! | 0x3c0 | ENGINE | bit 0 holds the engine in reset; its release scrubs IMEM and DMEM |
+//! | 0x3c0 | ENGINE | bit 0 holds the engine in reset; its release scrubs IMEM and DMEM, which take no PIO write until done |
 //! | 0x600 + 4 n | FBIF_TRANSCFG(n) | DMA index n: bits 1:0 target (1, 2: system memory), bit 2 physical |
 //! | 0x624 | FBIF_CTL | bit 7 physical addresses without a context |
 //! | 0x1180, 0x1198, 0x119c, 0x1210 | MOD_SEL, BROM_CURR_UCODE_ID, BROM_ENGIDMASK, BROM_PARAADDR | GA102 on, kept |
@@ -44,6 +44,8 @@
 //! While GSP-FMC holds the GSP's PRIV target mask ([`PrivLock::TargetMask`], Hopper and
 //! Blackwell), every modelled register reads [`PRIV_LOCKED`] and writes are dropped, as the
 //! CPU's accesses to a falcon locked to the FSP are on silicon.
+
+use std::time::{Duration, Instant};
 
 use crate::guest_mem::Sysmem;
 
@@ -121,11 +123,14 @@ pub enum PrivLock {
     BranchLockdown,
 }
 
-/// How many reads of the scrubbing status say busy after a reset: a driver must wait for it.
-const SCRUB_READS: u8 = 2;
+/// How long the engine scrubs IMEM and DMEM once its reset is released (the model's figure:
+/// the references allow 10 ms and more, nouveau's `gm200_flcn_reset_wait_mem_scrubbing`,
+/// nova-core's `reset_wait_mem_scrubbing`). It reads busy until then, whatever the driver
+/// does meanwhile, and IMEM and DMEM take no PIO write.
+const SCRUB_TIME: Duration = Duration::from_millis(1);
 
-/// How many reads of DMATRFCMD say busy after a transfer is commanded: a driver must wait.
-const DMA_READS: u8 = 1;
+/// How long one commanded DMA transfer (256 bytes) reads busy (the model's figure).
+const DMA_TIME: Duration = Duration::from_micros(20);
 
 /// Falcon memory block size.
 pub const BLOCK: usize = 256;
@@ -137,11 +142,11 @@ const IMEM_PORT_COUNT: u32 = 4;
 const DMEM_PORT_COUNT: u32 = 8;
 /// HWCFG: IMEM size (8:0) and DMEM size (17:9), in 256-byte blocks; nouveau places the
 /// generic bootloader at the top of IMEM from it (`nvkm_falcon_oneinit`, `gm200_flcn_fw_load`).
-const HWCFG_VALUE: u32 = (IMEM_SIZE / BLOCK) as u32 | ((DMEM_SIZE / BLOCK) as u32) << 9;
+const HWCFG_VALUE: u32 = (IMEM_SIZE / BLOCK) as u32 | (((DMEM_SIZE / BLOCK) as u32) << 9);
 /// HWCFG1: core revision (3:0), security model (5:4), IMEM ports (11:8), DMEM ports (15:12).
 /// The revision (6) and the security model (3, heavy secure) are the model's; nouveau reads
 /// them (`nvkm_falcon_oneinit`) but acts only on the port counts, nova-core not at all.
-const HWCFG1_VALUE: u32 = 6 | 3 << 4 | IMEM_PORT_COUNT << 8 | DMEM_PORT_COUNT << 12;
+const HWCFG1_VALUE: u32 = 6 | (3 << 4) | (IMEM_PORT_COUNT << 8) | (DMEM_PORT_COUNT << 12);
 
 /// One IMEM block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,6 +170,8 @@ pub enum Action {
     Dma,
     /// A DMA transfer was commanded on an engine that never completes one.
     DmaStuck,
+    /// A PIO write of IMEM or DMEM (named) while the engine still scrubs them: dropped.
+    PioWhileScrubbing(&'static str),
 }
 
 /// The register families of the falcon's chip.
@@ -204,9 +211,9 @@ pub struct Falcon {
     bcr: u32,
     brom: [u32; 4],
     /// Reads of the scrubbing status left before scrubbing reads done (after a reset).
-    scrub_reads: std::cell::Cell<u8>,
-    /// Reads of DMATRFCMD left before the commanded transfer reads done.
-    dma_reads: std::cell::Cell<u8>,
+    scrub_until: Option<Instant>,
+    /// When the last commanded transfer reads done.
+    dma_until: Option<Instant>,
     /// The DMA engine never completes a transfer (`--fwsec-fault dma-stuck`).
     dma_stuck: bool,
     /// A transfer was commanded and has not completed (only with `dma_stuck`).
@@ -246,8 +253,8 @@ impl Falcon {
             in_reset: false,
             bcr: BCR_RISCV | BCR_VALID,
             brom: [0; 4],
-            scrub_reads: std::cell::Cell::new(0),
-            dma_reads: std::cell::Cell::new(0),
+            scrub_until: None,
+            dma_until: None,
             dma_stuck: false,
             dma_in_flight: false,
             riscv_active: false,
@@ -261,6 +268,8 @@ impl Falcon {
     pub fn power_on(&mut self) {
         self.engine_reset();
         self.in_reset = false;
+        // Scrubbed long before a driver looks.
+        self.scrub_until = None;
         self.bcr = BCR_RISCV | BCR_VALID;
         self.lock = PrivLock::Open;
     }
@@ -296,8 +305,8 @@ impl Falcon {
         self.itfen = 0;
         self.brom = [0; 4];
         // Scrubbing takes a while: its status says busy for the next two looks.
-        self.scrub_reads.set(SCRUB_READS);
-        self.dma_reads.set(0);
+        self.scrub_until = Some(Instant::now() + SCRUB_TIME);
+        self.dma_until = None;
         self.dma_in_flight = false;
         self.riscv_active = false;
     }
@@ -426,6 +435,10 @@ impl Falcon {
                     self.in_reset = true;
                     return Some(Action::Reset { dma_in_flight });
                 }
+                if was && !reset {
+                    // Released: the memories are scrubbed from now on.
+                    self.scrub_until = Some(Instant::now() + SCRUB_TIME);
+                }
                 return None;
             }
             _ if self.in_reset => return None,
@@ -447,7 +460,7 @@ impl Falcon {
             DMATRFFBOFFS => self.dmatrffboffs = value,
             DMATRFCMD => {
                 self.dmatrfcmd = value & !DMATRFCMD_IDLE;
-                self.dma_reads.set(DMA_READS);
+                self.dma_until = Some(Instant::now() + DMA_TIME);
                 if self.dma_stuck {
                     self.dma_in_flight = true;
                     return Some(Action::DmaStuck);
@@ -458,6 +471,7 @@ impl Falcon {
                 let port = ((r - IMEM_PORTS) / 16) as usize;
                 match (r - IMEM_PORTS) % 16 {
                     0 => self.imemc[port] = value,
+                    4 if self.scrubbing() => return Some(Action::PioWhileScrubbing("IMEM")),
                     4 => self.imem_word(port, value),
                     8 => self.imemt[port] = value as u16,
                     _ => {}
@@ -467,6 +481,8 @@ impl Falcon {
                 let port = ((r - DMEM_PORTS) / 8) as usize;
                 if (r - DMEM_PORTS) % 8 == 0 {
                     self.dmemc[port] = value;
+                } else if self.scrubbing() {
+                    return Some(Action::PioWhileScrubbing("DMEM"));
                 } else {
                     self.dmem_word(port, value);
                 }
@@ -485,22 +501,19 @@ impl Falcon {
         None
     }
 
-    /// Whether scrubbing still reads busy (one look fewer each time).
+    /// Whether scrubbing still reads busy: while the engine is held in reset, and for
+    /// [`SCRUB_TIME`] after its release.
     fn scrubbing(&self) -> bool {
-        let left = self.scrub_reads.get();
-        self.scrub_reads.set(left.saturating_sub(1));
-        left > 0
+        self.in_reset || self.scrub_until.is_some_and(|t| Instant::now() < t)
     }
 
-    /// Whether the commanded transfer still reads busy (one look fewer each time; forever
-    /// when the engine is stuck).
+    /// Whether the commanded transfer still reads busy (for [`DMA_TIME`]; forever when the
+    /// engine is stuck).
     fn dma_busy(&self) -> bool {
         if self.dma_in_flight {
             return true;
         }
-        let left = self.dma_reads.get();
-        self.dma_reads.set(left.saturating_sub(1));
-        left > 0
+        self.dma_until.is_some_and(|t| Instant::now() < t)
     }
 
     /// Makes the DMA engine never complete a transfer.

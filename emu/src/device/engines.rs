@@ -25,6 +25,20 @@ pub(super) struct PendingStart {
     pub(super) by: Starter,
 }
 
+/// How long a started falcon runs before the model plays what its code does and halts it (the
+/// model's figure: FWSEC and the booter take milliseconds on silicon; the references wait for
+/// the halt for seconds).
+pub(super) const RUN_TIME: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// A falcon running loaded code: FWSEC on the GSP falcon or the booter (or the sequence's
+/// resume) on SEC2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PendingRun {
+    engine: Engine,
+    /// When its code is done.
+    due: std::time::Instant,
+}
+
 impl Device {
     /// Acts on a register write GSP-RM reacts to. The doorbell tells GSP-RM to read its
     /// queue and wakes the GSP thread (GSP-RM reads it on its own time); a falcon reset stops
@@ -59,6 +73,14 @@ impl Device {
             return;
         };
         let name = engines.falcon(engine).name();
+        if matches!(action, Action::Reset { .. })
+            && self.running.is_some_and(|r| r.engine == engine)
+        {
+            self.running = None;
+            self.log.line(&format!(
+                "{name} falcon: the reset stops the code it was running"
+            ));
+        }
         match (engine, action) {
             (_, Action::Dma) => {
                 let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
@@ -66,6 +88,12 @@ impl Device {
                     self.log
                         .line(&format!("{name} falcon: DMA transfer failed: {e}"));
                 }
+            }
+            (_, Action::PioWhileScrubbing(memory)) => {
+                self.log.line(&format!(
+                    "{name} falcon: {memory} write while the engine still scrubs it refused \
+                     (dropped, as silicon drops it)"
+                ));
             }
             (_, Action::DmaStuck) => {
                 self.log.line(&format!(
@@ -93,14 +121,24 @@ impl Device {
                 }
             }
             (Engine::Sec2, Action::Reset { .. }) => {}
-            (Engine::Gsp, Action::Start) if engines.gsp.loaded() => self.play_fwsec(bus_master),
+            (engine, Action::Start)
+                if (engine == Engine::Gsp && engines.gsp.loaded())
+                    || (engine == Engine::Sec2 && self.chain.is_some()) =>
+            {
+                // The start write returns at once; the GSP thread plays the code once its run
+                // time is over (Device::run_engine), the CPU reads running until then.
+                self.running = Some(PendingRun {
+                    engine,
+                    due: std::time::Instant::now() + RUN_TIME,
+                });
+                self.kick.kick();
+            }
             (Engine::Gsp, Action::Start) => {
                 // Silicon: a falcon with nothing in IMEM has nothing to run.
                 self.log
                     .line("GSP falcon: started with nothing loaded: halts at once");
                 engines.gsp.set_halted(true);
             }
-            (Engine::Sec2, Action::Start) if self.chain.is_some() => self.play_sec2(bus_master),
             (Engine::Sec2, Action::Start) => {
                 self.log.line(&format!(
                     "SEC2 falcon: started, but the model has no booter for {} (Hopper and \
@@ -189,6 +227,11 @@ impl Device {
         if let Some(e) = &mut self.engines {
             e.gsp.set_riscv_active(true);
         }
+        // A new boot: its stage 3 handoff is still to come. The model's assumption (no
+        // reference says who clears the bit): every driver polls it after starting SEC2 for
+        // the resume, then checks the RISC-V core, so a bit left from the previous boot would
+        // let a rebind check the core before the resume ran, on silicon as here.
+        self.bar0.set(NV_PGC6_BSI_SECURE_SCRATCH_14, 0);
         self.start_pending = Some(PendingStart {
             libos,
             version,
@@ -263,7 +306,8 @@ impl Device {
     /// start, or a running GSP's own work. Called by the GSP thread ([`crate::gsp::clock`]),
     /// and by tests in its stead. Returns whether the GSP runs (or the FSP has work).
     pub fn run_gsp(&mut self) -> bool {
-        let fsp_busy = self.tick_fsp();
+        let engine_busy = self.run_engine();
+        let fsp_busy = self.tick_fsp() || engine_busy;
         let Some(mut gsp) = self.gsp.take() else {
             return fsp_busy;
         };
@@ -285,6 +329,36 @@ impl Device {
         self.gsp = Some(gsp);
         self.note_gsp();
         running || fsp_busy
+    }
+
+    /// Plays the running falcon's code once its run time is over (the checks, then what the code
+    /// does, which halts it); whether a falcon still runs.
+    fn run_engine(&mut self) -> bool {
+        let Some(run) = self.running else {
+            return false;
+        };
+        if std::time::Instant::now() < run.due {
+            return true;
+        }
+        self.running = None;
+        // Bus mastering as it is now: a driver that turned it off meanwhile took the engine's
+        // way to system memory away.
+        let bus_master = self.config.command() & PCI_COMMAND_MASTER != 0;
+        match run.engine {
+            Engine::Gsp => self.play_fwsec(bus_master),
+            Engine::Sec2 => self.play_sec2(bus_master),
+        }
+        false
+    }
+
+    /// Ends the running falcon's run time now and plays its code, as the GSP thread does once it
+    /// is over.
+    #[cfg(test)]
+    pub fn finish_run(&mut self) {
+        if let Some(run) = &mut self.running {
+            run.due = std::time::Instant::now();
+        }
+        self.run_engine();
     }
 
     /// Counts GSP-RM's starts and stops since they were last looked at; a stop stops its

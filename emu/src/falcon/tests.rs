@@ -62,9 +62,22 @@ fn reset_scrubs_and_halts_and_start_is_reported_once() {
     assert_eq!(f.write(ENGINE, 0), None);
     assert_eq!((f.read(MAILBOX0), f.loaded()), (0, false));
     assert_eq!(f.read(CPUCTL), CPUCTL_HALTED);
-    // Scrubbing reads busy for two looks, then done; GA102 says it is ready for a reset.
-    assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY | (1 << 12));
-    assert_eq!(f.read(DMACTL) & 0b110, 0b110);
+    // Scrubbing reads busy for SCRUB_TIME after the release, however often it is read, and
+    // IMEM and DMEM take no PIO write meanwhile; then done. GA102 says it is ready for a reset.
+    for _ in 0..100 {
+        assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY | (1 << 12));
+        assert_eq!(f.read(DMACTL) & 0b110, 0b110);
+    }
+    assert_eq!(
+        f.write(IMEM_PORTS + 4, 1),
+        Some(Action::PioWhileScrubbing("IMEM"))
+    );
+    assert_eq!(
+        f.write(DMEM_PORTS + 4, 1),
+        Some(Action::PioWhileScrubbing("DMEM"))
+    );
+    assert!(!f.loaded(), "the write was dropped");
+    std::thread::sleep(SCRUB_TIME * 2);
     assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY);
     assert_eq!(f.read(DMACTL) & 0b110, 0);
     assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), Some(Action::Start));
@@ -121,8 +134,11 @@ fn dma_reads_guest_memory_into_imem_and_dmem() {
     let err = f.dma(&mut Sysmem::new(&mem, &mut counts)).unwrap_err();
     assert!(err.contains("DMA read of guest 0x100200"), "{err}");
     assert!(!f.loaded());
-    // Busy for one look after the command, then idle.
-    assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, 0);
+    // Busy until DMA_TIME after the command, then idle.
+    assert!(f
+        .dma_until
+        .is_some_and(|t| t > std::time::Instant::now() - DMA_TIME));
+    std::thread::sleep(DMA_TIME * 2);
     assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, DMATRFCMD_IDLE);
     // A wrong size.
     f.write(DMATRFCMD, 5 << 8);
@@ -133,10 +149,11 @@ fn dma_reads_guest_memory_into_imem_and_dmem() {
 }
 
 #[test]
-fn a_transfer_reads_busy_once_and_a_stuck_engine_forever_until_a_reset() {
+fn a_transfer_reads_busy_for_its_time_and_a_stuck_engine_forever_until_a_reset() {
     let mut f = ga();
     f.write(DMATRFCMD, 6 << 8);
-    assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, 0);
+    assert!(f.dma_busy() || f.dma_until.is_some());
+    std::thread::sleep(DMA_TIME * 2);
     assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, DMATRFCMD_IDLE);
     f.set_dma_stuck(true);
     assert_eq!(

@@ -248,6 +248,9 @@ impl Driver {
         self.reg_write(NV_PSEC_FALCON_ENGINE, 1);
         self.reg_write(NV_PSEC_FALCON_ENGINE, 0);
         self.reg_write(NV_PSEC_FALCON_CPUCTL, 2);
+        // SEC2 runs the resume on the GSP thread's time; SEC2 reads running until then.
+        assert_eq!(self.reg_read(NV_PSEC_FALCON_CPUCTL) & 0x10, 0, "SEC2 runs");
+        self.dev.finish_run();
         self.reg_read(NV_PSEC_FALCON_MAILBOX0)
     }
 
@@ -992,4 +995,23 @@ fn a_run_that_starts_and_stops_in_one_tick_is_counted() {
     let runs = d.dev.counts().gsp_runs().to_vec();
     assert_eq!(runs.len(), 1, "{runs:?}");
     assert_eq!(runs[0].stopped_by, Some("unload"));
+}
+
+#[test]
+fn a_new_boot_clears_the_stage_3_handoff_of_the_last() {
+    // Every driver polls NV_PGC6_BSI_SECURE_SCRATCH_14 bit 26 after starting SEC2 for the
+    // resume, then checks the RISC-V core: a bit left from the last boot must not answer.
+    const SCRATCH_14: u64 = 0x1180f8;
+    let mut d = Driver::new(Version::R570_144, None);
+    boot(&mut d);
+    assert_ne!(d.reg_read(SCRATCH_14) & (1 << 26), 0, "set by the resume");
+    d.send(function::UNLOADING_GUEST_DRIVER, &[0; 8]);
+    d.falcon_reset();
+    d.reset_queues();
+    d.booter_starts();
+    assert_eq!(
+        d.reg_read(SCRATCH_14) & (1 << 26),
+        0,
+        "cleared by the new boot"
+    );
 }
