@@ -220,6 +220,10 @@ def check_frts(sc, lines, levels, emu, results):
     elif not sc.emu_option("--firmware-root"):
         results.check(f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
                       not refused, f"{emu.log}: {refused[:2]}")
+    # A falcon drops PIO writes while it scrubs its memories: a driver must wait it out.
+    early = [l for l in emu_log.splitlines() if "while the engine still scrubs it refused" in l]
+    results.check(f"{sc.name}: no IMEM or DMEM write before the falcon's scrubbing was done",
+                  not early, f"{emu.log}: {early[:2]}")
     if sc.emu_option("--fwsec-fault") == "dma-stuck":
         # The driver gave up on the transfer: it must stop the falcon before it frees the
         # image the transfer reads, within the probe (no phase change in between).
