@@ -207,3 +207,121 @@ fn any_register_values_never_panic() {
     // Both outcomes happen: the sweep reaches the checks behind acceptance.
     assert!(accepted > 100, "{accepted}");
 }
+
+/// The layout nouveau computes (`nvkm/subdev/gsp/tu102.c`, `tu102_gsp_oneinit` and
+/// `tu102_gsp_wpr_heap_size`; `tu102_gsp_vga_workspace_addr`), restated from its steps with
+/// its per-version numbers (`rm/r535/rm.c`, `rm/r570/rm.c`, the `GSP_FW_HEAP_*` constants of
+/// `rm/r535/nvrm/gsp.h` and `rm/r570/nvrm/gsp.h`): VGA workspace, FRTS, boot, ELF, heap, WPR2,
+/// non-WPR heap, as (start, end).
+fn nouveau_layout(chip: &str, version: &str, fb: u64, vga_reg: Option<u32>) -> [(u64, u64); 7] {
+    let down = |x: u64, a: u64| x & !(a - 1);
+    let up = |x: u64, a: u64| (x + a - 1) & !(a - 1);
+    // tu102_gsp_vga_workspace_addr: no display (GA100), or the register's valid bit clear,
+    // gives the last MiB; a base below it gives the last 128 KiB.
+    let vga = match vga_reg {
+        Some(r) if r & 8 != 0 => {
+            let addr = u64::from(r & 0xffff_ff00) << 8;
+            if addr < fb - MIB {
+                fb - 0x20000
+            } else {
+                addr
+            }
+        }
+        _ => fb - MIB,
+    };
+    let frts_size = if chip == "ga100" { 0 } else { MIB };
+    let frts = down(vga, 0x20000) - frts_size;
+    let boot = down(frts - BOOTLOADER, 0x1000);
+    let elf = down(boot - ELF, 0x10000);
+    let libos3 = !(chip.starts_with("tu") || chip == "ga100");
+    let carveout = match (libos3, version) {
+        (false, _) => 0,
+        (true, "535.113.01") => 20 * MIB,
+        (true, _) => 22 * MIB,
+    };
+    let gb = fb.div_ceil(1 << 30);
+    // nouveau compares its heap_size_min (a number of MiB) with bytes, so it never binds;
+    // the sum below is over 100 MiB for every size anyway.
+    let heap_size = carveout + 8 * MIB + up((96 << 10) * gb, MIB) + up((48 << 10) * 2048, MIB);
+    let heap = down(elf - heap_size, MIB);
+    let heap_end = heap + down(elf - heap, MIB);
+    let wpr2 = down(heap - 1, MIB);
+    [
+        (vga, fb),
+        (frts, frts + frts_size),
+        (boot, boot + BOOTLOADER),
+        (elf, elf + ELF),
+        (heap, heap_end),
+        (wpr2, frts + frts_size),
+        (wpr2 - MIB, wpr2),
+    ]
+}
+
+#[test]
+fn every_layout_is_nouveaus() {
+    let mut compared = 0;
+    for chip in check::chip_names() {
+        let turing_regs = chip.starts_with("tu") || chip == "ga100";
+        if !(turing_regs || chip.starts_with("ga") || chip.starts_with("ad")) {
+            continue;
+        }
+        for version in ["535.113.01", "570.144"] {
+            // Turing and GA100 give the size in whole GiB up to 63; GA102 on in MiB.
+            let gibs: &[u64] = &[1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 63];
+            let mut sizes: Vec<u64> = gibs.iter().map(|g| g << 10).collect();
+            if !turing_regs {
+                sizes.extend([
+                    7 * 1024 + 512,
+                    12 * 1024 + 1,
+                    80 * 1024,
+                    512 * 1024,
+                    1 << 20,
+                ]);
+            }
+            for mib in sizes {
+                let fb = mib * MIB;
+                for vga_case in 0..3 {
+                    // The workspace: in the last MiB, below it (the last 128 KiB then), or the
+                    // register not valid.
+                    let vga_base = match vga_case {
+                        0 => fb - MIB,
+                        1 => fb - 4 * MIB,
+                        _ => fb - MIB,
+                    };
+                    let vga_reg =
+                        (((vga_base >> 16) as u32) << 8) | if vga_case == 2 { 0 } else { 8 };
+                    let (size_reg, fuse) = if turing_regs {
+                        ((((mib >> 10) as u32) << 4) | 10, u32::from(chip == "ga100"))
+                    } else {
+                        (mib as u32, 0)
+                    };
+                    let ours =
+                        check::fb_layout(chip, version, size_reg, fuse, vga_reg, BOOTLOADER, ELF)
+                            .unwrap_or_else(|e| panic!("{chip} {version} {mib} MiB: {e}"));
+                    let theirs =
+                        nouveau_layout(chip, version, fb, (chip != "ga100").then_some(vga_reg));
+                    let ours = [
+                        ours.vga,
+                        ours.frts,
+                        ours.boot,
+                        ours.elf,
+                        ours.heap,
+                        ours.wpr2,
+                        ours.non_wpr_heap,
+                    ];
+                    assert_eq!(
+                        ours, theirs,
+                        "{chip} {version} {mib} MiB, VGA case {vga_case}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    // 16 chips: 6 with GiB sizes only (15), 10 with 20 sizes; 2 versions, 3 workspaces.
+    assert_eq!(compared, (6 * 15 + 10 * 20) * 2 * 3);
+    // What nouveau leaves out cannot bind on a size the driver accepts (up to 1 TiB): 570.144's
+    // heap bounds (OpenRM's kgspCalculateFbLayout clamps to GSP_FW_HEAP_SIZE_OVERRIDE_*_MAX_MB;
+    // the driver does too) start at 256 MiB, and 1 TiB asks for 22 + 8 + 96 + 96 MiB.
+    assert!(check::heap_size("570.144", true, 1 << 40).unwrap() < 256 * MIB);
+}
