@@ -115,18 +115,14 @@ impl<'a> Fsp<'a> {
 
     /// Sends `msg` (whole dwords): into EMEM from offset 0, then the command queue's tail (its
     /// last dword), then its head, which hands it over. The FSP must have taken the previous
-    /// command, within [`CONSUME_TIMEOUT`]. A failure says whether the FSP may have part of
-    /// the message: not when nothing was written, yes once the writes began.
-    fn send(&self, dev: &device::Device, msg: &[u8]) -> core::result::Result<(), CotFailure> {
-        let not_sent = |error| CotFailure {
-            error,
-            may_run: false,
-        };
+    /// command, within [`CONSUME_TIMEOUT`]. A failure means nothing was sent: the writes run in
+    /// one access to BAR0, which either makes them all or, revoked, none.
+    fn send(&self, dev: &device::Device, msg: &[u8]) -> Result {
         let last = msg
             .len()
             .checked_sub(4)
             .filter(|_| msg.len() % 4 == 0)
-            .ok_or(not_sent(EINVAL))?;
+            .ok_or(EINVAL)?;
         read_poll_timeout(
             || self.command_consumed(),
             |&consumed| consumed,
@@ -135,31 +131,25 @@ impl<'a> Fsp<'a> {
         )
         .map_err(|e| {
             if e != ETIMEDOUT {
-                return not_sent(e);
+                return e;
             }
             dev_err!(
                 dev,
                 "FSP: the command queue is still busy after {} ms\n",
                 CONSUME_TIMEOUT.as_millis()
             );
-            not_sent(EBUSY)
+            EBUSY
         })?;
-        // BAR0 going away while the message is written leaves the FSP with part of it.
-        self.bar
-            .with(|bar| {
-                bar.write_reg(regs::NV_PFSP_EMEMC::zeroed().with_aincw(true));
-                for dword in msg.chunks_exact(4) {
-                    let mut b = [0u8; 4];
-                    b.copy_from_slice(dword);
-                    bar.write_reg(regs::NV_PFSP_EMEMD::from_raw(u32::from_le_bytes(b)));
-                }
-                bar.write_reg(regs::NV_PFSP_QUEUE_TAIL::from_raw(last as u32));
-                bar.write_reg(regs::NV_PFSP_QUEUE_HEAD::from_raw(0));
-            })
-            .map_err(|error| CotFailure {
-                error,
-                may_run: true,
-            })
+        self.bar.with(|bar| {
+            bar.write_reg(regs::NV_PFSP_EMEMC::zeroed().with_aincw(true));
+            for dword in msg.chunks_exact(4) {
+                let mut b = [0u8; 4];
+                b.copy_from_slice(dword);
+                bar.write_reg(regs::NV_PFSP_EMEMD::from_raw(u32::from_le_bytes(b)));
+            }
+            bar.write_reg(regs::NV_PFSP_QUEUE_TAIL::from_raw(last as u32));
+            bar.write_reg(regs::NV_PFSP_QUEUE_HEAD::from_raw(0));
+        })
     }
 
     /// The message queue's pointers as the device answers them, validated.
@@ -226,7 +216,8 @@ impl<'a> Fsp<'a> {
             dev_err!(dev, "FSP: {}\n", e);
             not_sent(EINVAL)
         })?;
-        self.send(dev, &msg[..])?;
+        // A failed send sent nothing (see `send`): the FSP never had the message.
+        self.send(dev, &msg[..]).map_err(not_sent)?;
         // From here on the FSP has the message: only a well-formed refusal says it did not
         // start GSP-FMC.
         let reply = self.receive(dev).map_err(|error| CotFailure {
