@@ -503,9 +503,10 @@ fn run_fwsec_frts(
 }
 
 /// Turns bus mastering off: the device may no longer reach system memory. Through the PCI
-/// core's `pci_clear_master`, which keeps its record of it (`is_busmaster`, which a later
-/// `pci_reenable_device` restores) true, unlike a write of the command register; Linux 7.3's
-/// kernel crate has `pci::Device::set_master` but not this counterpart.
+/// core's `pci_clear_master`, which keeps its record of it (`is_busmaster`, which the PCI
+/// core's power management restores on resume, `pci_pm_reenable_device`) true, unlike a write
+/// of the command register; Linux 7.3's kernel crate has `pci::Device::set_master` but not this
+/// counterpart.
 fn clear_master(pdev: &pci::Device<Core<'_>>) {
     let raw = core::ptr::from_ref(pdev)
         .cast::<bindings::pci_dev>()
@@ -513,8 +514,9 @@ fn clear_master(pdev: &pci::Device<Core<'_>>) {
     // SAFETY: `pci::Device` is `#[repr(transparent)]` over `Opaque<bindings::pci_dev>` (itself
     // transparent over the C struct) and, by its invariant, represents a valid `struct pci_dev`:
     // `raw` points to it, as the pointer the kernel crate's own `set_master` passes to
-    // `pci_set_master`. `pci_clear_master` only reads and writes the device's command register
-    // and `is_busmaster`, which the bound driver owns.
+    // `pci_set_master`. `pci_clear_master` reads and writes the device's command register and
+    // the `is_busmaster` bit-field; the `Core` context means the device lock is held, which
+    // serialises it against the PCI core's other writers of that word, as for `set_master`.
     unsafe { bindings::pci_clear_master(raw) };
 }
 
