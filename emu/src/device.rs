@@ -304,9 +304,9 @@ pub struct Device {
     gsp: Option<Gsp>,
     /// GSP-RM is to start (the booter or GSP-FMC started it); the GSP's next tick starts it.
     start_pending: Option<PendingStart>,
-    /// A falcon started with code to run: the GSP thread checks and plays it once its run
-    /// time is over, not the MMIO write that started it.
-    running: Option<PendingRun>,
+    /// The falcons started with code to run (one entry per engine at most): the GSP thread
+    /// checks and plays each once its run time is over, not the MMIO write that started it.
+    running: Vec<PendingRun>,
     /// The FSP and the FB registers of its chips (Hopper and Blackwell, with the GSP).
     fsp: Option<Fsp>,
     /// The booter on SEC2 and the package it checks against (Turing to Ada, whose FB unit
@@ -433,7 +433,7 @@ impl Device {
                 .filter(|_| chain.is_some() || fsp.is_some())
                 .map(|g| Gsp::new(choice.chipset, g, log.clone())),
             start_pending: None,
-            running: None,
+            running: Vec::new(),
             chain,
             fsp,
             kick: Kick::new(),
@@ -669,7 +669,7 @@ impl Device {
         ));
         // The GSP's stop is counted in the phase it happened in.
         self.start_pending = None;
-        self.running = None;
+        self.running.clear();
         if let Some(gsp) = &mut self.gsp {
             gsp.device_reset();
         }
@@ -693,7 +693,7 @@ impl Device {
     /// The slot lost its power: the GSP stops at once and a pending start is forgotten.
     fn power_off(&mut self) {
         self.start_pending = None;
-        self.running = None;
+        self.running.clear();
         if let Some(fsp) = &mut self.fsp {
             // The FSP and GSP-FMC stop with the power; GSP-FMC's hold on the GSP goes.
             fsp.reset();

@@ -10,9 +10,11 @@
 //! The counter runs on the emulator's wall clock, as silicon's runs whatever the driver
 //! does. TIME_0's bits 4:0 read 0 (its NSEC field is 31:5: a 32 ns step, as OpenRM's
 //! `NV_PTIMER_TIME_0_NSEC` says). A TIME_1 write is held until TIME_0 is written, which sets
-//! the counter to both. The alarm (ALARM_0, INTR_EN_0, INTR_0) keeps what is written and
-//! raises INTR_0 bit 0 once the counter's low word passes the alarm while it is enabled; the
-//! interrupt line itself is not modelled (no driver here takes it yet).
+//! the counter to both. The alarm (ALARM_0, INTR_EN_0, INTR_0) keeps what is written; INTR_0
+//! bit 0 is worked out when INTR_0 is read: set (and kept until written 1 or the alarm is
+//! written again) if the alarm is enabled and the counter's low word has passed it, within the
+//! 2.1 s a signed 32-bit comparison sees. The interrupt line itself is not modelled (no driver
+//! here takes it yet), nor a reset of the counter by a device reset.
 
 use std::time::Instant;
 

@@ -73,10 +73,9 @@ impl Device {
             return;
         };
         let name = engines.falcon(engine).name();
-        if matches!(action, Action::Reset { .. })
-            && self.running.is_some_and(|r| r.engine == engine)
+        if matches!(action, Action::Reset { .. }) && self.running.iter().any(|r| r.engine == engine)
         {
-            self.running = None;
+            self.running.retain(|r| r.engine != engine);
             self.log.line(&format!(
                 "{name} falcon: the reset stops the code it was running"
             ));
@@ -127,7 +126,8 @@ impl Device {
             {
                 // The start write returns at once; the GSP thread plays the code once its run
                 // time is over (Device::run_engine), the CPU reads running until then.
-                self.running = Some(PendingRun {
+                // Only a halted falcon starts, and a halted one runs nothing: one run per engine.
+                self.running.push(PendingRun {
                     engine,
                     due: std::time::Instant::now() + RUN_TIME,
                 });
@@ -302,9 +302,10 @@ impl Device {
         }
     }
 
-    /// One tick of the GSP: the FSP's and GSP-FMC's work where there are, then a pending
-    /// start, or a running GSP's own work. Called by the GSP thread ([`crate::gsp::clock`]),
-    /// and by tests in its stead. Returns whether the GSP runs (or the FSP has work).
+    /// One tick of the GSP: a started falcon's code once its run time is over, the FSP's and
+    /// GSP-FMC's work where there are, then a pending start, or a running GSP's own work. Called
+    /// by the GSP thread ([`crate::gsp::clock`]), and by tests in its stead. Returns whether
+    /// the GSP runs (or a falcon or the FSP has work).
     pub fn run_gsp(&mut self) -> bool {
         let engine_busy = self.run_engine();
         let fsp_busy = self.tick_fsp() || engine_busy;
@@ -334,13 +335,11 @@ impl Device {
     /// Plays the running falcon's code once its run time is over (the checks, then what the code
     /// does, which halts it); whether a falcon still runs.
     fn run_engine(&mut self) -> bool {
-        let Some(run) = self.running else {
-            return false;
+        let now = std::time::Instant::now();
+        let Some(i) = self.running.iter().position(|r| r.due <= now) else {
+            return !self.running.is_empty();
         };
-        if std::time::Instant::now() < run.due {
-            return true;
-        }
-        self.running = None;
+        let run = self.running.remove(i);
         // Bus mastering as it is now: a driver that turned it off meanwhile took the engine's
         // way to system memory away.
         let bus_master = self.config.command() & PCI_COMMAND_MASTER != 0;
@@ -360,17 +359,27 @@ impl Device {
             "{name}: its code checked and played in {} ms",
             t0.elapsed().as_millis()
         ));
-        false
+        // The other falcon's run, if due too, comes at the next tick.
+        !self.running.is_empty()
     }
 
-    /// Ends the running falcon's run time now and plays its code, as the GSP thread does once it
-    /// is over.
+    /// Ends the running falcons' run time now and plays their code, as the GSP thread does once
+    /// it is over.
     #[cfg(test)]
     pub fn finish_run(&mut self) {
-        if let Some(run) = &mut self.running {
-            run.due = std::time::Instant::now();
+        let now = std::time::Instant::now();
+        for run in &mut self.running {
+            run.due = now;
         }
-        self.run_engine();
+        while !self.running.is_empty() {
+            self.run_engine();
+        }
+    }
+
+    /// How many falcons' code is still to be played.
+    #[cfg(test)]
+    pub fn runs_pending(&self) -> usize {
+        self.running.len()
     }
 
     /// Counts GSP-RM's starts and stops since they were last looked at; a stop stops its

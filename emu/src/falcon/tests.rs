@@ -5,6 +5,7 @@
 use super::*;
 use crate::counts::Counts;
 use crate::guest_mem::GuestMem;
+use std::time::{Duration, Instant};
 
 fn ga() -> Falcon {
     Falcon::new("GSP", GSP_BASE, Generation::Ga102)
@@ -57,13 +58,19 @@ fn reset_scrubs_and_halts_and_start_is_reported_once() {
             dma_in_flight: false
         })
     );
-    // Held in reset: writes are ignored.
+    // Held in reset: writes are ignored; scrubbing reads busy.
     f.write(MAILBOX0, 9);
+    assert_eq!(f.read(DMACTL) & 0b110, 0b110);
+    let released = Instant::now();
     assert_eq!(f.write(ENGINE, 0), None);
+    // The release scrubs for SCRUB_TIME from then.
+    assert!(f.scrub_until.is_some_and(|t| t >= released + SCRUB_TIME));
     assert_eq!((f.read(MAILBOX0), f.loaded()), (0, false));
     assert_eq!(f.read(CPUCTL), CPUCTL_HALTED);
-    // Scrubbing reads busy for SCRUB_TIME after the release, however often it is read, and
-    // IMEM and DMEM take no PIO write meanwhile; then done. GA102 says it is ready for a reset.
+    // Scrubbing reads busy until then, however often it is read, and IMEM and DMEM take no PIO
+    // write meanwhile; then done. GA102 says it is ready for a reset. (The deadline is moved so
+    // that the machine's speed does not matter.)
+    f.scrub_until = Some(Instant::now() + Duration::from_secs(600));
     for _ in 0..100 {
         assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY | (1 << 12));
         assert_eq!(f.read(DMACTL) & 0b110, 0b110);
@@ -77,7 +84,7 @@ fn reset_scrubs_and_halts_and_start_is_reported_once() {
         Some(Action::PioWhileScrubbing("DMEM"))
     );
     assert!(!f.loaded(), "the write was dropped");
-    std::thread::sleep(SCRUB_TIME * 2);
+    f.scrub_until = Some(Instant::now());
     assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY);
     assert_eq!(f.read(DMACTL) & 0b110, 0);
     assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), Some(Action::Start));
@@ -151,9 +158,13 @@ fn dma_reads_guest_memory_into_imem_and_dmem() {
 #[test]
 fn a_transfer_reads_busy_for_its_time_and_a_stuck_engine_forever_until_a_reset() {
     let mut f = ga();
+    let commanded = Instant::now();
     f.write(DMATRFCMD, 6 << 8);
-    assert!(f.dma_busy() || f.dma_until.is_some());
-    std::thread::sleep(DMA_TIME * 2);
+    // Busy for DMA_TIME from the command.
+    assert!(f.dma_until.is_some_and(|t| t >= commanded + DMA_TIME));
+    f.dma_until = Some(Instant::now() + Duration::from_secs(600));
+    assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, 0);
+    f.dma_until = Some(Instant::now());
     assert_eq!(f.read(DMATRFCMD) & DMATRFCMD_IDLE, DMATRFCMD_IDLE);
     f.set_dma_stuck(true);
     assert_eq!(

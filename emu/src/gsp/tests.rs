@@ -1015,3 +1015,32 @@ fn a_new_boot_clears_the_stage_3_handoff_of_the_last() {
         "cleared by the new boot"
     );
 }
+
+#[test]
+fn a_falcon_reset_or_a_device_reset_stops_the_code_it_runs() {
+    let mut d = Driver::new(Version::R570_144, None);
+    let sec2_start = |d: &mut Driver| {
+        d.reg_write(NV_PSEC_FALCON_ENGINE, 1);
+        d.reg_write(NV_PSEC_FALCON_ENGINE, 0);
+        d.reg_write(NV_PSEC_FALCON_CPUCTL, 2);
+        // SEC2 runs its code on the GSP thread's time, not in the write.
+        assert_eq!(d.dev.runs_pending(), 1, "{}", d.log());
+        assert_eq!(d.reg_read(NV_PSEC_FALCON_CPUCTL) & 0x10, 0, "SEC2 runs");
+    };
+    sec2_start(&mut d);
+    d.reg_write(NV_PSEC_FALCON_ENGINE, 1);
+    assert_eq!(d.dev.runs_pending(), 0);
+    assert!(d
+        .log()
+        .contains("SEC2 falcon: the reset stops the code it was running"));
+    sec2_start(&mut d);
+    d.dev.reset();
+    assert_eq!(d.dev.runs_pending(), 0);
+    // Nothing is played afterwards.
+    d.dev.finish_run();
+    assert!(
+        !d.log().contains("SEC2: its code checked and played"),
+        "{}",
+        d.log()
+    );
+}
