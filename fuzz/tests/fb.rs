@@ -280,16 +280,19 @@ fn every_layout_is_nouveaus() {
             }
             for mib in sizes {
                 let fb = mib * MIB;
-                for vga_case in 0..3 {
-                    // The workspace: in the last MiB, below it (the last 128 KiB then), or the
-                    // register not valid.
-                    let vga_base = match vga_case {
-                        0 => fb - MIB,
-                        1 => fb - 4 * MIB,
-                        _ => fb - MIB,
+                // GA100 reads no workspace (its display is fused off): one case.
+                let cases = if chip == "ga100" { 1 } else { 4 };
+                for vga_case in 0..cases {
+                    // The workspace: in the last MiB; below it (the last 128 KiB then); below it
+                    // with the register not valid (the last MiB then); in the last MiB off a
+                    // 128 KiB boundary (FRTS aligned down from it).
+                    let (vga_base, valid) = match vga_case {
+                        0 => (fb - MIB, true),
+                        1 => (fb - 4 * MIB, true),
+                        2 => (fb - 4 * MIB, false),
+                        _ => (fb - MIB + 0x30000, true),
                     };
-                    let vga_reg =
-                        (((vga_base >> 16) as u32) << 8) | if vga_case == 2 { 0 } else { 8 };
+                    let vga_reg = (((vga_base >> 16) as u32) << 8) | if valid { 8 } else { 0 };
                     let (size_reg, fuse) = if turing_regs {
                         ((((mib >> 10) as u32) << 4) | 10, u32::from(chip == "ga100"))
                     } else {
@@ -318,8 +321,9 @@ fn every_layout_is_nouveaus() {
             }
         }
     }
-    // 16 chips: 6 with GiB sizes only (15), 10 with 20 sizes; 2 versions, 3 workspaces.
-    assert_eq!(compared, (6 * 15 + 10 * 20) * 2 * 3);
+    // 16 chips: 5 Turing with GiB sizes only (15) and 4 workspaces, GA100 with 15 and one, 10
+    // with 20 sizes and 4; 2 versions.
+    assert_eq!(compared, (5 * 15 * 4 + 15 + 10 * 20 * 4) * 2);
     // What nouveau leaves out cannot bind on a size the driver accepts (up to 1 TiB): 570.144's
     // heap bounds (OpenRM's kgspCalculateFbLayout clamps to GSP_FW_HEAP_SIZE_OVERRIDE_*_MAX_MB;
     // the driver does too) start at 256 MiB, and 1 TiB asks for 22 + 8 + 96 + 96 MiB.
