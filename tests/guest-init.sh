@@ -100,6 +100,10 @@ load_driver() {
 			insmod "/deps/$ko" || say "insmod $ko failed: $?"
 		done
 	fi
+	insmod_driver
+}
+
+insmod_driver() {
 	# shellcheck disable=SC2086
 	insmod "/$module.ko" $params || say "insmod failed: $?"
 }
@@ -262,9 +266,8 @@ for step in $steps; do
 		n=${step#modcycles=}
 		i=0
 		while [ "$i" -lt "$n" ]; do
-			rmmod nova_core || say "rmmod failed: $?"
-			# shellcheck disable=SC2086
-			insmod /nova_core.ko $params || say "insmod failed: $?"
+			rmmod "$module" || say "rmmod failed: $?"
+			insmod_driver
 			i=$((i + 1))
 		done
 		say "modcycles done: $i"

@@ -80,13 +80,18 @@ class Emulator:
     def finish(self, timeout=10.0):
         """Waits for the emulator to exit once QEMU let go of it; one that does not within
         `timeout` is ended (SIGTERM), and `killed` says so."""
-        self.killed = False
+        self.killed = None
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.killed = True
+            self.killed = "SIGTERM"
             self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.killed = "SIGKILL (it ignored SIGTERM)"
+                self.proc.kill()
+                self.proc.wait()
         self.stderr.close()
 
     def exit_problems(self):
@@ -94,10 +99,13 @@ class Emulator:
         status other than 0, an exit only on SIGTERM, anything on its stderr but its
         listening line (a panic's message goes there), a thread of it that panicked."""
         problems = []
-        if self.proc.returncode != 0:
+        killed = getattr(self, "killed", None)
+        if self.proc.poll() is None:
+            problems.append("it still runs (never finished)")
+        elif killed:
+            problems.append(f"it did not exit when QEMU closed the connection: ended by {killed}")
+        elif self.proc.returncode != 0:
             problems.append(f"exit status {self.proc.returncode}")
-        if getattr(self, "killed", False):
-            problems.append("it did not exit when QEMU closed the connection")
         err = Path(self.stderr.name).read_text(errors="replace").splitlines()
         extra = [l for l in err if not l.startswith("nova-emu: listening on ")]
         if extra:

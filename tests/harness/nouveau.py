@@ -32,7 +32,10 @@ VERSIONS = (("535.113.01", 0), ("570.144", 1))
 PARAMS = "modeset=2 noaccel=1"
 # What the model answers to nouveau's first RM control, and the WARNINGs nouveau prints then.
 RM_CONTROL_UNSERVED = re.compile(r"GSP: function 76 \(\d+ bytes\) is not supported")
-KNOWN_WARNINGS = ((r"nvkm/subdev/gsp/rm/r535/gsp\.c:\d+ at r535_gsp_init",
+# The lines of Linux 7.3.4's nouveau that WARN then: r535_gsp_intr_get_table's and
+# r535_gsp_postinit's checks of what the refused controls returned (rm/r535/gsp.c; the
+# function shows as r535_gsp_init, into which they are inlined).
+KNOWN_WARNINGS = ((r"nvkm/subdev/gsp/rm/r535/gsp\.c:(144|300|306) at r535_gsp_init",
                    "nouveau WARNs when GSP-RM refuses its first RM controls, which the model "
                    "does not serve yet (the RM API)"),)
 
