@@ -135,6 +135,8 @@ class Job:
     drm: bool = False
     # WARNINGs the boot knows it causes, (regex, why): reported as skipped (check_kernel_clean).
     known_warnings: tuple = ()
+    # How long the guest may run before it is killed (a boot that grows with its cycles says).
+    timeout: int = BOOT_TIMEOUT_S
 
     @property
     def key(self):
@@ -194,7 +196,7 @@ def run_jobs(run_dir, jobs, results):
             {s.chipset: s.firmware for s in job.rows}, kunit=job.kunit, during=job.during,
             module=job.module,
             extra_firmware=job.extra_firmware(boot_dir) if job.extra_firmware else None,
-            real_chain=job.real_chain, drm=job.drm)
+            real_chain=job.real_chain, drm=job.drm, timeout=job.timeout)
         log(f"{job.label}: guest ran for {elapsed:.1f}s")
         return boot_dir, console, emus, elapsed, timed_out
 
@@ -224,7 +226,7 @@ def check_boot(job, outcome, results):
     and (where the guest scanned) of kmemleak suspects."""
     boot_dir, console, emus, _, timed_out = outcome
     results.check(f"{job.label}: guest powered off by itself", not timed_out,
-                  f"killed after {BOOT_TIMEOUT_S}s, see {boot_dir}/console.log")
+                  f"killed after {job.timeout}s, see {boot_dir}/console.log")
     for sc, emu in zip(job.rows, emus):
         problems = emu.exit_problems()
         results.check(f"{sc.name}: the emulated GPU's process exited cleanly (status 0, by "

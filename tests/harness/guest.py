@@ -170,8 +170,8 @@ def build_initramfs(run_dir, firmware, module=None, extra_firmware=None, drm=Fal
 
 def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=False,
          qemu_extra=(), during=None, interactive=False, module=None, extra_firmware=None,
-         real_chain=False, drm=False):
-    """Boots the test kernel with one emulator per entry.
+         real_chain=False, drm=False, timeout=BOOT_TIMEOUT_S):
+    """Boots the test kernel with one emulator per entry, for at most `timeout` seconds.
 
     The module's KUnit suites run at insmod only when `kunit` is set; the boot then
     carries the real firmware of KUNIT_CHIPS besides the rows' own. `during(run_dir,
@@ -232,7 +232,7 @@ def boot(run_dir, emu_args_list, steps, module_params="", firmware=None, kunit=F
                 if during:
                     during(run_dir, proc, emus)
                 proc.wait(None if interactive
-                          else max(1.0, BOOT_TIMEOUT_S - (time.monotonic() - t0)))
+                          else max(1.0, timeout - (time.monotonic() - t0)))
                 timed_out = False
             except subprocess.TimeoutExpired:
                 proc.kill()

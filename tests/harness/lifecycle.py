@@ -8,7 +8,7 @@ from .boots import Job
 from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND
 from .kernel_log import device_lines
 from .row_checks import check_gsp_stopped, check_quiet_after, check_unloads
-from .settings import RECORDED
+from .settings import BOOT_TIMEOUT_S, RECORDED
 from .table import Scenario
 
 
@@ -47,4 +47,8 @@ def lifecycle_job(cycles, modcycles):
             check_gsp_stopped(sc.name, emu.read_counts() or {}, results, expect_runs=True)
             check_quiet_after(sc.name, emu.read_counts() or {}, results)
 
-    return Job("lifecycle", rows, steps, check=check)
+    # Its time limit grows with its cycles: a cycle of both GPUs took 6 to 7 s of the guest's
+    # 86 s for 10 + 3 cycles here (make test), so 15 s a cycle leaves room for a loaded
+    # machine; make stress runs 250.
+    return Job("lifecycle", rows, steps, check=check,
+               timeout=BOOT_TIMEOUT_S + 15 * (cycles + modcycles))
