@@ -297,10 +297,14 @@ def check_unloads(name, lines, emu, results, lying=False):
                       ok, f"{ups} boots, {unloads} unloads{told} (see {emu.log})")
 
 
-def check_quiet_after(name, counts, results):
+QUIET_PHASES = ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod"))
+
+
+def check_quiet_after(name, counts, results, phases=QUIET_PHASES):
     """No BAR or shared-memory access after the sysfs unbind and after the rmmod (the
-    PHASE_AFTER_UNBIND and PHASE_AFTER_RMMOD markers of the guest's steps)."""
-    for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
+    PHASE_AFTER_UNBIND and PHASE_AFTER_RMMOD markers of the guest's steps), or after those of
+    `phases` a boot has."""
+    for phase, what in phases:
         n = accesses_in_phase(counts, phase)
         results.check(f"{name}: no MMIO or shared-memory access after {what}",
                       n == 0 and any(p.get("phase") == phase for p in counts.get("phases", [])),
