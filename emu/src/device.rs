@@ -464,6 +464,19 @@ impl Device {
         }
     }
 
+    /// Records a command GSP-RM took in the trace, if there is one.
+    fn trace_command(&mut self, c: &crate::gsp::Taken) {
+        let phase = self.counts.phase();
+        if let Some(t) = &mut self.trace {
+            let name = crate::gsp::wire::function::name(c.function);
+            if let Some(line) =
+                t.record_command(phase, c.function, name, &c.payload, c.placement.clone())
+            {
+                self.log.line(&line);
+            }
+        }
+    }
+
     /// The identification register values in use.
     pub fn identity(&self) -> Identity {
         self.identity

@@ -15,6 +15,7 @@ import collections
 import re
 import time
 
+from . import differential
 from .bench import bench_job, cmd_bench
 from .boots import run_jobs, table_jobs
 from .fuzzing import fuzz_sample
@@ -97,7 +98,9 @@ def cmd_test(_args):
             + [lifecycle_job(cycles=10, modcycles=3), bench_job(), oracle_job(),
                drm_clients_job(), drm_cycles_job()]
             + nouveau_jobs() + surprise_jobs())
-    run_jobs(run_dir, jobs, results)
+    outcomes = run_jobs(run_dir, jobs, results)
+    differential.check(differential.traces_of(jobs, outcomes), results, complete=True,
+                       out_dir=run_dir)
     t = phase("boots", t)
     # The two boots of their own (shell, DKMS) take one core; the fuzz sample, which needs
     # the lifecycle boot's recordings, the other.
@@ -143,7 +146,12 @@ def cmd_check(args):
     t0 = time.monotonic()
     rows = runnable(rows, results)
     jobs = (table_jobs(rows, kunit=args.kunit) if rows else []) + own
-    parts = [("boots", lambda r: run_jobs(run_dir, jobs, r))]
+    def boots(r):
+        outcomes = run_jobs(run_dir, jobs, r)
+        differential.check(differential.traces_of(jobs, outcomes), r, complete=False,
+                           out_dir=run_dir)
+
+    parts = [("boots", boots)]
     if not args.no_host:
         # The host crates' tests run beside the guest, which takes one core; their lines are
         # held and printed after the boot's.

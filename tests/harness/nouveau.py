@@ -41,7 +41,8 @@ KNOWN_WARNINGS = ((r"nvkm/subdev/gsp/rm/r535/gsp\.c:(144|300|306) at r535_gsp_in
 
 
 def rows_of(version):
-    return [Scenario(f"nouveau-{chip}-{version}", ["--chipset", chip], "-", "", [], 0)
+    return [Scenario(f"nouveau-{chip}-{version}", ["--chipset", chip, "--trace", "$TRACE"], "-",
+                     "", [], 0)
             for chip in CHIPS]
 
 

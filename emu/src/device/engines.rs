@@ -327,8 +327,12 @@ impl Device {
             gsp.tick(&mut self.gsp_sysmem());
         }
         let running = gsp.running();
+        let taken = gsp.take_commands();
         self.gsp = Some(gsp);
         self.note_gsp();
+        for c in taken {
+            self.trace_command(&c);
+        }
         running || fsp_busy
     }
 

@@ -224,6 +224,17 @@ pub struct Gsp {
     log: Logger,
     /// Messages recorded so far (`--record`).
     recorded: u32,
+    /// Commands taken since the device last looked ([`Gsp::take_commands`]).
+    taken: Vec<Taken>,
+}
+
+/// A command GSP-RM took, for the trace: its function and payload, and the payload's bytes
+/// that say where the guest placed the function ([`system_info::placement`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
+    pub function: u32,
+    pub payload: Vec<u8>,
+    pub placement: Option<std::ops::Range<usize>>,
 }
 
 /// A start or a stop of the GSP.
@@ -275,7 +286,13 @@ impl Gsp {
             transitions: Vec::new(),
             log,
             recorded: 0,
+            taken: Vec::new(),
         }
+    }
+
+    /// The commands GSP-RM took since this was last called, in order.
+    pub fn take_commands(&mut self) -> Vec<Taken> {
+        std::mem::take(&mut self.taken)
     }
 
     /// Writes a posted message to the record folder, if there is one.
@@ -749,6 +766,12 @@ impl Gsp {
             return Err(Halt::Wait);
         }
         let version = self.state.as_ref().expect("running").version;
+        self.taken.push(Taken {
+            function: p.function,
+            payload: p.payload.clone(),
+            placement: (p.function == function::GSP_SET_SYSTEM_INFO)
+                .then(|| system_info::placement(version)),
+        });
         let mut stop = false;
         let (rpc_result, payload) = match p.function {
             // Fire and forget: GSP-RM sends no reply to either (OpenRM queues both with

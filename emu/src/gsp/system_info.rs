@@ -45,6 +45,8 @@ pub fn config_mirror_base(chip: &Chipset) -> u32 {
 /// Offsets of the fields the model checks.
 struct Layout {
     inst_addr: usize,
+    /// `nvDomainBusDeviceFunc`.
+    bdf: usize,
     max_user_va: usize,
     mirror_base: usize,
     mirror_size: usize,
@@ -56,6 +58,7 @@ fn layout(version: Version) -> Layout {
     match version {
         Version::R535_113_01 => Layout {
             inst_addr: 16,
+            bdf: 24,
             max_user_va: 56,
             mirror_base: 64,
             mirror_size: 68,
@@ -64,12 +67,20 @@ fn layout(version: Version) -> Layout {
         // gpuPhysIoAddr at 24 moves the rest by 16 bytes (with notifyOpSharedSurfacePhysAddr).
         Version::R570_144 => Layout {
             inst_addr: 16,
+            bdf: 32,
             max_user_va: 72,
             mirror_base: 80,
             mirror_size: 84,
             ids: Some(88),
         },
     }
+}
+
+/// The bytes of a `GspSystemInfo` of `version` that say where the guest placed the function:
+/// the BAR addresses (570.144's `gpuPhysIoAddr` among them) and `nvDomainBusDeviceFunc`. Two
+/// boots of the same chip may differ there and nowhere else (the trace masks them).
+pub fn placement(version: Version) -> std::ops::Range<usize> {
+    0..layout(version).bdf + 8
 }
 
 /// Checks a `GspSystemInfo` of `version` sent for `pci` on `chip`; the error names every field
@@ -203,6 +214,23 @@ pub(crate) mod tests {
                 let mut five = info.clone();
                 put_u64(&mut five, layout(v).max_user_va, MAX_USER_VA_5LEVEL);
                 assert_eq!(check(v, chip, &pci(), &five), Ok(()));
+            }
+        }
+    }
+
+    #[test]
+    fn the_trace_masks_the_placement_and_nothing_the_model_checks_beside_it() {
+        // nvDomainBusDeviceFunc: after gpuPhysInstAddr in 535.113.01, after gpuPhysIoAddr in
+        // 570.144 (nvrm.h of each version).
+        for (v, bdf) in [(Version::R535_113_01, 24), (Version::R570_144, 32)] {
+            let masked = placement(v);
+            let covered = |at: usize| masked.contains(&at) && masked.contains(&(at + 7));
+            for at in [0, 8, 16, bdf] {
+                assert!(covered(at), "{v}: offset {at} not masked");
+            }
+            let l = layout(v);
+            for at in [l.max_user_va, l.mirror_base, bdf + 8] {
+                assert!(!masked.contains(&at), "{v}: offset {at} masked");
             }
         }
     }

@@ -548,6 +548,53 @@ fn boot_static_info_and_unload_for_each_version() {
 }
 
 #[test]
+fn the_trace_has_each_command_taken_with_the_placement_masked() {
+    for v in Version::ALL {
+        let mut d = Driver::new(v, None);
+        let dir = temp_dir("gsp-trace");
+        let path = dir.join("trace");
+        d.dev
+            .set_trace(crate::trace::Trace::create(&path).expect("trace"));
+        boot(&mut d);
+        d.send(function::GET_GSP_STATIC_INFO, &static_info_request(v));
+        d.receive();
+        d.send(function::UNLOADING_GUEST_DRIVER, &[]);
+        d.receive();
+        let text = std::fs::read_to_string(&path).expect("trace");
+        let rpcs: Vec<Vec<&str>> = text
+            .lines()
+            .map(|l| l.split(' ').collect::<Vec<_>>())
+            .filter(|f| f[2] == "RPC")
+            .collect();
+        let got: Vec<(&str, &str, usize)> = rpcs.iter().map(|f| (f[4], f[5], f[6].len())).collect();
+        let size = |n: usize| n.to_string();
+        let (info, stat) = (size(v.system_info_size()), size(v.static_info_size()));
+        assert_eq!(
+            got.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(),
+            [
+                ("GSP_SET_SYSTEM_INFO", info.as_str()),
+                ("SET_REGISTRY", got[1].1),
+                ("GET_GSP_STATIC_INFO", stat.as_str()),
+                ("UNLOADING_GUEST_DRIVER", "0"),
+            ],
+            "{v}"
+        );
+        // Every byte in hex after `0x`; the empty payload as `-`.
+        assert_eq!(got[0].2, 2 + 2 * v.system_info_size());
+        assert_eq!(rpcs[3][6], "-");
+        // The BAR addresses and the bus number masked, what follows them not.
+        let hex = rpcs[0][6];
+        let bdf_end = match v {
+            Version::R535_113_01 => 32,
+            Version::R570_144 => 40,
+        };
+        assert_eq!(&hex[2..2 + 2 * bdf_end], "..".repeat(bdf_end), "{v}");
+        assert!(!hex[2 + 2 * bdf_end..].contains('.'), "{v}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
 fn fb_size_option_and_messages_that_wrap_around_the_ring() {
     let mut d = Driver::with_fb_size(Version::R570_144, None, 8 << 30);
     boot(&mut d);

@@ -196,6 +196,8 @@ pub mod function {
     pub const CONTINUATION_RECORD: u32 = 71;
     pub const GSP_SET_SYSTEM_INFO: u32 = 72;
     pub const SET_REGISTRY: u32 = 73;
+    /// An RM control (the RM API; the model does not serve it).
+    pub const GSP_RM_CONTROL: u32 = 76;
     /// Event: the GSP is up.
     pub const GSP_INIT_DONE: u32 = 0x1001;
     /// Event: GSP-RM's CPU sequence, for the driver to carry out.
@@ -209,6 +211,7 @@ pub mod function {
             CONTINUATION_RECORD => "CONTINUATION_RECORD",
             GSP_SET_SYSTEM_INFO => "GSP_SET_SYSTEM_INFO",
             SET_REGISTRY => "SET_REGISTRY",
+            GSP_RM_CONTROL => "GSP_RM_CONTROL",
             GSP_INIT_DONE => "GSP_INIT_DONE",
             GSP_RUN_CPU_SEQUENCER => "GSP_RUN_CPU_SEQUENCER",
             _ => "unknown",
