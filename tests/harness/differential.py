@@ -23,6 +23,7 @@ import difflib
 import re
 import struct
 
+from .oracle import ORACLE_CHIPS
 from .settings import ROOT
 
 DOC = ROOT / "docs" / "oracle.md"
@@ -31,9 +32,8 @@ TABLE_HEADING = "## The differential table"
 # (ours, theirs, the other driver, whether the BAR writes are compared too). Ours are rows of
 # tests/scenarios.table; theirs are the oracle's (tests/harness/oracle.py) and nouveau's
 # (tests/harness/nouveau.py).
-PAIRS = (
-    ("trace-tu102", "oracle-tu102", "nova-core", True),
-    ("trace-ga102", "oracle-ga102", "nova-core", True),
+PAIRS = tuple((f"trace-{chip}", f"oracle-{chip}", "nova-core", True)
+              for chip, _ in ORACLE_CHIPS) + (
     ("trace-tu102", "nouveau-tu102-570.144", "nouveau", False),
     ("trace-ga102", "nouveau-ga102-570.144", "nouveau", False),
     ("pkg535-tu102", "nouveau-tu102-535.113.01", "nouveau", False),
@@ -42,7 +42,7 @@ PAIRS = (
 
 # Per falcon (base 0x110000 GSP, 0x840000 SEC2), offsets relative to the base.
 FALCON = {
-    0x040: "MAILBOX0", 0x044: "MAILBOX1", 0x080: "OS", 0x084: "RM", 0x0f4: "HWCFG2",
+    0x004: "IRQSCLR", 0x040: "MAILBOX0", 0x044: "MAILBOX1", 0x080: "OS", 0x084: "RM", 0x0f4: "HWCFG2",
     0x100: "CPUCTL", 0x104: "BOOTVEC", 0x10c: "DMACTL", 0x110: "DMA", 0x114: "DMA",
     0x118: "DMA", 0x11c: "DMA", 0x128: "DMA", 0x130: "CPUCTL_ALIAS", 0x180: "IMEM PIO",
     0x184: "IMEM PIO", 0x188: "IMEM PIO", 0x1c0: "DMEM PIO", 0x1c4: "DMEM PIO",
@@ -57,6 +57,12 @@ GLOBAL = {
     0x110c00: "GSP QUEUE_HEAD(0)", 0x100ce0: "FB SIZE (LOCAL_MEMORY_RANGE)",
     0x1183a4: "FB SIZE (USABLE_FB_SIZE_IN_MB)", 0x021c04: "DISPLAY FUSE",
     0x820c04: "DISPLAY FUSE", 0x625f04: "VGA_WORKSPACE_BASE",
+    # The flush page's registers of Hopper (FBHUB) and GB20x (FBHUB0).
+    0x100a34: "FLUSH_SYSMEM_ADDR", 0x100a38: "FLUSH_SYSMEM_ADDR_HI",
+    0x8a1d58: "FLUSH_SYSMEM_ADDR", 0x8a1d5c: "FLUSH_SYSMEM_ADDR_HI",
+    # The FSP's EMEM port (its message, which the emulated FSP checks word by word) and queues.
+    0x8f2ac0: "FSP EMEM PIO", 0x8f2ac4: "FSP EMEM PIO", 0x8f2c00: "FSP QUEUE_HEAD",
+    0x8f2c04: "FSP QUEUE_TAIL", 0x8f2c80: "FSP MSGQ_HEAD", 0x8f2c84: "FSP MSGQ_TAIL",
 }
 # What a write carries that is an address in guest memory (it differs from boot to boot):
 # the flush page, the LIBOS arguments in the GSP's mailboxes, the WPR meta in SEC2's.

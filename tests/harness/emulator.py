@@ -129,6 +129,12 @@ ID_REGISTERS = {("bar0", 0x0), ("bar0", 0xa00)}
 PCI_COMMAND_MASTER = 0x4
 
 
+def bar0_writes(counts, offsets):
+    """Writes to the BAR0 registers at `offsets`, in every phase."""
+    return sum(a["writes"] for p in counts.get("phases", []) for a in p["accesses"]
+               if a["region"] == "bar0" and int(a["offset"], 16) in offsets)
+
+
 def accesses_in_phase(counts, phase, ignore=(), skip_regions=()):
     """Total BAR and shared-memory accesses (reads + writes) recorded in one phase, except
     reads of the registers in `ignore` ((region, offset) pairs) and accesses of the regions

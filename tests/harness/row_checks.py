@@ -6,7 +6,7 @@ counted (accesses per phase, GSP runs, bus mastering, unloads, dropped commands)
 import re
 
 from .emulator import (PCI_COMMAND_MASTER, PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND, PHASE_REBOUND,
-    accesses_in_phase)
+    accesses_in_phase, bar0_writes)
 from .kernel_log import LEVEL, device_levels, device_lines
 
 
@@ -30,6 +30,12 @@ FRTS_CHIP = re.compile(r"^(tu1\d\d|ga10[2-7]|ad10\d)$")
 # Chips whose boot goes through the FSP.
 FSP_CHIP = re.compile(r"^(gh100|gb10[02]|gb20[2-7])$")
 
+
+# The falcons' ENGINE registers (a write there resets or releases the engine) and their CPUCTL
+# and CPUCTL_ALIAS registers (where a start is written), GSP at 0x110000, SEC2 at 0x840000.
+GSP_ENGINE = {0x1103c0}
+FALCON_ENGINE = {0x1103c0, 0x8403c0}
+FALCON_CPUCTL = {0x110100, 0x110130, 0x840100, 0x840130}
 
 # Every row binds twice: at load, and again after the sysfs unbind (guest.LIFECYCLE_STEPS).
 BINDS = 2
@@ -130,19 +136,21 @@ def check_scenarios(console, scenarios, emus, results):
         if "--no-gsp" not in sc.emu_args:
             # A stand-in without the GSP's registers is there to have them missing.
             check_registers_modelled(sc.name, emu_log, results)
-        check_frts(sc, lines, levels, emu, results)
+        counts = emu.read_counts()
+        check_frts(sc, lines, levels, emu, counts or {}, results)
         check_fsp(sc, lines, emu, results)
         check_trace(sc, emu, results)
         if not fault:
             check_unloads(sc.name, lines, emu, results)
+        if not fault and (counts or {}).get("gsp_runs"):
             # Without a lie, every command the driver framed is one the GSP takes: a framing
             # the emulated GSP drops (checksum, sequence, element count) gets no reply, and
-            # the driver does not wait for every reply.
+            # the driver does not wait for every reply. (Where GSP-RM never ran, nothing was
+            # read.)
             dropped = [l for l in emu_log.splitlines() if DROPPED_COMMAND.search(l)]
             results.check(f"{sc.name}: the emulated GSP took every command's framing",
                           not dropped, f"{emu.log}: {dropped[:2]}")
         unstoppable = (fault or "").startswith("unstoppable")
-        counts = emu.read_counts()
         if counts is None:
             results.check(f"{sc.name}: emulator wrote access counts", False, str(emu.counts))
             continue
@@ -193,23 +201,31 @@ def check_trace(sc, emu, results):
     # Each probe reads the VBIOS from the PROM window's start once.
     binds = sum(1 for r in rows if r[2:5] == ["R", "BAR0", "0x300000"])
     # A bind starts the GSP falcon three times (FWSEC-FRTS, the CPU sequence's core start,
-    # FWSEC-SB at its unbind) and SEC2 three times (booter_load, the sequence's resume,
-    # booter_unload).
-    turing = (sc.emu_option("--chipset") or "ga102").startswith("tu")
-    results.check(f"{sc.name}: the trace has three starts of each falcon a bind"
+    # FWSEC-SB at its unbind; GA100, which runs no FWSEC-FRTS, twice) and SEC2 three times
+    # (booter_load, the sequence's resume, booter_unload).
+    chip = sc.emu_option("--chipset") or "ga102"
+    if FSP_CHIP.match(chip):
+        # The FSP chain starts neither falcon through the booter (check_fsp).
+        return
+    turing = chip.startswith("tu")
+    results.check(f"{sc.name}: the trace has each falcon's starts of a bind"
                   + (" and the generic bootloader's IMEM words" if turing else ""),
                   (imemd >= 128 or not turing) and binds > 0
-                  and len(starts) == 3 * binds and len(sec2_starts) == 3 * binds,
+                  and len(starts) == (3 if FRTS_CHIP.match(chip) else 2) * binds
+                  and len(sec2_starts) == 3 * binds,
                   f"{imemd} IMEMD writes, {len(starts)} GSP and {len(sec2_starts)} SEC2 "
                   f"starts, {binds} binds")
 
 
-def check_frts(sc, lines, levels, emu, results):
+def check_frts(sc, lines, levels, emu, counts, results):
     """On a chip whose boot runs FWSEC-FRTS, every GSP that came up came after FWSEC-FRTS set
     WPR2 (the driver's line), and the emulated GPU checked each image byte for byte; and
     unless the row makes the VBIOS's signatures lie, the emulated GPU's boot ROM never
-    refused what the driver loaded."""
+    refused what the driver loaded. The falcon checks apply where the driver started a falcon
+    (the boot ROM's), reset one (scrubbing), reset the GSP's (the flush page): a row whose
+    boot ends before has nothing for them to see, and is not counted for them."""
     chip = sc.emu_option("--chipset") or "ga102"
+    started = bar0_writes(counts, FALCON_CPUCTL) > 0
     emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
     refused = [l for l in emu_log.splitlines() if "the boot ROM refuses the image" in l]
     # A row whose VBIOS signatures lie is about the refusal; one whose emulated GPU has no
@@ -217,13 +233,14 @@ def check_frts(sc, lines, levels, emu, results):
     if sc.emu_option("--vbios-fault") == "fwsec-signature":
         results.check(f"{sc.name}: the emulated GPU's boot ROM refused the badly signed image",
                       bool(refused), f"no refusal in {emu.log}")
-    elif not sc.emu_option("--firmware-root"):
+    elif not sc.emu_option("--firmware-root") and started:
         results.check(f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
                       not refused, f"{emu.log}: {refused[:2]}")
     # A falcon drops PIO writes while it scrubs its memories: a driver must wait it out.
     early = [l for l in emu_log.splitlines() if "while the engine still scrubs it refused" in l]
-    results.check(f"{sc.name}: no IMEM or DMEM write before the falcon's scrubbing was done",
-                  not early, f"{emu.log}: {early[:2]}")
+    if bar0_writes(counts, FALCON_ENGINE):
+        results.check(f"{sc.name}: no IMEM or DMEM write before the falcon's scrubbing was done",
+                      not early, f"{emu.log}: {early[:2]}")
     if sc.emu_option("--fwsec-fault") == "dma-stuck":
         # The driver gave up on the transfer: it must stop the falcon before it frees the
         # image the transfer reads, within the probe (no phase change in between).
@@ -241,8 +258,9 @@ def check_frts(sc, lines, levels, emu, results):
                       stuck > 0 and stopped == stuck and not late and not pending,
                       f"{stuck} stuck, {stopped} stopped, {late} left past a phase (see {emu.log})")
     unflushed = [l for l in emu_log.splitlines() if "reset with no sysmem flush page" in l]
-    results.check(f"{sc.name}: every GSP falcon reset came with a sysmem flush page registered",
-                  not unflushed, f"{emu.log}: {unflushed[:2]}")
+    if bar0_writes(counts, GSP_ENGINE):
+        results.check(f"{sc.name}: every GSP falcon reset came with a sysmem flush page "
+                      "registered", not unflushed, f"{emu.log}: {unflushed[:2]}")
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
     if not FRTS_CHIP.match(chip) or not ups:
         return
@@ -340,6 +358,9 @@ def check_gsp_stopped(name, counts, results, unstoppable=False, expect_runs=Fals
         results.check(f"{name}: the unstoppable GSP was stopped only by losing bus mastering",
                       bool(runs) and all(r.get("stopped_by") in allowed for r in runs),
                       f"runs: {runs}")
+        return
+    if not runs:
+        # Nothing started, nothing to stop: not counted.
         return
     late = [r for r in runs
             if r.get("stopped_by") is None or r.get("stopped_phase") != r.get("started_phase")]
