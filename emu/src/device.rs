@@ -213,11 +213,15 @@ impl Engines {
                 .map_err(|e| format!("{}: {e}", path.display()))
                 .and_then(|file| GenBootloader::parse(&file))
         });
+        let never_ready = lie == Some(FwsecLie::ResetNeverReady);
         let mut gsp = Falcon::new("GSP", GSP_BASE, generation);
         gsp.set_dma_stuck(lie == Some(FwsecLie::DmaStuck));
+        gsp.set_never_reset_ready(never_ready);
+        let mut sec2 = Falcon::new("SEC2", SEC2_BASE, generation);
+        sec2.set_never_reset_ready(never_ready);
         Engines {
             gsp,
-            sec2: Falcon::new("SEC2", SEC2_BASE, generation),
+            sec2,
             fwsec: fwsec.map(|e| Fwsec::new(e, bootloader, lie)),
         }
     }

@@ -98,12 +98,25 @@ pub const CPUCTL_HALTED: u32 = 1 << 4;
 const CPUCTL_STARTCPU: u32 = 1 << 1;
 /// DMATRFCMD: idle.
 const DMATRFCMD_IDLE: u32 = 1 << 1;
-/// HWCFG2: reset ready (GA102 on).
+/// HWCFG2: reset ready (GA102 on). The references poll it before a reset for at most 150 µs
+/// and reset whatever they read (nova-core `falcon/hal/ga102.rs` `reset_eng`, nouveau
+/// `nvkm/falcon/ga102.c` `ga102_flcn_reset_prep`), because, after OpenRM's
+/// `kflcnPreResetWait_GA102`, hardware sometimes does not set it. The model sets it while the
+/// engine is idle (halted, its RISC-V core stopped) and clears it while it runs (an
+/// assumption: no reference says when silicon sets it); `--fwsec-fault reset-never-ready`
+/// never sets it.
 const HWCFG2_RESET_READY: u32 = 1 << 31;
 /// BCR_CTRL: the RISC-V core selected.
 const BCR_RISCV: u32 = 1 << 4;
 /// BCR_CTRL: the selection is valid.
 const BCR_VALID: u32 = 1;
+
+/// HWCFG2's capability bits, which silicon reads set whatever the engine does (OpenRM's
+/// `dev_falcon_v4.h`): HS (8), heavy-secure code, and RISCV (10), a RISC-V core, which both
+/// the GSP and SEC2 of GA102 on have (the drivers select it through `BCR_CTRL`). So HWCFG2
+/// never reads 0: nova-core takes a 0 for a register still locked to the FSP
+/// (`falcon/gsp.rs`, `priv_target_mask_released`).
+const HWCFG2_CAPABILITIES: u32 = (1 << 8) | (1 << 10);
 
 /// HWCFG2: the RISC-V core's branch privilege lockdown (GSP-FMC still owns it).
 pub const HWCFG2_RISCV_BR_PRIV_LOCKDOWN: u32 = 1 << 13;
@@ -216,6 +229,8 @@ pub struct Falcon {
     dma_until: Option<Instant>,
     /// The DMA engine never completes a transfer (`--fwsec-fault dma-stuck`).
     dma_stuck: bool,
+    /// RESET_READY never reads set (`--fwsec-fault reset-never-ready`).
+    never_reset_ready: bool,
     /// A transfer was commanded and has not completed (only with `dma_stuck`).
     dma_in_flight: bool,
     /// The RISC-V core runs (what the booter left running on the GSP).
@@ -256,6 +271,7 @@ impl Falcon {
             scrub_until: None,
             dma_until: None,
             dma_stuck: false,
+            never_reset_ready: false,
             dma_in_flight: false,
             riscv_active: false,
             lock: PrivLock::Open,
@@ -362,7 +378,12 @@ impl Falcon {
                 } else {
                     0
                 };
-                HWCFG2_RESET_READY | lockdown | (u32::from(self.scrubbing()) << 12)
+                let ready = if self.reset_ready() {
+                    HWCFG2_RESET_READY
+                } else {
+                    0
+                };
+                HWCFG2_CAPABILITIES | ready | lockdown | (u32::from(self.scrubbing()) << 12)
             }
             CPUCTL => {
                 if self.halted {
@@ -519,6 +540,16 @@ impl Falcon {
     /// Makes the DMA engine never complete a transfer.
     pub fn set_dma_stuck(&mut self, stuck: bool) {
         self.dma_stuck = stuck;
+    }
+
+    /// Makes RESET_READY never read set.
+    pub fn set_never_reset_ready(&mut self, never: bool) {
+        self.never_reset_ready = never;
+    }
+
+    /// HWCFG2's RESET_READY: the engine is idle (see [`HWCFG2_RESET_READY`]).
+    fn reset_ready(&self) -> bool {
+        !self.never_reset_ready && self.halted && !self.riscv_active
     }
 
     /// Whether a transfer is in flight (the engine is stuck).

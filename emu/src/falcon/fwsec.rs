@@ -78,6 +78,9 @@ lies! {
         FuseUnsigned = "fuse-unsigned"
             => "the GSP's fuse selects a signature version the ucode does not have",
         DmaStuck = "dma-stuck" => "the GSP falcon's DMA engine never completes a transfer",
+        ResetNeverReady = "reset-never-ready"
+            => "neither falcon's RESET_READY (HWCFG2 bit 31) ever reads set, as OpenRM says \
+                hardware sometimes does",
     }
 }
 

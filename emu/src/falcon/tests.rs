@@ -72,7 +72,10 @@ fn reset_scrubs_and_halts_and_start_is_reported_once() {
     // that the machine's speed does not matter.)
     f.scrub_until = Some(Instant::now() + Duration::from_secs(600));
     for _ in 0..100 {
-        assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY | (1 << 12));
+        assert_eq!(
+            f.read(HWCFG2),
+            HWCFG2_CAPABILITIES | HWCFG2_RESET_READY | (1 << 12)
+        );
         assert_eq!(f.read(DMACTL) & 0b110, 0b110);
     }
     assert_eq!(
@@ -85,9 +88,32 @@ fn reset_scrubs_and_halts_and_start_is_reported_once() {
     );
     assert!(!f.loaded(), "the write was dropped");
     f.scrub_until = Some(Instant::now());
-    assert_eq!(f.read(HWCFG2), HWCFG2_RESET_READY);
+    assert_eq!(f.read(HWCFG2), HWCFG2_CAPABILITIES | HWCFG2_RESET_READY);
     assert_eq!(f.read(DMACTL) & 0b110, 0);
     assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), Some(Action::Start));
+}
+
+#[test]
+fn reset_ready_reads_set_only_while_the_engine_is_idle() {
+    let mut f = ga();
+    f.write(ENGINE, 1);
+    f.write(ENGINE, 0);
+    f.scrub_until = Some(Instant::now());
+    let ready = |f: &Falcon| f.read(HWCFG2) & HWCFG2_RESET_READY != 0;
+    assert!(ready(&f), "halted after the reset");
+    assert_eq!(f.write(CPUCTL_ALIAS, CPUCTL_STARTCPU), Some(Action::Start));
+    assert!(!ready(&f), "running");
+    f.set_halted(true);
+    assert!(ready(&f), "halted by its code");
+    f.set_riscv_active(true);
+    assert!(!ready(&f), "its RISC-V core runs GSP-RM");
+    f.set_riscv_active(false);
+    // Hardware that never says so: the references reset it all the same after 150 µs.
+    f.set_never_reset_ready(true);
+    assert!(!ready(&f));
+    // A running, unlocked engine's HWCFG2 is not 0 (nova-core reads 0 as still locked).
+    f.set_riscv_active(true);
+    assert_eq!(f.read(HWCFG2), HWCFG2_CAPABILITIES);
 }
 
 #[test]

@@ -355,8 +355,11 @@ impl Chain {
         let (mut locked, mut mailboxes) = (false, false);
         for tick in 0..100 {
             let hwcfg2 = self.read(NV_PGSP_FALCON_HWCFG2);
-            if hwcfg2 & 0xffff_ff00 == PRIV_LOCKED {
-                assert_eq!(self.read(NV_PGSP_FALCON_MAILBOX0), PRIV_LOCKED);
+            // nova-core takes a 0 for still locked too (`priv_target_mask_released`).
+            if hwcfg2 == 0 || hwcfg2 & 0xffff_ff00 == PRIV_LOCKED {
+                if hwcfg2 != 0 {
+                    assert_eq!(self.read(NV_PGSP_FALCON_MAILBOX0), PRIV_LOCKED);
+                }
                 locked = true;
             } else {
                 let mb0 = self.read(NV_PGSP_FALCON_MAILBOX0);
