@@ -177,6 +177,21 @@ pub(crate) mod ga100 {
         pub(crate) NV_FUSE_STATUS_OPT_DISPLAY(u32) @ 0x00820c04 {
             31:0    value;
         }
+
+        /// GA100: bit 0 set when the VBIOS configured the MMU lock below.
+        pub(crate) NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK(u32) @ 0x001fa7c8 {
+            31:0    value;
+        }
+
+        /// GA100: the MMU lock's first 4 KiB page (bits 31:4: the address >> 12).
+        pub(crate) NV_PFB_PRI_MMU_LOCK_ADDR_LO(u32) @ 0x001fa82c {
+            31:0    value;
+        }
+
+        /// GA100: the MMU lock's last 4 KiB page, encoded as the first.
+        pub(crate) NV_PFB_PRI_MMU_LOCK_ADDR_HI(u32) @ 0x001fa830 {
+            31:0    value;
+        }
     }
 }
 

@@ -125,6 +125,32 @@ pub(crate) struct FbRegs {
     pub(crate) display_fuse: u32,
     /// `NV_PDISP_VGA_WORKSPACE_BASE`, where read.
     pub(crate) vga_workspace: Option<u32>,
+    /// GA100's MMU lock registers (read on GA100 only).
+    pub(crate) mmu_lock: Option<MmuLockRegs>,
+}
+
+/// GA100's MMU lock, as read: the VBIOS may fence off the top of video memory with it (for the
+/// row remapper), and then the whole layout from FRTS down stays below it (OpenRM's
+/// `kgspCalculateFbLayout`, after nouveau's `ga100_gsp_mmu_lock_lo` in
+/// `nvkm/subdev/gsp/tu102.c`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MmuLockRegs {
+    /// `NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK`: bit 0 set when the lock is configured.
+    pub(crate) cfg: u32,
+    /// `NV_PFB_PRI_MMU_LOCK_ADDR_LO` and `_HI`: bits 31:4, a 4 KiB page number.
+    pub(crate) lo: u32,
+    pub(crate) hi: u32,
+}
+
+impl MmuLockRegs {
+    /// Where the locked range starts, if the lock is configured and is a range (its last page
+    /// not below its first) that starts above page 0 (which nouveau reads as no lock).
+    pub(crate) fn start(&self) -> Option<u64> {
+        let page = |raw: u32| u64::from(raw >> 4) << 12;
+        (self.cfg & 1 != 0 && page(self.hi) >= page(self.lo))
+            .then(|| page(self.lo))
+            .filter(|&start| start != 0)
+    }
 }
 
 impl FbRegs {
@@ -317,8 +343,13 @@ impl FbLayout {
             });
         }
         let vga = Self::vga_base(regs, fb_size)?;
+        // What the MMU lock fences off is not used either.
+        let top = regs
+            .mmu_lock
+            .and_then(|l| l.start())
+            .map_or(vga, |lock| lock.min(vga));
         let frts_size = family.frts_size();
-        let frts = place("FRTS", align_down(vga, SZ_128K), frts_size, 1)?;
+        let frts = place("FRTS", align_down(top, SZ_128K), frts_size, 1)?;
         let boot = place("boot", frts, needs.bootloader, SZ_4K)?;
         let elf = place("ELF", boot, needs.elf, SZ_64K)?;
         let heap_size = needs.heap.heap_size(fb_size);

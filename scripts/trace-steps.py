@@ -6,8 +6,8 @@ what the differential oracle compares (tests/harness/differential.py), and compa
     scripts/trace-steps.py TRACE             its BAR write steps and the commands GSP-RM took
     scripts/trace-steps.py OURS THEIRS       every difference, as `make test` lists them
 
-`make test` leaves the traces in its run folder (`gpuN.trace` in each boot's folder) and each
-comparison's differences beside them (`differential-OURS-THEIRS.txt`).
+`make test` leaves the traces in each boot's folder of its run folder (`gpuN.trace`), and each
+comparison's differences in the run folder itself (`differential-OURS-THEIRS.txt`).
 """
 
 import sys

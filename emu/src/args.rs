@@ -130,8 +130,12 @@ struct Cli {
     /// The FB registers lie: no-memory, huge, vga-past-end or wpr2-preset.
     #[arg(long, value_name = "LIE")]
     fb_fault: Option<FbLie>,
-    /// FWSEC-FRTS lies: error-mailbox, scratch-error, no-wpr2, no-halt, fuse-unsigned or
-    /// dma-stuck.
+    /// GA100: the VBIOS locked video memory from BYTES (a 4 KiB page) to its end with the MMU
+    /// lock, as on an A100 that reserves its top for the row remapper.
+    #[arg(long, value_name = "BYTES", value_parser = values::address)]
+    fb_mmu_lock: Option<u64>,
+    /// FWSEC-FRTS lies: error-mailbox, scratch-error, no-wpr2, no-halt, fuse-unsigned,
+    /// dma-stuck or reset-never-ready.
     #[arg(long, value_name = "LIE")]
     fwsec_fault: Option<FwsecLie>,
     /// The boot chain after FWSEC-FRTS lies: booter-error, wpr-meta-rejected,
@@ -203,6 +207,17 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, clap:
         ));
     };
     let fb_size = cli.fb_size.unwrap_or(crate::gsp::DEFAULT_FB_SIZE);
+    if let Some(start) = cli.fb_mmu_lock {
+        // The FB unit says whether it can be locked there (the device takes it as checked).
+        let fb = crate::fb::Fb::new(cli.chipset, fb_size, None);
+        let refused = fb.map_or(
+            Err("--fb-mmu-lock: only GA100 has the MMU lock".into()),
+            |mut fb| fb.set_mmu_lock(start),
+        );
+        if let Err(e) = refused {
+            return Err(Cli::command().error(ErrorKind::ArgumentConflict, e));
+        }
+    }
     let gsp = (!cli.no_gsp).then(|| {
         let defaults = GspConfig::default();
         GspConfig {
@@ -232,6 +247,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, clap:
             gfw_fault: cli.gfw_fault,
             fb_size,
             fb_fault: cli.fb_fault,
+            fb_mmu_lock: cli.fb_mmu_lock,
             fwsec_fault: cli.fwsec_fault,
             fsp_fault: cli.fsp_fault,
         },

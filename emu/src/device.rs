@@ -112,6 +112,8 @@ pub struct DeviceConfig {
     pub fb_size: u64,
     /// How the FB registers lie (`--fb-fault`), if they do.
     pub fb_fault: Option<FbLie>,
+    /// GA100: where the VBIOS's MMU lock starts (`--fb-mmu-lock`), if it set one.
+    pub fb_mmu_lock: Option<u64>,
     /// How FWSEC lies (`--fwsec-fault`), if it does.
     pub fwsec_fault: Option<FwsecLie>,
     /// How the FSP and GSP-FMC lie (`--fsp-fault`), if they do.
@@ -366,7 +368,13 @@ impl Device {
                 )
             }
         };
-        let fb = Fb::new(choice.chipset, choice.fb_size, choice.fb_fault);
+        let mut fb = Fb::new(choice.chipset, choice.fb_size, choice.fb_fault);
+        if let Some(start) = choice.fb_mmu_lock {
+            // The options had the FB unit check it (args.rs).
+            let locked = fb.as_mut().map(|fb| fb.set_mmu_lock(start));
+            assert_eq!(locked, Some(Ok(())), "--fb-mmu-lock {start:#x}");
+            log.line(&format!("FB: MMU lock from {start:#x} to the end"));
+        }
         if let (Some(lie), Some(_)) = (choice.fb_fault, &fb) {
             log.line(&format!("FB: fault {}: {}", lie.name(), lie.describe()));
         }

@@ -16,6 +16,13 @@
 //!   the first byte, and the start of the last 128 KiB granule): read-only to the CPU; only
 //!   FWSEC-FRTS (the falcon model) sets the region.
 //!
+//! - GA100's MMU lock, `NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK` (0x1fa7c8, bit 0: configured)
+//!   and `_ADDR_LO`/`_HI` (0x1fa82c/0x1fa830, bits 31:4 a 4 KiB page number: the first and the
+//!   last page locked): with `--fb-mmu-lock BYTES`, the VBIOS locked video memory from BYTES
+//!   to its end (on an A100, for the row remapper: nouveau's `ga100_gsp_mmu_lock_lo`), and the
+//!   layout from FRTS down must stay below it; without, not configured. nouveau reads them on
+//!   GA100 only, and so does the model answer them.
+//!
 //! The FB size is `--fb-size` (default 24 GiB, in whole MiB). `--fb-fault` lies: `no-memory` (the size
 //! register reads 0), `huge` (it says 2 TiB), `vga-past-end` (the workspace base lies past the
 //! end of video memory), `wpr2-preset` (WPR2 is set from power-on, as after a driver that left
@@ -37,6 +44,9 @@ pub const NV_PFB_NISO_FLUSH_SYSMEM_ADDR: u64 = 0x100c10;
 pub const NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI: u64 = 0x100c40;
 pub const NV_PFB_PRI_MMU_WPR2_ADDR_LO: u64 = 0x1fa824;
 pub const NV_PFB_PRI_MMU_WPR2_ADDR_HI: u64 = 0x1fa828;
+pub const NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK: u64 = 0x1fa7c8;
+pub const NV_PFB_PRI_MMU_LOCK_ADDR_LO: u64 = 0x1fa82c;
+pub const NV_PFB_PRI_MMU_LOCK_ADDR_HI: u64 = 0x1fa830;
 
 /// WPR2's granule: its upper register holds the start of the last one.
 const WPR2_GRANULE: u64 = 128 << 10;
@@ -95,6 +105,8 @@ pub struct Fb {
     flush_lo: u32,
     flush_hi: u32,
     wpr2: Option<Range<u64>>,
+    /// GA100: where the VBIOS's MMU lock starts (`--fb-mmu-lock`); it ends at the end.
+    mmu_lock: Option<u64>,
 }
 
 impl Fb {
@@ -108,9 +120,28 @@ impl Fb {
             flush_lo: 0,
             flush_hi: 0,
             wpr2: None,
+            mmu_lock: None,
         };
         fb.reset();
         Some(fb)
+    }
+
+    /// Locks video memory from `start` to its end (GA100 only: `--fb-mmu-lock`); the error
+    /// says why it cannot be.
+    pub fn set_mmu_lock(&mut self, start: u64) -> Result<(), String> {
+        if self.family != Family::Ga100 {
+            return Err("--fb-mmu-lock: only GA100 has the MMU lock".into());
+        }
+        // Page 0 is what the references read as no lock.
+        if start % 4096 != 0 || start == 0 || start >= self.size() {
+            return Err(format!(
+                "--fb-mmu-lock: {start:#x} is not a 4 KiB page above page 0 inside video memory \
+                 ({:#x} bytes)",
+                self.size()
+            ));
+        }
+        self.mmu_lock = Some(start);
+        Ok(())
     }
 
     /// Video memory size in bytes: `--fb-size`, as the family's register can say it (Turing
@@ -180,6 +211,15 @@ impl Fb {
                 };
                 (((base >> 16) as u32) << 8) | (1 << 3)
             }
+            NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK if self.family == Family::Ga100 => {
+                u32::from(self.mmu_lock.is_some())
+            }
+            NV_PFB_PRI_MMU_LOCK_ADDR_LO if self.family == Family::Ga100 => {
+                self.mmu_lock.map_or(0, |start| ((start >> 12) << 4) as u32)
+            }
+            NV_PFB_PRI_MMU_LOCK_ADDR_HI if self.family == Family::Ga100 => self
+                .mmu_lock
+                .map_or(0, |_| (((self.size() - 4096) >> 12) << 4) as u32),
             NV_PFB_NISO_FLUSH_SYSMEM_ADDR => self.flush_lo,
             NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI if self.family != Family::Tu102 => self.flush_hi,
             NV_PFB_PRI_MMU_WPR2_ADDR_LO => self.wpr2().map_or(0, |r| ((r.start >> 12) << 4) as u32),
@@ -221,9 +261,10 @@ impl Fb {
     /// register says it) aligned down to 128 KiB; on GA100, which runs no FWSEC-FRTS, an empty
     /// region there.
     pub fn frts_region(&self) -> Range<u64> {
-        // GA100's display is fused off: no register, the workspace is the last MiB.
+        // GA100's display is fused off: no register, the workspace is the last MiB; what its
+        // MMU lock fences off is not used either.
         let vga = match self.family {
-            Family::Ga100 => self.size() - (1 << 20),
+            Family::Ga100 => (self.size() - (1 << 20)).min(self.mmu_lock.unwrap_or(u64::MAX)),
             _ => u64::from(self.read(NV_PDISP_VGA_WORKSPACE_BASE).unwrap_or(0) >> 8) << 16,
         };
         let end = vga & !((128 << 10) - 1);
@@ -280,6 +321,37 @@ mod tests {
         );
         assert_eq!(fb("tu102", 8192, None).read(NV_USABLE_FB_SIZE_IN_MB), None);
         assert!(Fb::new(chipset::find("gh100").unwrap(), 8 << 30, None).is_none());
+    }
+
+    /// GA100's MMU lock: not configured by default; `--fb-mmu-lock` gives its first and last
+    /// page as nouveau decodes them, and FRTS (empty on GA100) moves below it. Other families
+    /// have no such registers, and no lock.
+    #[test]
+    fn ga100_mmu_lock() {
+        let mut a100 = fb("ga100", 40 << 10, None);
+        let top = (40u64 << 30) - (1 << 20);
+        assert_eq!(a100.frts_region(), top..top);
+        let regs = |f: &Fb| {
+            [
+                NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK,
+                NV_PFB_PRI_MMU_LOCK_ADDR_LO,
+                NV_PFB_PRI_MMU_LOCK_ADDR_HI,
+            ]
+            .map(|r| f.read(r))
+        };
+        assert_eq!(regs(&a100), [Some(0); 3]);
+        let start = (40u64 << 30) - (6 << 20) - (64 << 10);
+        assert_eq!(a100.set_mmu_lock(start), Ok(()));
+        let page = |r: u32| u64::from(r >> 4) << 12;
+        let [cfg, lo, hi] = regs(&a100).map(Option::unwrap);
+        assert_eq!((cfg, page(lo), page(hi)), (1, start, (40 << 30) - 4096));
+        let below = (40u64 << 30) - (6 << 20) - (128 << 10);
+        assert_eq!(a100.frts_region(), below..below);
+        assert!(a100.set_mmu_lock(40 << 30).is_err());
+        assert!(a100.set_mmu_lock(start + 1).is_err());
+        let mut ga102 = fb("ga102", 8192, None);
+        assert_eq!(regs(&ga102), [None; 3]);
+        assert!(ga102.set_mmu_lock(4 << 30).is_err());
     }
 
     #[test]

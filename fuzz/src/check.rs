@@ -16,6 +16,7 @@ use crate::{
         FbLayout,
         FbNeeds,
         FbRegs,
+        MmuLockRegs,
         Wpr2,
         Wpr2Regs, //
     },
@@ -1019,6 +1020,20 @@ pub fn fb_layout(
     bootloader: u64,
     elf: u64,
 ) -> Result<FbFacts, String> {
+    let regs = (fb_size, display_fuse, vga_workspace);
+    fb_layout_locked(chip, version, regs, (0, 0, 0), bootloader, elf)
+}
+
+/// [`fb_layout`] with GA100's MMU lock registers (`cfg`, `lo`, `hi`: the driver reads them on
+/// GA100 only; elsewhere they are not used).
+pub fn fb_layout_locked(
+    chip: &str,
+    version: &str,
+    (fb_size, display_fuse, vga_workspace): (u32, u32, u32),
+    (cfg, lo, hi): (u32, u32, u32),
+    bootloader: u64,
+    elf: u64,
+) -> Result<FbFacts, String> {
     let chipset = Chipset::ALL
         .iter()
         .copied()
@@ -1036,10 +1051,12 @@ pub fn fb_layout(
         heap: version.heap_params(!chipset.boots_like_turing()),
         wpr_meta: version.wpr_meta_size(),
     };
+    let mmu_lock = (family == FbFamily::Ga100).then_some(MmuLockRegs { cfg, lo, hi });
     let regs = FbRegs {
         fb_size,
         display_fuse,
         vga_workspace: FbRegs::has_display(display_fuse).then_some(vga_workspace),
+        mmu_lock,
     };
     let layout = Untrusted::new_untrusted(regs)
         .validate_ref_against::<FbLayout, _>(needs)
@@ -1081,6 +1098,13 @@ pub fn fb_layout(
         (facts.frts.1, facts.wpr2.0)
     );
     assert_eq!(facts.non_wpr_heap.1 - facts.non_wpr_heap.0, 1 << 20);
+    // Nothing from FRTS down reaches into what GA100's MMU lock fences off.
+    if let Some(start) = mmu_lock.and_then(|l| l.start()) {
+        assert!(
+            facts.frts.1 <= start,
+            "{facts:?} above the MMU lock at {start:#x}"
+        );
+    }
     Ok(facts)
 }
 

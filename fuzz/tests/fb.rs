@@ -212,8 +212,15 @@ fn any_register_values_never_panic() {
 /// `tu102_gsp_wpr_heap_size`; `tu102_gsp_vga_workspace_addr`), restated from its steps with
 /// its per-version numbers (`rm/r535/rm.c`, `rm/r570/rm.c`, the `GSP_FW_HEAP_*` constants of
 /// `rm/r535/nvrm/gsp.h` and `rm/r570/nvrm/gsp.h`): VGA workspace, FRTS, boot, ELF, heap, WPR2,
-/// non-WPR heap, as (start, end).
-fn nouveau_layout(chip: &str, version: &str, fb: u64, vga_reg: Option<u32>) -> [(u64, u64); 7] {
+/// non-WPR heap, as (start, end). On GA100, `lock` holds the MMU lock registers (`cfg`, `lo`,
+/// `hi`), below which nouveau keeps the layout (`ga100_gsp_mmu_lock_lo`, after OpenRM).
+fn nouveau_layout(
+    chip: &str,
+    version: &str,
+    fb: u64,
+    vga_reg: Option<u32>,
+    lock: (u32, u32, u32),
+) -> [(u64, u64); 7] {
     let down = |x: u64, a: u64| x & !(a - 1);
     let up = |x: u64, a: u64| (x + a - 1) & !(a - 1);
     // tu102_gsp_vga_workspace_addr: no display (GA100), or the register's valid bit clear,
@@ -229,8 +236,23 @@ fn nouveau_layout(chip: &str, version: &str, fb: u64, vga_reg: Option<u32>) -> [
         }
         _ => fb - MIB,
     };
+    // ga100_gsp_mmu_lock_lo: the lock's low address when CFG_PRIV_LEVEL_MASK bit 0 is set and
+    // its range is not reversed, else 0; tu102_gsp_oneinit takes the lower of it and the
+    // workspace, on GA100 only.
+    let (cfg, lo, hi) = lock;
+    let page = |r: u32| u64::from(r >> 4) << 12;
+    let lock_lo = if cfg & 1 != 0 && page(hi) >= page(lo) {
+        page(lo)
+    } else {
+        0
+    };
+    let bios = if chip == "ga100" && lock_lo != 0 {
+        vga.min(lock_lo)
+    } else {
+        vga
+    };
     let frts_size = if chip == "ga100" { 0 } else { MIB };
-    let frts = down(vga, 0x20000) - frts_size;
+    let frts = down(bios, 0x20000) - frts_size;
     let boot = down(frts - BOOTLOADER, 0x1000);
     let elf = down(boot - ELF, 0x10000);
     let libos3 = !(chip.starts_with("tu") || chip == "ga100");
@@ -280,17 +302,28 @@ fn every_layout_is_nouveaus() {
             }
             for mib in sizes {
                 let fb = mib * MIB;
-                // GA100 reads no workspace (its display is fused off): one case.
-                let cases = if chip == "ga100" { 1 } else { 4 };
-                for vga_case in 0..cases {
+                for case in 0..4 {
                     // The workspace: in the last MiB; below it (the last 128 KiB then); below it
                     // with the register not valid (the last MiB then); in the last MiB off a
                     // 128 KiB boundary (FRTS aligned down from it).
-                    let (vga_base, valid) = match vga_case {
+                    let (vga_base, valid) = match case {
                         0 => (fb - MIB, true),
                         1 => (fb - 4 * MIB, true),
                         2 => (fb - 4 * MIB, false),
                         _ => (fb - MIB + 0x30000, true),
+                    };
+                    // GA100 reads no workspace (its display is fused off) but its MMU lock:
+                    // not configured; from below the workspace, off a 128 KiB boundary, with
+                    // the register's low bits set; from inside the workspace (no effect); from
+                    // page 0 (nouveau's "not set"). KUnit `nova_core_fb` has a reversed one.
+                    let page = |addr: u64| ((addr >> 12) as u32) << 4;
+                    let top = page(fb - 4096);
+                    let below = page(fb - 6 * MIB - 0x10000);
+                    let lock = match case {
+                        0 => (0, below, top),
+                        1 => (1, below | 0xf, top),
+                        2 => (1, page(fb - MIB / 2), top),
+                        _ => (1, 0, top),
                     };
                     let vga_reg = (((vga_base >> 16) as u32) << 8) | if valid { 8 } else { 0 };
                     let (size_reg, fuse) = if turing_regs {
@@ -298,11 +331,11 @@ fn every_layout_is_nouveaus() {
                     } else {
                         (mib as u32, 0)
                     };
-                    let ours =
-                        check::fb_layout(chip, version, size_reg, fuse, vga_reg, BOOTLOADER, ELF)
-                            .unwrap_or_else(|e| panic!("{chip} {version} {mib} MiB: {e}"));
-                    let theirs =
-                        nouveau_layout(chip, version, fb, (chip != "ga100").then_some(vga_reg));
+                    let regs = (size_reg, fuse, vga_reg);
+                    let ours = check::fb_layout_locked(chip, version, regs, lock, BOOTLOADER, ELF)
+                        .unwrap_or_else(|e| panic!("{chip} {version} {mib} MiB: {e}"));
+                    let vga_reg = (chip != "ga100").then_some(vga_reg);
+                    let theirs = nouveau_layout(chip, version, fb, vga_reg, lock);
                     let ours = [
                         ours.vga,
                         ours.frts,
@@ -312,18 +345,15 @@ fn every_layout_is_nouveaus() {
                         ours.wpr2,
                         ours.non_wpr_heap,
                     ];
-                    assert_eq!(
-                        ours, theirs,
-                        "{chip} {version} {mib} MiB, VGA case {vga_case}"
-                    );
+                    assert_eq!(ours, theirs, "{chip} {version} {mib} MiB, case {case}");
                     compared += 1;
                 }
             }
         }
     }
-    // 16 chips: 5 Turing with GiB sizes only (15) and 4 workspaces, GA100 with 15 and one, 10
-    // with 20 sizes and 4; 2 versions.
-    assert_eq!(compared, (5 * 15 * 4 + 15 + 10 * 20 * 4) * 2);
+    // 16 chips: 5 Turing and GA100 with GiB sizes only (15) and 4 cases (workspaces; GA100's
+    // MMU locks), 10 with 20 sizes and 4; 2 versions.
+    assert_eq!(compared, (6 * 15 * 4 + 10 * 20 * 4) * 2);
     // What nouveau leaves out cannot bind on a size the driver accepts (up to 1 TiB): 570.144's
     // heap bounds (OpenRM's kgspCalculateFbLayout clamps to GSP_FW_HEAP_SIZE_OVERRIDE_*_MAX_MB;
     // the driver does too) start at 256 MiB, and 1 TiB asks for 22 + 8 + 96 + 96 MiB.

@@ -146,6 +146,7 @@ def cmd_check(args):
     t0 = time.monotonic()
     rows = runnable(rows, results)
     jobs = (table_jobs(rows, kunit=args.kunit) if rows else []) + own
+
     def boots(r):
         outcomes = run_jobs(run_dir, jobs, r)
         differential.check(differential.traces_of(jobs, outcomes), r, complete=False,

@@ -20,7 +20,7 @@ writes are a whole driver's: timers, interrupts, its own order of everything).
 """
 
 import difflib
-import re
+import fnmatch
 import struct
 
 from .oracle import ORACLE_CHIPS
@@ -64,12 +64,14 @@ GLOBAL = {
     0x8f2ac0: "FSP EMEM PIO", 0x8f2ac4: "FSP EMEM PIO", 0x8f2c00: "FSP QUEUE_HEAD",
     0x8f2c04: "FSP QUEUE_TAIL", 0x8f2c80: "FSP MSGQ_HEAD", 0x8f2c84: "FSP MSGQ_TAIL",
 }
-# What a write carries that is an address in guest memory (it differs from boot to boot):
-# the flush page, the LIBOS arguments in the GSP's mailboxes, the WPR meta in SEC2's.
+# Where a write may carry an address in guest memory (it differs from boot to boot): the flush
+# page, the LIBOS arguments in the GSP's mailboxes, the WPR meta in SEC2's. A non-zero value
+# written there is masked; a zero is compared.
 ADDRESSES = {"FLUSH_SYSMEM_ADDR", "FLUSH_SYSMEM_ADDR_HI", "GSP MAILBOX0", "GSP MAILBOX1",
              "SEC2 MAILBOX0", "SEC2 MAILBOX1"}
-# Families whose run of accesses is one step (a load polls between its commands).
-FAMILIES = ("DMA", "PIO", "window", "fuses", "registers", "BROM")
+# Families whose run of accesses is one step (a load polls between its commands; the FSP's
+# message holds addresses, and the emulated FSP checks it word by word).
+FAMILIES = ("DMA", "PIO", "window", "fuses", "registers")
 
 
 def name(offset):
@@ -98,7 +100,9 @@ def read(path, phase=0):
         if len(f) < 7 or int(f[1]) != phase:
             continue
         if f[2] == "RPC":
-            commands.append((f[4], int(f[5]), f[6]))
+            # By name, or by number where the emulated GPU has no name for it.
+            fn = f[4] if f[4] != "unknown" else f"function {f[3]}"
+            commands.append((fn, int(f[5]), f[6]))
         else:
             accesses.append((f[2], f[3], int(f[4], 16), int(f[6], 16)))
     return accesses, commands
@@ -117,7 +121,7 @@ def write_steps(accesses):
         if n and n.endswith(FAMILIES):
             step = n
         else:
-            shown = ("*" if n in ADDRESSES else "BOOT_0" if n and n.endswith(" RM")
+            shown = ("*" if n in ADDRESSES and value else "BOOT_0" if n and n.endswith(" RM")
                      and value == boot0 else f"{value:#x}")
             step = f"{n or f'{bar} {offset:#08x}'}={shown}"
         if out and out[-1][0] == step:
@@ -128,17 +132,19 @@ def write_steps(accesses):
 
 
 def registry(payload):
-    """SET_REGISTRY's entries as `name=value` (PACKED_REGISTRY_TABLE: size, count, then 16-byte
-    entries of name offset, type, data, length; the names NUL-terminated in the table)."""
+    """SET_REGISTRY's entries in order, as `name=value` (PACKED_REGISTRY_TABLE: size, count,
+    then 16-byte entries of name offset, type, data, length; the names NUL-terminated in the
+    table; a DWORD's value in `data`, a binary's or a string's bytes at offset `data`)."""
     if len(payload) < 8:
         return ["(shorter than its header)"]
     _, count = struct.unpack_from("<II", payload)
     out = []
     for i in range(min(count, (len(payload) - 8) // 16)):
-        at, kind, data, _ = struct.unpack_from("<IB3xII", payload, 8 + 16 * i)
+        at, kind, data, length = struct.unpack_from("<IB3xII", payload, 8 + 16 * i)
         end = payload.find(b"\0", at)
         key = payload[at:end if end >= 0 else len(payload)].decode(errors="replace")
-        out.append(f"{key}={data:#x}" if kind == 1 else f"{key} (type {kind})")
+        value = f"{data:#x}" if kind == 1 else payload[data:data + length].hex() or "-"
+        out.append(f"{key}={value} (type {kind})")
     return out
 
 
@@ -154,9 +160,8 @@ def payload_differences(fn, ours, theirs):
     """How two payloads of one function differ, one line each."""
     a, b = payload_bytes(ours), payload_bytes(theirs)
     if fn == "SET_REGISTRY":
-        ra, rb = registry(bytes(x or 0 for x in a)), registry(bytes(x or 0 for x in b))
-        return ([f"SET_REGISTRY entry {e}: ours only" for e in ra if e not in rb]
-                + [f"SET_REGISTRY entry {e}: theirs only" for e in rb if e not in ra])
+        return sequence_differences("SET_REGISTRY entries", registry(bytes(x or 0 for x in a)),
+                                    registry(bytes(x or 0 for x in b)))
     if len(a) != len(b):
         return [f"{fn}: {len(a)} bytes, theirs {len(b)}"]
     out, start = [], None
@@ -204,21 +209,34 @@ def compare(ours_path, theirs_path, bar_writes):
 
 
 def read_table(path=DOC):
-    """The table's rows as (driver, difference) -> why."""
+    """The table's rows, (driver, difference) -> the rows of ours it applies to (globs over
+    our row names, e.g. `trace-tu102`, `pkg535-*`); a row that is not one is an error."""
     text = path.read_text()
     if TABLE_HEADING not in text:
         raise SystemExit(f"{path}: no '{TABLE_HEADING}' section")
     rows = {}
-    lines = text.split(TABLE_HEADING, 1)[1].splitlines()
-    for line in lines:
+    for line in text.split(TABLE_HEADING, 1)[1].splitlines():
         if line.startswith("## "):
             break
-        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
-        if len(cells) != 3 or cells[0] in ("driver", "") or set(cells[0]) <= set("-: "):
+        if not line.startswith("|"):
             continue
-        driver, diff, why = cells
-        rows[(driver, diff.strip("`"))] = why
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        # The header and its rule.
+        if cells[0] == "driver" or all(set(c) <= set("-: ") for c in cells):
+            continue
+        if len(cells) != 4 or not cells[1].startswith("`") or not cells[1].endswith("`"):
+            raise SystemExit(f"{path}: not a row of driver, ours, `difference`, why: {line}")
+        driver, ours, diff, _ = cells
+        if (driver, diff.strip("`")) in rows:
+            raise SystemExit(f"{path}: a second row for {diff}")
+        rows[(driver, diff.strip("`"))] = [g.strip().strip("`") for g in ours.split(",")]
     return rows
+
+
+def listed(table, driver, ours, diff):
+    """The table's row that lists `diff` between `ours` and `driver`, or None."""
+    globs = table.get((driver, diff), [])
+    return (driver, diff) if any(fnmatch.fnmatch(ours, g) for g in globs) else None
 
 
 def traces_of(jobs, outcomes):
@@ -252,8 +270,8 @@ def check(traces, results, complete, out_dir):
         results.check(f"{label}: both traces hold the bind's accesses and commands",
                       min(oa, ta) > 100 and min(oc, tc) >= 3,
                       f"ours {oa} accesses and {oc} commands, theirs {ta} and {tc}")
-        unlisted = [d for d in diffs if (driver, d) not in table]
-        seen.update((driver, d) for d in diffs)
+        unlisted = [d for d in diffs if not listed(table, driver, ours, d)]
+        seen.update(listed(table, driver, ours, d) for d in diffs)
         results.check(f"{label}: every difference is in {DOC.name}'s table ({len(diffs)} "
                       f"differences)", not unlisted,
                       f"{len(unlisted)} not listed (see {out_dir}): " + "; ".join(unlisted[:4]))

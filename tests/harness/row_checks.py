@@ -184,7 +184,8 @@ def check_scenarios(console, scenarios, emus, results):
 def check_trace(sc, emu, results):
     """A row traced with `--trace $TRACE`: the file holds every BAR access in order, from the
     identification reads on; on Turing the generic bootloader's words written through the GSP
-    falcon's IMEM port; three starts of each falcon per bind."""
+    falcon's IMEM port; the falcons' starts of each bind (three each, two of the GSP falcon on
+    GA100; the FSP chain's are check_fsp's)."""
     if sc.emu_option("--trace") != "$TRACE":
         return
     text = emu.trace.read_text() if emu.trace.exists() else ""

@@ -73,6 +73,7 @@ fn help_names_every_option_and_the_ways_to_run() {
         "--gfw-delay <MS>",
         "--gfw-fault <LIE>",
         "--fb-fault <LIE>",
+        "--fb-mmu-lock <BYTES>",
         "--fwsec-fault <LIE>",
         "--boot-fault <LIE>",
         "--vbios-fault <LIE>",
@@ -436,6 +437,44 @@ fn gfw_options() {
     assert_eq!(o.device.gfw_fault, Some(GfwLie::Stuck));
     assert!(invalid_value(&["--socket", "/s", "--gfw-delay", "99999"]).contains("0 to 60000"));
     assert!(invalid_value(&["--socket", "/s", "--gfw-fault", "slow"]).contains("unknown GFW lie"));
+}
+
+#[test]
+fn the_mmu_lock_is_ga100s_inside_its_memory_on_a_page() {
+    let o = serve(&[
+        "--socket",
+        "/s",
+        "--chipset",
+        "ga100",
+        "--fb-size",
+        "40G",
+        "--fb-mmu-lock",
+        "0x9ff9f0000",
+    ]);
+    assert_eq!(o.device.fb_mmu_lock, Some(0x9_ff9f_0000));
+    assert!(invalid_value(&["--socket", "/s", "--fb-mmu-lock", "x"]).contains("not an address"));
+    for (args, why) in [
+        (
+            &["--chipset", "ga102", "--fb-mmu-lock", "1G"][..],
+            "only GA100",
+        ),
+        (
+            &["--chipset", "ga100", "--fb-mmu-lock", "24G"][..],
+            "inside video memory",
+        ),
+        (
+            &["--chipset", "ga100", "--fb-mmu-lock", "0x1001"][..],
+            "4 KiB page",
+        ),
+        (
+            &["--chipset", "ga100", "--fb-mmu-lock", "0"][..],
+            "above page 0",
+        ),
+    ] {
+        let (kind, msg) = error(&[&["--socket", "/s"][..], args].concat());
+        assert_eq!(kind, ErrorKind::ArgumentConflict, "{args:?}: {msg}");
+        assert!(msg.contains(why), "{msg}");
+    }
 }
 
 #[test]

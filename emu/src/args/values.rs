@@ -118,6 +118,12 @@ pub fn fb_size(text: &str) -> Result<u64, String> {
         })
 }
 
+/// `--fb-mmu-lock`: an address (decimal or 0x hex, optional K/M/G); the FB unit says whether
+/// it can be locked there.
+pub fn address(text: &str) -> Result<u64, String> {
+    number(text, true).ok_or_else(|| format!("'{text}' is not an address"))
+}
+
 /// `--gfw-delay`: milliseconds, at most a minute.
 pub fn gfw_delay(text: &str) -> Result<Duration, String> {
     number(text, false)

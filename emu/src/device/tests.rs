@@ -26,6 +26,7 @@ pub fn ga102_config() -> DeviceConfig {
         gfw_fault: None,
         fb_size: crate::gsp::DEFAULT_FB_SIZE,
         fb_fault: None,
+        fb_mmu_lock: None,
         fwsec_fault: None,
         fsp_fault: None,
     }

@@ -422,13 +422,15 @@ pub(crate) fn static_info_request(v: Version) -> Vec<u8> {
 pub(crate) fn boot_commands(d: &mut Driver) {
     let info = d.system_info();
     d.queue(function::GSP_SET_SYSTEM_INFO, &info);
-    d.queue(
-        function::SET_REGISTRY,
-        &registry_table(
-            &[("RMSecBusResetEnable", 1), ("RMForcePcieConfigSave", 0)],
-            0,
-        ),
-    );
+    d.queue(function::SET_REGISTRY, &boot_registry());
+}
+
+/// The registry [`boot_commands`] sends.
+fn boot_registry() -> Vec<u8> {
+    registry_table(
+        &[("RMSecBusResetEnable", 1), ("RMForcePcieConfigSave", 0)],
+        0,
+    )
 }
 
 /// Boots with GSP_SET_SYSTEM_INFO and SET_REGISTRY queued; checks that they are carried out
@@ -569,11 +571,12 @@ fn the_trace_has_each_command_taken_with_the_placement_masked() {
         let got: Vec<(&str, &str, usize)> = rpcs.iter().map(|f| (f[4], f[5], f[6].len())).collect();
         let size = |n: usize| n.to_string();
         let (info, stat) = (size(v.system_info_size()), size(v.static_info_size()));
+        let registry = size(boot_registry().len());
         assert_eq!(
             got.iter().map(|g| (g.0, g.1)).collect::<Vec<_>>(),
             [
                 ("GSP_SET_SYSTEM_INFO", info.as_str()),
-                ("SET_REGISTRY", got[1].1),
+                ("SET_REGISTRY", registry.as_str()),
                 ("GET_GSP_STATIC_INFO", stat.as_str()),
                 ("UNLOADING_GUEST_DRIVER", "0"),
             ],
