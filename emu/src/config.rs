@@ -57,6 +57,9 @@ pub const PHASE_ALIAS_OFFSET: u64 = 0xf0;
 /// master, INTx disable.
 pub const COMMAND_WRITABLE: u16 = 0x0001 | 0x0002 | 0x0004 | 0x0400;
 
+/// The PCI command register's bus master enable.
+pub const PCI_COMMAND_MASTER: u16 = 1 << 2;
+
 const OFF_VENDOR: u64 = 0x00;
 const OFF_COMMAND: u64 = 0x04;
 const OFF_CLASS: u64 = 0x08;

@@ -90,6 +90,8 @@ pub struct Counts {
     command: u16,
     /// The command register when each phase began.
     phase_command: BTreeMap<u32, u16>,
+    /// The phases in which the command register was written with bus mastering on.
+    bus_master_phases: std::collections::BTreeSet<u32>,
 }
 
 impl Default for Counts {
@@ -111,12 +113,16 @@ impl Counts {
             gsp_runs: Vec::new(),
             command: 0,
             phase_command: BTreeMap::from([(0, 0)]),
+            bus_master_phases: std::collections::BTreeSet::new(),
         }
     }
 
     /// Notes the PCI command register's value after a config space write.
     pub fn note_command(&mut self, command: u16) {
         self.command = command;
+        if command & crate::config::PCI_COMMAND_MASTER != 0 {
+            self.bus_master_phases.insert(self.phase);
+        }
     }
 
     /// Notes that the GSP started running, in the current phase.
@@ -226,6 +232,7 @@ impl Counts {
             config_reads: self.config_reads,
             config_writes: self.config_writes,
             gsp_runs: &self.gsp_runs,
+            bus_master_phases: self.bus_master_phases.iter().copied().collect(),
         };
         let mut text = serde_json::to_string_pretty(&report).map_err(io::Error::other)?;
         text.push('\n');
@@ -242,6 +249,8 @@ struct Report<'a> {
     config_reads: u64,
     config_writes: u64,
     gsp_runs: &'a [GspRun],
+    /// The phases in which bus mastering was turned on.
+    bus_master_phases: Vec<u32>,
 }
 
 #[derive(Serialize)]
@@ -415,6 +424,8 @@ mod tests {
         c.set_phase(2);
         let json: serde_json::Value =
             serde_json::from_str(&c.to_json("ga102", 0, 0).expect("serialises")).expect("parse");
+        // Bus mastering (bit 2) was turned on in phase 0 only.
+        assert_eq!(json["bus_master_phases"], serde_json::json!([0]));
         let commands: Vec<&str> = json["phases"]
             .as_array()
             .expect("phases")

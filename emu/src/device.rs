@@ -72,8 +72,7 @@ use crate::trace::{Dir, Trace};
 use crate::vbios::fault::VbiosLie;
 use crate::vbios::Vbios;
 
-/// The PCI command register's bus master enable.
-const PCI_COMMAND_MASTER: u16 = 1 << 2;
+use crate::config::PCI_COMMAND_MASTER;
 
 /// Offset of NV_EMU_PHASE from the end of BAR0.
 pub const PHASE_FROM_END: u64 = 0x10;
