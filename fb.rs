@@ -68,17 +68,22 @@ fn read_regs(bar: &Bar0<'_>, family: FbFamily) -> Untrusted<FbRegs> {
     };
     let vga_workspace = FbRegs::has_display(display_fuse)
         .then(|| bar.read(regs::NV_PDISP_VGA_WORKSPACE_BASE).into_raw());
-    let mmu_lock = (family == FbFamily::Ga100).then(|| MmuLockRegs {
-        cfg: bar
-            .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK)
-            .into_raw(),
-        lo: bar
-            .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_LO)
-            .into_raw(),
-        hi: bar
-            .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_HI)
-            .into_raw(),
-    });
+    // GA100's MMU lock range, read only where its CFG_PRIV_LEVEL_MASK lets the CPU read it
+    // (bit 0), as nouveau does.
+    let mmu_lock = (family == FbFamily::Ga100)
+        .then(|| {
+            bar.read(regs::ga100::NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK)
+                .into_raw()
+        })
+        .filter(|cfg| cfg & 1 != 0)
+        .map(|_| MmuLockRegs {
+            lo: bar
+                .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_LO)
+                .into_raw(),
+            hi: bar
+                .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_HI)
+                .into_raw(),
+        });
     Untrusted::new_untrusted(FbRegs {
         fb_size,
         display_fuse,
@@ -368,56 +373,52 @@ mod tests {
     /// GA100, 40 GiB (5 << 13 MiB), no display: the workspace is the last MiB and FRTS empty
     /// at its start. An MMU lock below the workspace moves FRTS, and all below it, under the
     /// lock's start aligned down to 128 KiB (nouveau's `ga100_gsp_mmu_lock_lo`); a lock not
-    /// configured, whose last page is below its first, or from page 0, changes nothing.
+    /// readable, whose last page is below its first (silicon's "no lock"), or from page 0,
+    /// changes nothing.
     #[test]
     fn ga100_layout_stays_below_the_mmu_lock() {
-        let at = |lock| {
+        let at = |mmu_lock| {
             Untrusted::new_untrusted(FbRegs {
                 fb_size: (5 << 4) | 13,
                 display_fuse: 1,
                 vga_workspace: None,
-                mmu_lock: Some(lock),
+                mmu_lock,
             })
             .validate_ref_against::<FbLayout, _>(needs(FwVersion::R570_144, Chipset::GA100))
             .unwrap()
         };
         let page = |addr: u64| ((addr >> 12) as u32) << 4;
         let fb = 40u64 << 30;
-        let free = at(MmuLockRegs {
-            cfg: 0,
-            lo: 0,
-            hi: 0,
-        });
+        // Not readable (CFG_PRIV_LEVEL_MASK bit 0 clear): not read.
+        let free = at(None);
         assert_eq!(free.frts, fb - (1 << 20)..fb - (1 << 20));
         let lo = fb - (4 << 20) - (64 << 10);
-        let locked = at(MmuLockRegs {
-            cfg: 1,
+        let locked = at(Some(MmuLockRegs {
             lo: page(lo),
             hi: page(fb - 4096),
-        });
+        }));
         let below = fb - (4 << 20) - (128 << 10);
         assert_eq!(locked.frts, below..below);
         assert_eq!(locked.wpr2.end, below);
         assert_eq!(locked.vga_workspace, free.vga_workspace);
         for lock in [
+            // Reversed: what silicon reads without a lock (OpenRM's invalid range, LO all ones
+            // and HI 0).
             MmuLockRegs {
-                cfg: 0,
-                lo: page(lo),
-                hi: page(fb - 4096),
+                lo: u32::MAX,
+                hi: 0,
             },
             MmuLockRegs {
-                cfg: 1,
                 lo: page(fb - 4096),
                 hi: page(lo),
             },
             // Page 0: nouveau's "not set".
             MmuLockRegs {
-                cfg: 1,
                 lo: 0,
                 hi: page(fb - 4096),
             },
         ] {
-            assert_eq!(at(lock), free);
+            assert_eq!(at(Some(lock)), free);
         }
     }
 }

@@ -178,7 +178,8 @@ pub(crate) mod ga100 {
             31:0    value;
         }
 
-        /// GA100: bit 0 set when the VBIOS configured the MMU lock below.
+        /// GA100: bit 0 (`READ_PROTECTION_LEVEL0`) set when the CPU may read the MMU lock
+        /// range below.
         pub(crate) NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK(u32) @ 0x001fa7c8 {
             31:0    value;
         }

@@ -125,29 +125,30 @@ pub(crate) struct FbRegs {
     pub(crate) display_fuse: u32,
     /// `NV_PDISP_VGA_WORKSPACE_BASE`, where read.
     pub(crate) vga_workspace: Option<u32>,
-    /// GA100's MMU lock registers (read on GA100 only).
+    /// GA100's MMU lock range, where read (GA100, and its `CFG_PRIV_LEVEL_MASK` lets the CPU
+    /// read it).
     pub(crate) mmu_lock: Option<MmuLockRegs>,
 }
 
-/// GA100's MMU lock, as read: the VBIOS may fence off the top of video memory with it (for the
-/// row remapper), and then the whole layout from FRTS down stays below it (OpenRM's
-/// `kgspCalculateFbLayout`, after nouveau's `ga100_gsp_mmu_lock_lo` in
-/// `nvkm/subdev/gsp/tu102.c`).
+/// GA100's MMU lock range, as read: the VBIOS may fence off the top of video memory with it
+/// (on an A100, for the row remapper), and then the whole layout from FRTS down stays below it
+/// (nouveau's `ga100_gsp_mmu_lock_lo` in `nvkm/subdev/gsp/tu102.c`, after OpenRM's
+/// `kgspCalculateFbLayout`). Without a lock silicon reads a reversed range (OpenRM's invalid
+/// range: LO all ones, HI 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct MmuLockRegs {
-    /// `NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK`: bit 0 set when the lock is configured.
-    pub(crate) cfg: u32,
-    /// `NV_PFB_PRI_MMU_LOCK_ADDR_LO` and `_HI`: bits 31:4, a 4 KiB page number.
+    /// `NV_PFB_PRI_MMU_LOCK_ADDR_LO` and `_HI`: bits 31:4, a 4 KiB page number, the first and
+    /// the last page locked.
     pub(crate) lo: u32,
     pub(crate) hi: u32,
 }
 
 impl MmuLockRegs {
-    /// Where the locked range starts, if the lock is configured and is a range (its last page
-    /// not below its first) that starts above page 0 (which nouveau reads as no lock).
+    /// Where the locked range starts, if it is a range (its last page not below its first) that
+    /// starts above page 0 (which nouveau reads as no lock).
     pub(crate) fn start(&self) -> Option<u64> {
         let page = |raw: u32| u64::from(raw >> 4) << 12;
-        (self.cfg & 1 != 0 && page(self.hi) >= page(self.lo))
+        (page(self.hi) >= page(self.lo))
             .then(|| page(self.lo))
             .filter(|&start| start != 0)
     }

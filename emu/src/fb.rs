@@ -16,12 +16,13 @@
 //!   the first byte, and the start of the last 128 KiB granule): read-only to the CPU; only
 //!   FWSEC-FRTS (the falcon model) sets the region.
 //!
-//! - GA100's MMU lock, `NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK` (0x1fa7c8, bit 0: configured)
-//!   and `_ADDR_LO`/`_HI` (0x1fa82c/0x1fa830, bits 31:4 a 4 KiB page number: the first and the
-//!   last page locked): with `--fb-mmu-lock BYTES`, the VBIOS locked video memory from BYTES
-//!   to its end (on an A100, for the row remapper: nouveau's `ga100_gsp_mmu_lock_lo`), and the
-//!   layout from FRTS down must stay below it; without, not configured. nouveau reads them on
-//!   GA100 only, and so does the model answer them.
+//! - GA100's MMU lock, `NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK` (0x1fa7c8, bit 0: the CPU may
+//!   read the range; set) and `_ADDR_LO`/`_HI` (0x1fa82c/0x1fa830, bits 31:4 a 4 KiB page
+//!   number: the first and the last page locked): with `--fb-mmu-lock BYTES`, the VBIOS locked
+//!   video memory from BYTES to its end (on an A100, for the row remapper: nouveau's
+//!   `ga100_gsp_mmu_lock_lo`), and the layout from FRTS down must stay below it; without, the
+//!   range reads reversed, LO all ones and HI 0 (OpenRM's invalid range), which is no lock.
+//!   nouveau reads them on GA100 only, and so does the model answer them.
 //!
 //! The FB size is `--fb-size` (default 24 GiB, in whole MiB). `--fb-fault` lies: `no-memory` (the size
 //! register reads 0), `huge` (it says 2 TiB), `vga-past-end` (the workspace base lies past the
@@ -211,12 +212,10 @@ impl Fb {
                 };
                 (((base >> 16) as u32) << 8) | (1 << 3)
             }
-            NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK if self.family == Family::Ga100 => {
-                u32::from(self.mmu_lock.is_some())
-            }
-            NV_PFB_PRI_MMU_LOCK_ADDR_LO if self.family == Family::Ga100 => {
-                self.mmu_lock.map_or(0, |start| ((start >> 12) << 4) as u32)
-            }
+            NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK if self.family == Family::Ga100 => 1,
+            NV_PFB_PRI_MMU_LOCK_ADDR_LO if self.family == Family::Ga100 => self
+                .mmu_lock
+                .map_or(u32::MAX, |start| ((start >> 12) << 4) as u32),
             NV_PFB_PRI_MMU_LOCK_ADDR_HI if self.family == Family::Ga100 => self
                 .mmu_lock
                 .map_or(0, |_| (((self.size() - 4096) >> 12) << 4) as u32),
@@ -323,9 +322,9 @@ mod tests {
         assert!(Fb::new(chipset::find("gh100").unwrap(), 8 << 30, None).is_none());
     }
 
-    /// GA100's MMU lock: not configured by default; `--fb-mmu-lock` gives its first and last
-    /// page as nouveau decodes them, and FRTS (empty on GA100) moves below it. Other families
-    /// have no such registers, and no lock.
+    /// GA100's MMU lock: readable, and a reversed range (no lock) by default; `--fb-mmu-lock`
+    /// gives its first and last page as nouveau decodes them, and FRTS (empty on GA100) moves
+    /// below it. Other families have no such registers, and no lock.
     #[test]
     fn ga100_mmu_lock() {
         let mut a100 = fb("ga100", 40 << 10, None);
@@ -339,7 +338,7 @@ mod tests {
             ]
             .map(|r| f.read(r))
         };
-        assert_eq!(regs(&a100), [Some(0); 3]);
+        assert_eq!(regs(&a100), [Some(1), Some(u32::MAX), Some(0)]);
         let start = (40u64 << 30) - (6 << 20) - (64 << 10);
         assert_eq!(a100.set_mmu_lock(start), Ok(()));
         let page = |r: u32| u64::from(r >> 4) << 12;

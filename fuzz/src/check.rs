@@ -1051,7 +1051,8 @@ pub fn fb_layout_locked(
         heap: version.heap_params(!chipset.boots_like_turing()),
         wpr_meta: version.wpr_meta_size(),
     };
-    let mmu_lock = (family == FbFamily::Ga100).then_some(MmuLockRegs { cfg, lo, hi });
+    // Read on GA100 where CFG_PRIV_LEVEL_MASK bit 0 lets the CPU, as the driver does.
+    let mmu_lock = (family == FbFamily::Ga100 && cfg & 1 != 0).then_some(MmuLockRegs { lo, hi });
     let regs = FbRegs {
         fb_size,
         display_fuse,

@@ -200,7 +200,11 @@ fn any_register_values_never_panic() {
         let fuse = next() as u32 & 1;
         let bl = next() % (4 * MIB);
         let elf = next() % (256 * MIB);
-        if check::fb_layout(chip, version, size, fuse, vga, bl, elf).is_ok() {
+        // GA100's MMU lock registers, any values (fb_layout_locked checks the layout stays
+        // below a lock it takes).
+        let lock = (next() as u32 & 1, next() as u32, next() as u32);
+        let regs = (size, fuse, vga);
+        if check::fb_layout_locked(chip, version, regs, lock, bl, elf).is_ok() {
             accepted += 1;
         }
     }
@@ -312,10 +316,11 @@ fn every_layout_is_nouveaus() {
                         2 => (fb - 4 * MIB, false),
                         _ => (fb - MIB + 0x30000, true),
                     };
-                    // GA100 reads no workspace (its display is fused off) but its MMU lock:
-                    // not configured; from below the workspace, off a 128 KiB boundary, with
-                    // the register's low bits set; from inside the workspace (no effect); from
-                    // page 0 (nouveau's "not set"). KUnit `nova_core_fb` has a reversed one.
+                    // GA100 reads no workspace (its display is fused off) but its MMU lock: not
+                    // readable (CFG_PRIV_LEVEL_MASK bit 0 clear); from below the workspace, off
+                    // a 128 KiB boundary, with the register's low bits set; from inside the
+                    // workspace (no effect); from page 0 (nouveau's "not set"). KUnit
+                    // `nova_core_fb` and the emulated GA100 have silicon's reversed "no lock".
                     let page = |addr: u64| ((addr >> 12) as u32) << 4;
                     let top = page(fb - 4096);
                     let below = page(fb - 6 * MIB - 0x10000);

@@ -33,11 +33,13 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
     `late_iterations` take longer under TCG) stops there with ETIMEDOUT; an unbind while a
     benchmark runs waits for it, then stops the GSP; the files go with the binding.
 
-    That `late_iterations` run past the deadline rests on the driver's wait, not on the
-    machine's speed: the emulated GSP serves a command on its own thread after the doorbell,
-    and the driver's wait sleeps 1 ms whenever the reply is not there yet (gsp/boot.rs), which
-    holds the round trips near 250 a second (`make bench`): 10000 take about 40 s, four times
-    the deadline. Interrupts, which end that sleep, must give this request another bound."""
+    That `late_iterations` run past the deadline rests on the driver's wait and the test
+    kernel's timers, not on the machine's speed: the emulated GSP serves a command on its own
+    thread after the doorbell, and the driver's wait sleeps 1 ms whenever the reply is not there
+    yet (gsp/boot.rs), a sleep the test kernel's timer tick stretches to about 4 ms: round trips
+    near 250 a second (`make bench`), 10000 in about 40 s, four times the deadline. With
+    high-resolution timers the margin would be small; interrupts, which end that sleep, must
+    give this request another bound."""
     rows = [
         Scenario("bench-ga102-570", ["--chipset", "ga102"], "-", "",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),

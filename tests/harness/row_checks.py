@@ -347,6 +347,8 @@ def check_no_bus_master_after(name, counts, results):
     for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
         if not any(p < phase for p in turned_on):
             continue
+        results.check(f"{name}: bus mastering not turned on again after {what}",
+                      phase not in turned_on, f"a write with it on in phase {phase}")
         command = next((int(p.get("command", "0xffff"), 16) for p in counts.get("phases", [])
                         if p.get("phase") == phase), None)
         results.check(f"{name}: bus mastering off after {what}",
