@@ -36,9 +36,12 @@ FSP_CHIP = re.compile(r"^(gh100|gb10[02]|gb20[2-7])$")
 
 # The falcons' ENGINE registers (a write there resets or releases the engine) and their CPUCTL
 # and CPUCTL_ALIAS registers (where a start is written), GSP at 0x110000, SEC2 at 0x840000.
-GSP_ENGINE = {0x1103c0}
-FALCON_ENGINE = {0x1103c0, 0x8403c0}
-FALCON_CPUCTL = {0x110100, 0x110130, 0x840100, 0x840130}
+GSP_ENGINE, SEC2_ENGINE = 0x1103c0, 0x8403c0
+GSP_CPUCTL, SEC2_CPUCTL = 0x110100, 0x840100
+FALCON_ENGINE = {GSP_ENGINE, SEC2_ENGINE}
+FALCON_CPUCTL = {GSP_CPUCTL, GSP_CPUCTL + 0x30, SEC2_CPUCTL, SEC2_CPUCTL + 0x30}
+# The GSP falcon's IMEM data port.
+GSP_IMEMD = 0x110184
 
 # Every row binds twice: at load, and again after the sysfs unbind (guest.LIFECYCLE_STEPS).
 BINDS = 2
@@ -198,10 +201,10 @@ def check_trace(sc, emu, results):
     first = rows[0][2:6]
     results.check(f"{sc.name}: the trace starts with the driver's NV_PMC_BOOT_0 read",
                   first == ["R", "BAR0", "0x000000", "4"], f"first access: {rows[0]}")
-    imemd = sum(1 for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x110184)
-    starts = [r for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x110100
+    imemd = sum(1 for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == GSP_IMEMD)
+    starts = [r for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == GSP_CPUCTL
               and int(r[6], 16) & 2]
-    sec2_starts = [r for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == 0x840100
+    sec2_starts = [r for r in rows if r[2:4] == ["W", "BAR0"] and int(r[4], 16) == SEC2_CPUCTL
                    and int(r[6], 16) & 2]
     # Each probe reads the VBIOS from the PROM window's start once.
     binds = sum(1 for r in rows if r[2:5] == ["R", "BAR0", "0x300000"])
@@ -263,7 +266,7 @@ def check_frts(sc, lines, levels, emu, counts, results):
                       stuck > 0 and stopped == stuck and not late and not pending,
                       f"{stuck} stuck, {stopped} stopped, {late} left past a phase (see {emu.log})")
     unflushed = [l for l in emu_log.splitlines() if "reset with no sysmem flush page" in l]
-    if bar0_writes(counts, GSP_ENGINE):
+    if bar0_writes(counts, {GSP_ENGINE}):
         results.check(f"{sc.name}: every GSP falcon reset came with a sysmem flush page "
                       "registered", not unflushed, f"{emu.log}: {unflushed[:2]}")
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
