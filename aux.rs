@@ -5,9 +5,9 @@
 //! with the GPU's PCI function as its parent. nova-drm reads what it needs from that parent
 //! (BAR1's size for `NOVA_GETPARAM_VRAM_BAR_SIZE`) and no registration data.
 //!
-//! It is probe's last step (nothing that can fail comes after it; its own failure stops
-//! GSP-RM again) and unbind's first: unregistered before GSP-RM is stopped, so that no DRM
-//! client is left on a GPU whose GSP goes away.
+//! It is the GPU object's last part to be built (nothing that can fail comes after it; its own
+//! failure stops GSP-RM again) and its first to go: unregistered before GSP-RM is stopped, so
+//! that no DRM client is left on a GPU whose GSP goes away.
 
 use kernel::{
     auxiliary,
@@ -34,9 +34,15 @@ const NAME: &CStr = c"nova-drm";
 /// load, where an id still registered would make the registration fail, cleanly).
 static NEXT_ID: Atomic<u32> = Atomic::new(0);
 
-/// A registered `nova-core.nova-drm.<id>` device; unregistered when dropped.
+/// The auxiliary bus's registration, with no registration data.
+type Registration<'bound> = auxiliary::Registration<'bound, CovariantForLt!(())>;
+
+/// A registered `nova-core.nova-drm.<id>` device; unregistered when dropped (the auxiliary
+/// bus unbinds nova-drm from it first).
 pub(crate) struct DrmDevice<'bound> {
-    _registration: auxiliary::Registration<'bound, CovariantForLt!(())>,
+    parent: &'bound Device<Bound>,
+    /// Taken by the drop, so that the log line follows the unregistration.
+    registration: Option<Registration<'bound>>,
     id: u32,
 }
 
@@ -55,16 +61,21 @@ impl<'bound> DrmDevice<'bound> {
             })?;
         dev_dbg!(parent, "auxiliary device {} registered\n", Shown(id));
         Ok(DrmDevice {
-            _registration: registration,
+            parent,
+            registration: Some(registration),
             id,
         })
     }
+}
 
-    /// Unregisters the device (the auxiliary bus unbinds nova-drm from it first).
-    pub(crate) fn unregister(self, parent: &Device<Bound>) {
-        let id = self.id;
-        drop(self);
-        dev_dbg!(parent, "auxiliary device {} unregistered\n", Shown(id));
+impl Drop for DrmDevice<'_> {
+    fn drop(&mut self) {
+        drop(self.registration.take());
+        dev_dbg!(
+            self.parent,
+            "auxiliary device {} unregistered\n",
+            Shown(self.id)
+        );
     }
 }
 

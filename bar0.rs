@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! BAR0 of a bound device, and the read both the binding (`driver.rs`) and the GSP's waits
-//! (`gsp/`) make of it: the identification registers.
+//! BAR0 of a bound device, and the read both probe (`gpu.rs`) and the GSP's waits (`gsp/`) make
+//! of it: the identification registers.
 
 use kernel::{
     device::Device,
@@ -11,10 +11,11 @@ use kernel::{
         DevresBar, //
     },
     prelude::*,
+    sync::Arc,
 };
 
 use crate::{
-    gpu::IdRegs,
+    chip::IdRegs,
     pci::BAR0_SIZE,
     regs,
     untrusted::Untrusted, //
@@ -23,19 +24,21 @@ use crate::{
 /// BAR0 of a bound device: every register the driver uses lies within [`BAR0_SIZE`].
 pub(crate) type Bar0<'bound> = pci::Bar<'bound, BAR0_SIZE>;
 
-/// BAR0 for as long as the binding lasts, reachable from paths that do not run in probe or
-/// unbind (the debugfs benchmark trigger, `debugfs.rs`), where the device may be unbound at any
-/// moment.
+/// BAR0 for as long as the binding lasts, shared by what the GPU object owns (each part that
+/// must write a register when it drops holds a clone) and reachable from paths that do not run
+/// in probe or unbind (the debugfs benchmark trigger, `debugfs.rs`), where the device may be
+/// unbound at any moment.
 ///
 /// Every access is one short revocable section: taken around the register accesses alone and
 /// never held across a sleep (it is an RCU read section), and refused with `ENODEV` once the
 /// binding is gone.
-pub(crate) struct SharedBar0(DevresBar<BAR0_SIZE>);
+#[derive(Clone)]
+pub(crate) struct SharedBar0(Arc<DevresBar<BAR0_SIZE>>);
 
 impl SharedBar0 {
     /// Hands the mapping over to the binding's managed resources.
     pub(crate) fn new(bar: Bar0<'_>) -> Result<Self> {
-        Ok(Self(bar.into_devres()?))
+        Ok(Self(Arc::new(bar.into_devres()?, GFP_KERNEL)?))
     }
 
     /// Runs `f` on BAR0 while the device is still bound, or fails with `ENODEV`.

@@ -35,6 +35,7 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
+    chip::Chipset,
     falcon::{
         self,
         sec2::Sec2,
@@ -53,7 +54,6 @@ use crate::{
         },
         read_fuse,
     },
-    gpu::Chipset,
     untrusted::Untrusted,
 };
 

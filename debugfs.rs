@@ -24,7 +24,6 @@ use kernel::{
 };
 
 use crate::{
-    driver::Binding,
     gsp::bench::{
         self,
         request::{
@@ -32,19 +31,20 @@ use crate::{
             MAX_REQUEST, //
         },
     },
+    gsp::running::Shared,
     untrusted::Untrusted,
 };
 
-/// The directory `name` holding the files of the device whose binding `binding` initialises.
+/// The directory `name` holding the files of the GSP-RM whose shared data `shared` initialises.
 pub(crate) fn device_dir<'a>(
     name: &'a CStr,
-    binding: impl PinInit<Binding, Error> + 'a,
-) -> impl PinInit<Scope<Binding>, Error> + 'a {
-    Scope::dir(binding, name, |binding, dir| {
-        if binding.has_gsp() {
-            dir.write_only_callback_file(c"bench", binding, &bench_write);
+    shared: impl PinInit<Shared, Error> + 'a,
+) -> impl PinInit<Scope<Shared>, Error> + 'a {
+    Scope::dir(shared, name, |shared, dir| {
+        if shared.has_gsp() {
+            dir.write_only_callback_file(c"bench", shared, &bench_write);
         }
-        if let Some(logs) = &binding.logs {
+        if let Some(logs) = &shared.logs {
             dir.read_binary_file(c"loginit", logs.init.memory());
             dir.read_binary_file(c"logintr", logs.intr.memory());
             dir.read_binary_file(c"logrm", logs.rm.memory());
@@ -54,8 +54,8 @@ pub(crate) fn device_dir<'a>(
 
 /// A write to `bench`: validates the iteration count, then runs the benchmarks with the GSP
 /// held, so that an unbind meanwhile waits for them to end.
-fn bench_write(binding: &Binding, request: &mut UserSliceReader) -> Result {
-    let dev = binding.bar.device();
+fn bench_write(shared: &Shared, request: &mut UserSliceReader) -> Result {
+    let dev = shared.bar.device();
     let len = request.len();
     let mut buf = [0u8; MAX_REQUEST];
     let text = buf.get_mut(..len).ok_or_else(|| {
@@ -77,9 +77,9 @@ fn bench_write(binding: &Binding, request: &mut UserSliceReader) -> Result {
             }
             EINVAL
         })?;
-    let mut gsp = binding.gsp.lock();
+    let mut gsp = shared.gsp.lock();
     // Taken by unbind: the device is going.
     let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
-    bench::run(dev, &binding.bar, gsp, n)
+    bench::run(dev, &shared.bar, gsp, n)
         .inspect_err(|e| dev_err!(dev, "bench: failed (error {})\n", e.to_errno()))
 }

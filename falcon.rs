@@ -35,12 +35,12 @@ use crate::{
         Bar0,
         SharedBar0, //
     },
+    chip::Chipset,
     fwsec::image::{
         BromParams,
         Segment,
         BLOCK, //
     },
-    gpu::Chipset,
     untrusted::Untrusted,
 };
 

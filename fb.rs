@@ -4,11 +4,6 @@
 //! validated ([`layout`], the parsing core), and the WPR2 registers; on Hopper and later the
 //! sizes GSP-FMC is given ([`sizes`], the parsing core); on every chip the sysmem flush page.
 
-use core::sync::atomic::{
-    AtomicBool,
-    Ordering, //
-};
-
 use kernel::{
     device,
     dma::CoherentHandle,
@@ -22,12 +17,12 @@ use crate::{
         Bar0,
         SharedBar0, //
     },
+    chip::Spec,
     firmware::GspFirmware,
     fsp::hal::{
         FlushRegs,
         FspHal, //
     },
-    gpu::Spec,
     regs,
     untrusted::Untrusted,
 };
@@ -177,20 +172,21 @@ pub(crate) fn check_wpr2_unset(dev: &device::Device, bar: &SharedBar0) -> Result
 /// to system memory (a falcon's reset handshake does), registered before any falcon is reset
 /// and for as long as the binding lasts.
 ///
-/// [`SysmemFlush::unregister`] takes it back from the GPU; dropped while still registered (a
-/// path that forgot to, or a device that did not answer), the page is leaked, never freed
-/// under the GPU.
+/// Dropping it unregisters it, then frees it; a device whose BAR0 no longer answers keeps the
+/// page registered, and the page is leaked, never freed under the GPU. Whatever may still reset
+/// a falcon (GSP-RM and its teardown) must go before it.
 pub(crate) struct SysmemFlush {
+    bar: SharedBar0,
     regs: FlushFamily,
     /// Freed on drop only once unregistered: the page must live while the GPU may write it.
     page: Option<CoherentHandle>,
-    registered: AtomicBool,
 }
 
 impl Drop for SysmemFlush {
     fn drop(&mut self) {
+        let unregistered = self.bar.with(|bar| write_flush(bar, self.regs, 0)).is_ok();
         if let Some(page) = self.page.take() {
-            if self.registered.load(Ordering::Acquire) {
+            if !unregistered {
                 core::mem::forget(page);
             }
         }
@@ -246,18 +242,10 @@ impl SysmemFlush {
         bar.with(|bar| write_flush(bar, regs, addr))?;
         dev_dbg!(dev, "sysmem flush page at {:#x}\n", addr);
         Ok(SysmemFlush {
+            bar: bar.clone(),
             regs,
             page: Some(page),
-            registered: AtomicBool::new(true),
         })
-    }
-
-    /// Unregisters the page, before it is freed: the binding's end calls this while BAR0 still
-    /// answers (a device that no longer does keeps the page: it is leaked).
-    pub(crate) fn unregister(&self, bar: &SharedBar0) {
-        if bar.with(|bar| write_flush(bar, self.regs, 0)).is_ok() {
-            self.registered.store(false, Ordering::Release);
-        }
     }
 }
 
@@ -305,8 +293,8 @@ fn write_flush_fsp(bar: &Bar0<'_>, pairs: FlushRegs, addr: u64) {
 mod tests {
     use super::*;
     use crate::{
+        chip::Chipset, //
         firmware::FwVersion,
-        gpu::Chipset, //
     };
 
     fn needs(version: FwVersion, chipset: Chipset) -> FbNeeds {

@@ -16,7 +16,7 @@ use kernel::{
 };
 
 use crate::{
-    gpu::{
+    chip::{
         Chipset,
         Spec, //
     },
@@ -376,7 +376,7 @@ mod tests {
     use super::bin_hdr::BinFile;
     use super::image::GspImage;
     use super::*;
-    use crate::gpu::Architecture;
+    use crate::chip::Architecture;
     use kernel::faux;
 
     /// Requests a real firmware file through a faux device, as a probe would.

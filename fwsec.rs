@@ -49,6 +49,7 @@ use crate::{
         Bar0,
         SharedBar0, //
     },
+    chip::Chipset,
     falcon::{
         self,
         gsp::Gsp,
@@ -60,7 +61,6 @@ use crate::{
         Wpr2Regs, //
     },
     firmware::FwVersion,
-    gpu::Chipset,
     regs,
     untrusted::Untrusted,
     vbios::Vbios,

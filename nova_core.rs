@@ -4,13 +4,14 @@
 //!
 //! One probe, top to bottom: the PCI binding ([`driver`]) maps BAR0; the identification registers
 //! ([`regs`]) are read as [`untrusted::Untrusted`] values and validated into a trusted
-//! [`gpu::Spec`]; the versioned GSP firmware for that chip is requested and validated
+//! [`chip::Spec`]; the versioned GSP firmware for that chip is requested and validated
 //! ([`firmware`]), and the GSP interface implementation for that firmware version is picked
 //! ([`gsp`]).
 
 mod aux;
 mod bar0;
 mod booter;
+mod chip;
 mod debugfs;
 mod devinit;
 mod driver;
@@ -59,12 +60,12 @@ macro_rules! kernel_display {
 
 kernel_display!(
     aux::Shown,
-    gpu::Chipset,
-    gpu::Gone,
-    gpu::IdError,
-    gpu::IdRegs,
-    gpu::Revision,
-    gpu::Spec,
+    chip::Chipset,
+    chip::Gone,
+    chip::IdError,
+    chip::IdRegs,
+    chip::Revision,
+    chip::Spec,
     devinit::gfw::GfwNotDone,
     falcon::state::NotYet,
     fb::layout::FbError,

@@ -12,7 +12,7 @@
 use core::fmt;
 
 use crate::{
-    gpu::Architecture,
+    chip::Architecture,
     untrusted::{
         Untrusted,
         Validator, //

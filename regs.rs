@@ -15,7 +15,7 @@ use kernel::{
     prelude::*, //
 };
 
-use crate::gpu::{
+use crate::chip::{
     IdFields,
     IdRegs, //
 };

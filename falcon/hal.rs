@@ -9,7 +9,7 @@
 
 use kernel::prelude::*;
 
-use crate::{fwsec::image::BromParams, gpu::Chipset};
+use crate::{chip::Chipset, fwsec::image::BromParams};
 
 use super::{
     Falcon,

@@ -19,7 +19,7 @@ use core::{
 };
 
 use crate::{
-    gpu::{
+    chip::{
         Architecture,
         Chipset, //
     },

@@ -41,12 +41,12 @@ use core::fmt;
 use zerocopy::FromBytes;
 
 use crate::{
+    chip::Chipset,
     fwsec::image::{
         BromParams,
         Segment,
         BLOCK, //
     },
-    gpu::Chipset,
     untrusted::{
         Untrusted,
         Validator, //

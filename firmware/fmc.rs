@@ -9,11 +9,11 @@
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
 use crate::{
+    chip::Chipset,
     fsp::{
         hal::FspHal,
         protocol::HASH_SIZE, //
     },
-    gpu::Chipset,
     untrusted::{
         Untrusted,
         Validator, //

@@ -9,7 +9,7 @@
 use core::fmt;
 
 use crate::{
-    gpu::{
+    chip::{
         Architecture,
         Chipset, //
     },

@@ -7,7 +7,7 @@
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): constants only, no kernel types.
 
-use crate::gpu::{
+use crate::chip::{
     Architecture,
     Chipset, //
 };

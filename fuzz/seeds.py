@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CHIPS = {  # Chipset::ALL order and ids (gpu.rs)
+CHIPS = {  # Chipset::ALL order and ids (chip.rs)
     "tu102": 0x162, "tu104": 0x164, "tu106": 0x166, "tu117": 0x167, "tu116": 0x168,
     "ga100": 0x170, "ga102": 0x172, "ga103": 0x173, "ga104": 0x174, "ga106": 0x176,
     "ga107": 0x177, "gh100": 0x180, "ad102": 0x192, "ad103": 0x193, "ad104": 0x194,

@@ -28,16 +28,16 @@ use crate::{
         read_id,
         SharedBar0, //
     },
+    chip::{
+        SameGpu,
+        Spec, //
+    },
     falcon::{
         gsp::Gsp as GspEngine,
         state::Cond,
         Falcon, //
     },
     firmware::FwVersion,
-    gpu::{
-        SameGpu,
-        Spec, //
-    },
     gsp::{
         commands::{
             Command,

@@ -38,6 +38,7 @@ use crate::{
         self,
         LoadFailure, //
     },
+    chip::Spec,
     falcon::{
         gsp::Gsp as GspEngine,
         Falcon, //
@@ -47,7 +48,6 @@ use crate::{
         FwVersion,
         GspFiles, //
     },
-    gpu::Spec,
     gsp::{
         boot::{
             Gsp,

@@ -38,6 +38,7 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
+    chip::Spec,
     falcon::{
         gsp::Gsp as GspEngine,
         Falcon, //
@@ -57,7 +58,6 @@ use crate::{
         },
         Fsp,
     },
-    gpu::Spec,
     gsp::{
         boot::{
             Gsp,

@@ -32,6 +32,7 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
+    chip::Chipset,
     falcon::{
         gsp::Gsp,
         sec2::Sec2,
@@ -41,7 +42,6 @@ use crate::{
         },
         Falcon, //
     },
-    gpu::Chipset,
     pci::BAR0_SIZE,
     untrusted::Untrusted,
 };

@@ -20,13 +20,13 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
+    chip::Chipset,
     falcon::{
         gsp::Gsp as GspEngine,
         state::Cond,
         Falcon, //
     },
     fb::layout::Wpr2,
-    gpu::Chipset,
     untrusted::Untrusted,
 };
 

@@ -9,7 +9,7 @@
 
 use core::fmt;
 
-use crate::gpu::{
+use crate::chip::{
     Architecture,
     Chipset, //
 };

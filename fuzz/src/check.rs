@@ -6,6 +6,13 @@
 //! overflow, is a finding.
 
 use crate::{
+    chip::{
+        Chipset,
+        IdFields,
+        IdRegs,
+        Identified,
+        SameGpu, //
+    },
     falcon::state::{
         Cond,
         Holds,
@@ -52,13 +59,6 @@ use crate::{
         GfwDone,
         GfwNotDone,
         GfwRegs, //
-    },
-    gpu::{
-        Chipset,
-        IdFields,
-        IdRegs,
-        Identified,
-        SameGpu, //
     },
     gsp::{
         bench_request::{

@@ -5,6 +5,7 @@
 //! Each checks the validator's promises on whatever it accepted.
 
 use crate::{
+    chip::Chipset,
     fb::sizes::{
         FmcNeeds,
         FmcSizes, //
@@ -24,7 +25,6 @@ use crate::{
             REPLY_SIZE, //
         },
     },
-    gpu::Chipset,
     gsp::versions::FwVersion,
     untrusted::Untrusted,
 };

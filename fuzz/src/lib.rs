@@ -3,7 +3,7 @@
 //! nova_core's parsing core, compiled for the host.
 //!
 //! Every Validator of the driver keeps its logic in files that use nothing of the kernel (see
-//! `untrusted.rs`): the identification registers (`gpu.rs`), the PCI function (`pci.rs`), the
+//! `untrusted.rs`): the identification registers (`chip.rs`), the PCI function (`pci.rs`), the
 //! firmware files (`firmware/{image,elf,bin_hdr,booter}.rs`), the GSP message queues
 //! (`gsp/msgq.rs`), the GSP's replies (`gsp/replies.rs`), its CPU sequence
 //! (`gsp/sequencer/commands.rs`), the FSP's messages (`fsp/protocol.rs`), the framebuffer
@@ -22,8 +22,8 @@
 #[path = "../../untrusted.rs"]
 pub(crate) mod untrusted;
 
-#[path = "../../gpu.rs"]
-pub(crate) mod gpu;
+#[path = "../../chip.rs"]
+pub(crate) mod chip;
 
 #[path = "../../pci.rs"]
 pub(crate) mod pci;

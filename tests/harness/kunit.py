@@ -10,7 +10,7 @@ from .settings import LINUX_SRC, ROOT
 
 
 # The module's KUnit suites; each must show up in the KTAP output.
-KUNIT_SUITES = ("nova_core_untrusted", "nova_core_regs", "nova_core_gpu", "nova_core_pci",
+KUNIT_SUITES = ("nova_core_untrusted", "nova_core_regs", "nova_core_chip", "nova_core_pci",
                 "nova_core_firmware", "nova_core_gsp", "nova_core_gsp_commands",
                 "nova_core_gsp_msgq", "nova_core_gsp_queues", "nova_core_gsp_replies",
                 "nova_core_gsp_bench", "nova_core_vbios", "nova_core_devinit",

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! How each family's GSP-RM is started, behind one interface: [`GspHal`] says what the GPU's own
+//! firmware must have finished before the driver reads the GPU, and what the start reads from
+//! the device first ([`GspHal::prepare`]); the [`Plan`] it returns starts GSP-RM.
+//!
+//! - Turing to Ada (`docs/boot-chain.md`): GFW boot done; the VBIOS and the framebuffer layout
+//!   read; FWSEC-FRTS carves WPR2 out of the framebuffer, then the booter starts GSP-RM.
+//! - Hopper and later (`docs/fsp-chain.md`): the FSP booted; the sizes GSP-FMC is given read;
+//!   the FSP starts GSP-FMC, which starts GSP-RM.
+//!
+//! Both plans start GSP-RM only with bus mastering on and the sysmem flush page registered
+//! (a falcon's reset writes to it), which their caller owns (`gpu.rs`); a GSP-RM that does not come up is stopped (or its memory leaked)
+//! before the error returns.
+
+use kernel::{
+    device::{
+        Bound,
+        Device, //
+    },
+    prelude::*,
+};
+
+use crate::{
+    bar0::SharedBar0,
+    chip::{
+        Identified,
+        Spec, //
+    },
+    fb::{
+        layout::{
+            FbLayout,
+            Wpr2, //
+        },
+        sizes::FmcSizes,
+    },
+    firmware::{
+        BootFiles,
+        GspFirmware,
+        Starter, //
+    },
+    fsp::{
+        hal::FspHal,
+        Fsp, //
+    },
+    fwsec::image::FwsecCommand,
+    gsp::{
+        boot::Gsp,
+        chain::ChainArgs,
+        fsp_chain::FspArgs,
+        teardown::{
+            BooterTeardown,
+            Teardown, //
+        },
+    },
+    pci::SystemFacts,
+    prom::{
+        Rom,
+        RomError, //
+    },
+    vbios::Vbios,
+};
+
+/// The family's way to GSP-RM.
+pub(crate) enum GspHal {
+    /// Turing to Ada: FWSEC-FRTS, then the booter.
+    Booter,
+    /// Hopper and later: the FSP, with the family's registers.
+    Fsp(&'static FspHal),
+}
+
+impl GspHal {
+    /// The way `spec`'s family starts GSP-RM.
+    pub(crate) fn of(spec: &Spec) -> Result<GspHal> {
+        if spec.architecture().boots_through_fwsec() {
+            Ok(GspHal::Booter)
+        } else {
+            FspHal::of(spec.chipset).map(GspHal::Fsp).ok_or(ENODEV)
+        }
+    }
+
+    /// Waits for the GPU's own firmware, which must be done before the driver reads what it set
+    /// up: GFW boot on Turing to Ada, the FSP's boot from Hopper on.
+    pub(crate) fn wait_ready(&self, dev: &Device, bar: &SharedBar0) -> Result {
+        match self {
+            GspHal::Booter => crate::devinit::wait_gfw_boot(dev, bar),
+            GspHal::Fsp(hal) => Fsp::new(bar, hal).wait_ready(dev),
+        }
+    }
+
+    /// Reads what the start needs from the device before anything is started, validated: the
+    /// VBIOS and the framebuffer layout (FWSEC), or the sizes GSP-FMC is given (FSP).
+    pub(crate) fn prepare(
+        &self,
+        dev: &Device,
+        bar: &SharedBar0,
+        id: &Identified,
+        fw: &GspFirmware,
+    ) -> Result<Plan> {
+        let spec = &id.spec;
+        Ok(match self {
+            GspHal::Booter => Plan::Booter(BooterPlan {
+                rom: read_vbios(dev, bar)?,
+                layout: crate::fb::read_layout(dev, bar, spec, fw)?,
+                boot0: id.regs.boot0,
+            }),
+            GspHal::Fsp(_) => Plan::Fsp(crate::fb::read_fmc_sizes(dev, bar, spec, fw)?),
+        })
+    }
+}
+
+/// What a family's start was prepared with.
+pub(crate) enum Plan {
+    Booter(BooterPlan),
+    Fsp(FmcSizes),
+}
+
+/// What the start of Turing to Ada reads at probe: the VBIOS, the framebuffer layout and
+/// `NV_PMC_BOOT_0` as identified.
+pub(crate) struct BooterPlan {
+    rom: Rom,
+    layout: FbLayout,
+    boot0: u32,
+}
+
+/// What both starts are given.
+pub(crate) struct StartArgs<'a> {
+    pub(crate) spec: Spec,
+    pub(crate) fw: &'a GspFirmware,
+    pub(crate) facts: &'a SystemFacts,
+}
+
+impl Plan {
+    /// Starts GSP-RM from `files` and waits for `GSP_INIT_DONE`; a GSP-RM that does not come up
+    /// is stopped (or its memory leaked) before the error returns.
+    pub(crate) fn start(
+        &self,
+        dev: &Device<Bound>,
+        bar: &SharedBar0,
+        args: StartArgs<'_>,
+        files: BootFiles,
+    ) -> Result<Gsp> {
+        let StartArgs { spec, fw, facts } = args;
+        match self {
+            Plan::Booter(plan) => plan.start(dev, bar, spec, fw, facts, files),
+            Plan::Fsp(sizes) => {
+                let args = FspArgs {
+                    spec,
+                    version: fw.version,
+                    sizes,
+                    facts,
+                };
+                crate::gsp::fsp_chain::start(dev, bar, args, files)
+            }
+        }
+    }
+}
+
+impl BooterPlan {
+    /// The VBIOS read at probe, for FWSEC-FRTS and FWSEC-SB; one that does not parse is named
+    /// in one line.
+    fn vbios(&self, dev: &Device) -> Result<Vbios<'_>> {
+        self.rom.vbios().map_err(|e| {
+            dev_err!(dev, "VBIOS: {}\n", e);
+            EINVAL
+        })
+    }
+
+    /// FWSEC-FRTS, then the booter. The teardown (FWSEC-SB, made before FWSEC-FRTS sets WPR2,
+    /// while the VBIOS is at hand, and `booter_unload`) undoes every failure once WPR2 is set:
+    /// the next probe finds WPR2 clear.
+    fn start(
+        &self,
+        dev: &Device<Bound>,
+        bar: &SharedBar0,
+        spec: Spec,
+        fw: &GspFirmware,
+        facts: &SystemFacts,
+        files: BootFiles,
+    ) -> Result<Gsp> {
+        let BootFiles {
+            gsp: rm,
+            starter: Starter::Booter { load, unload },
+        } = files
+        else {
+            return Err(EINVAL);
+        };
+        let sb =
+            crate::fwsec::prepare(dev, bar, spec.chipset, &self.vbios(dev)?, FwsecCommand::Sb)?;
+        let teardown = BooterTeardown {
+            chipset: spec.chipset,
+            boot0: self.boot0,
+            sb: Some(sb),
+            booter_unload: unload,
+        };
+        // Not this probe's WPR2: left as it is (the GPU needs a reset).
+        crate::fb::check_wpr2_unset(dev, bar)?;
+        let ran = self.vbios(dev).and_then(|vbios| {
+            crate::fwsec::run_frts(dev, bar, spec.chipset, self.boot0, &vbios, &self.layout)
+        });
+        if let Err(e) = ran {
+            if matches!(crate::fb::wpr2(bar), Ok(Wpr2::Set(_))) {
+                // Nothing of GSP-RM ran: WPR2 alone is undone.
+                Teardown::Booter(teardown).run(dev, bar, true);
+            }
+            return Err(e);
+        }
+        let args = ChainArgs {
+            spec,
+            version: fw.version,
+            boot0: self.boot0,
+            layout: &self.layout,
+            facts,
+        };
+        crate::gsp::chain::start(dev, bar, args, rm, load, teardown)
+    }
+}
+
+/// Reads the VBIOS through the PROM window and validates it: the FWSEC ucode the boot of Turing
+/// to Ada runs. A ROM that lies fails probe with one line naming what was wrong.
+fn read_vbios(dev: &Device, bar: &SharedBar0) -> Result<Rom> {
+    let rom = Rom::read(bar).map_err(|e| match e {
+        RomError::Invalid(e) => {
+            dev_err!(dev, "VBIOS: {}\n", e);
+            EINVAL
+        }
+        RomError::Window(e) => {
+            dev_err!(
+                dev,
+                "VBIOS: cannot read the PROM window (error {})\n",
+                e.to_errno()
+            );
+            e
+        }
+    })?;
+    if let Ok(vbios) = rom.vbios() {
+        dev_dbg!(dev, "VBIOS: {:#x} bytes read: {}\n", rom.len(), vbios);
+    }
+    Ok(rom)
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! GSP-RM once it came up, owned by the GPU object: shut down when it drops, and shared with
+//! the device's debugfs files meanwhile.
+
+use kernel::{
+    debugfs::Scope,
+    device::{
+        Bound,
+        Device, //
+    },
+    new_mutex,
+    prelude::*,
+    str::CStr,
+    sync::{
+        Arc,
+        Mutex, //
+    },
+};
+
+use crate::{
+    bar0::SharedBar0,
+    gsp::{
+        boot::Gsp,
+        logs::Logs, //
+    },
+};
+
+/// A running GSP-RM. Dropping it stops it ([`Gsp::shutdown`]: unloaded, then stopped through
+/// the chain's teardown; its memory freed only once it is seen stopped, otherwise leaked),
+/// after a benchmark running from debugfs ends, and before the debugfs files go.
+#[pin_data(PinnedDrop)]
+pub(crate) struct RunningGsp<'bound> {
+    dev: &'bound Device<Bound>,
+    #[pin]
+    files: Scope<Shared>,
+}
+
+/// What GSP-RM shares with the device's debugfs files, whose data must not borrow: BAR0, GSP-RM
+/// itself and its log buffers.
+#[pin_data]
+pub(crate) struct Shared {
+    pub(crate) bar: SharedBar0,
+    /// GSP-RM, until its owner's drop takes it.
+    #[pin]
+    pub(crate) gsp: Mutex<Option<Gsp>>,
+    /// GSP-RM's log buffers (the chain through the booter), read through debugfs; the GSP
+    /// holds them too, and keeps them for good if it cannot be stopped.
+    pub(crate) logs: Option<Arc<Logs>>,
+}
+
+impl Shared {
+    /// Whether GSP-RM runs (and has not been taken by its owner's drop).
+    pub(crate) fn has_gsp(&self) -> bool {
+        self.gsp.lock().is_some()
+    }
+}
+
+impl<'bound> RunningGsp<'bound> {
+    /// Takes GSP-RM over, with the debugfs directory `dir` of its files.
+    pub(crate) fn new<'a>(
+        dev: &'bound Device<Bound>,
+        bar: &SharedBar0,
+        gsp: Gsp,
+        dir: &'a CStr,
+    ) -> impl PinInit<Self, Error> + 'a
+    where
+        'bound: 'a,
+    {
+        let bar = bar.clone();
+        try_pin_init!(RunningGsp {
+            dev,
+            files <- crate::debugfs::device_dir(
+                dir,
+                try_pin_init!(Shared {
+                    bar,
+                    logs: gsp.logs(),
+                    gsp <- new_mutex!(Some(gsp)),
+                }),
+            ),
+        })
+    }
+
+    /// Asks GSP-RM for its static information and logs the line that says it is up.
+    pub(crate) fn greet(&self) -> Result {
+        let mut gsp = self.files.gsp.lock();
+        let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
+        let info = gsp.static_info(self.dev, &self.files.bar)?;
+        dev_info!(self.dev, "GSP {} up: {}\n", gsp.version(), info.name());
+        Ok(())
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for RunningGsp<'_> {
+    fn drop(self: Pin<&mut Self>) {
+        // Waits for a benchmark holding GSP-RM.
+        let gsp = self.files.gsp.lock().take();
+        if let Some(gsp) = gsp {
+            gsp.shutdown(self.dev, &self.files.bar);
+        }
+    }
+}
