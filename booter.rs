@@ -93,13 +93,9 @@ fn load(
                 engine: FuseEngine::Sec2,
                 index: usize::from(booter.ucode_id) - 1,
             };
-            let FuseVersion(v) = match bar
+            let Ok(FuseVersion(v)) = bar
                 .with(|bar| read_fuse(bar, reg))??
-                .validate_ref::<FuseVersion>()
-            {
-                Ok(v) => v,
-                Err(never) => match never {},
-            };
+                .validate_ref::<FuseVersion>();
             Some(v)
         }
         None => None,
@@ -128,7 +124,7 @@ fn load(
     sec2.reset(boot0)?;
     sec2.dma_to_sysmem(0)?;
     let dmem = booter.dmem();
-    let part = |s: &crate::fwsec::image::Segment| -> Result<&[u8]> {
+    let part = |s: &crate::falcon::load::Segment| -> Result<&[u8]> {
         let start = usize::try_from(s.src)?;
         let end = start.checked_add(usize::try_from(s.len)?).ok_or(EINVAL)?;
         image.get(start..end).ok_or(EINVAL)
@@ -149,7 +145,7 @@ fn load(
         Some(brom) => {
             let mut buf = CoherentBox::<[u8]>::zeroed_slice(
                 dev,
-                image.len().next_multiple_of(crate::fwsec::image::BLOCK),
+                image.len().next_multiple_of(crate::falcon::load::BLOCK),
                 GFP_KERNEL,
             )?;
             buf.get_mut(..image.len())

@@ -3,7 +3,9 @@
 //! The per-device debugfs directory, `nova_core-<pci device>/` at the debugfs root, and what it
 //! holds:
 //!
-//! - `bench` (write-only, on a device whose GSP is up): write an iteration count, e.g.
+//! - `bench` (write-only, on a device whose GSP is up, in a module built with
+//!   `CONFIG_NOVA_CORE_BENCH`, which the project's test builds set and a shipped module does
+//!   not): write an iteration count, e.g.
 //!   `echo 200 > /sys/kernel/debug/nova_core-0000:00:04.0/bench`, and the GSP message-path
 //!   benchmarks (`gsp/bench.rs`) run; their figures go to the kernel log. The write returns once
 //!   they are done, with the benchmark's error if it failed; a count that does not validate is
@@ -19,21 +21,10 @@
 use kernel::{
     debugfs::Scope,
     prelude::*,
-    str::CStr,
-    uaccess::UserSliceReader, //
+    str::CStr, //
 };
 
-use crate::{
-    gsp::bench::{
-        self,
-        request::{
-            Iterations,
-            MAX_REQUEST, //
-        },
-    },
-    gsp::running::Shared,
-    untrusted::Untrusted,
-};
+use crate::gsp::running::Shared;
 
 /// The directory `name` holding the files of the GSP-RM whose shared data `shared` initialises.
 pub(crate) fn device_dir<'a>(
@@ -41,8 +32,9 @@ pub(crate) fn device_dir<'a>(
     shared: impl PinInit<Shared, Error> + 'a,
 ) -> impl PinInit<Scope<Shared>, Error> + 'a {
     Scope::dir(shared, name, |shared, dir| {
+        #[cfg(CONFIG_NOVA_CORE_BENCH)]
         if shared.has_gsp() {
-            dir.write_only_callback_file(c"bench", shared, &bench_write);
+            dir.write_only_callback_file(c"bench", shared, &crate::gsp::bench::write);
         }
         if let Some(logs) = &shared.logs {
             dir.read_binary_file(c"loginit", logs.init.memory());
@@ -50,36 +42,4 @@ pub(crate) fn device_dir<'a>(
             dir.read_binary_file(c"logrm", logs.rm.memory());
         }
     })
-}
-
-/// A write to `bench`: validates the iteration count, then runs the benchmarks with the GSP
-/// held, so that an unbind meanwhile waits for them to end.
-fn bench_write(shared: &Shared, request: &mut UserSliceReader) -> Result {
-    let dev = shared.bar.device();
-    let len = request.len();
-    let mut buf = [0u8; MAX_REQUEST];
-    let text = buf.get_mut(..len).ok_or_else(|| {
-        dev_err!(
-            dev,
-            "bench: a {}-byte request refused: an iteration count takes at most {} bytes\n",
-            len,
-            MAX_REQUEST
-        );
-        EINVAL
-    })?;
-    request.read_slice(text)?;
-    let Iterations(n) = Untrusted::new_untrusted_ref(&*text)
-        .validate_ref::<Iterations>()
-        .map_err(|e| {
-            match core::str::from_utf8(text.trim_ascii()) {
-                Ok(text) => dev_err!(dev, "bench: {:?} refused: {}\n", text, e),
-                Err(_) => dev_err!(dev, "bench: a request that is not text refused: {}\n", e),
-            }
-            EINVAL
-        })?;
-    let mut gsp = shared.gsp.lock();
-    // Taken by unbind: the device is going.
-    let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
-    bench::run(dev, &shared.bar, gsp, n)
-        .inspect_err(|e| dev_err!(dev, "bench: failed (error {})\n", e.to_errno()))
 }

@@ -36,27 +36,37 @@ use crate::{
         SharedBar0, //
     },
     chip::Chipset,
-    fwsec::image::{
-        BromParams,
-        Segment,
-        BLOCK, //
-    },
     untrusted::Untrusted,
 };
 
 pub(crate) mod gsp;
 mod hal;
+pub(crate) mod load;
 pub(crate) mod regs;
 pub(crate) mod sec2;
 pub(crate) mod state;
 
-use crate::fsp::protocol::LockdownRegs;
 use hal::FalconHal;
+use load::{
+    BromParams,
+    Segment,
+    BLOCK, //
+};
 use state::{
     Cond,
     Holds,
+    LockdownRegs,
     NotYet, //
 };
+
+/// The low and high halves of a DMA address, for a pair of mailboxes.
+pub(crate) fn halves(address: u64) -> (u32, u32) {
+    let [l0, l1, l2, l3, h0, h1, h2, h3] = address.to_le_bytes();
+    (
+        u32::from_le_bytes([l0, l1, l2, l3]),
+        u32::from_le_bytes([h0, h1, h2, h3]),
+    )
+}
 
 /// The base of an engine's `PFALCON` registers.
 pub(crate) struct PFalconBase(());

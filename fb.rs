@@ -145,10 +145,8 @@ pub(crate) fn wpr2(bar: &SharedBar0) -> Result<Wpr2> {
             hi: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_HI).into_raw(),
         })
     })?;
-    match regs.validate::<Wpr2>() {
-        Ok(w) => Ok(w),
-        Err(never) => match never {},
-    }
+    let Ok(wpr2) = regs.validate::<Wpr2>();
+    Ok(wpr2)
 }
 
 /// Refuses to go on when WPR2 is already set: FWSEC-FRTS cannot create it again until the GPU

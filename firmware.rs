@@ -26,14 +26,15 @@ use crate::{
 pub(crate) mod bin_hdr;
 pub(crate) mod booter;
 pub(crate) mod elf;
+pub(crate) mod error;
 pub(crate) mod fmc;
 pub(crate) mod image;
 pub(crate) mod riscv;
 
+pub(crate) use error::FwError;
 pub(crate) use image::{
     validate_file,
     FileKind,
-    FwError,
     FwVersion,
     Validated, //
 };
@@ -53,6 +54,23 @@ pub(crate) fn path(chipset: Chipset, kind: FileKind, version: FwVersion) -> Resu
         kind.name(),
         version.name()
     ))
+}
+
+/// The generic bootloader's file name stem.
+pub(crate) const GEN_BOOTLOADER: &str = "gen_bootloader";
+
+/// The version the generic bootloader is shipped under.
+pub(crate) const GEN_BOOTLOADER_VERSION: FwVersion = FwVersion::R570_144;
+
+/// The same bootloader under its older name in the chip's folder, in every package that has
+/// Turing files (nouveau's `nvkm/subdev/gsp/fwsec.c` loads it for FWSEC): taken where the
+/// package has no 570.144 files. The host tests check that both files hold the same code.
+pub(crate) const ACR_BOOTLOADER: &str = "acr/bl.bin";
+
+/// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, which runs
+/// no FWSEC-FRTS but runs FWSEC-SB at teardown).
+pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
+    chipset.boots_like_turing()
 }
 
 /// The GSP firmware set chosen for a device: every file present and valid.
@@ -350,19 +368,15 @@ impl<const N: usize> ModInfoBuilder<N> {
                 }
                 v += 1;
             }
-            if crate::fwsec::needs_gen_bootloader(chipset) {
-                this = this.file(
-                    chipset,
-                    crate::fwsec::GEN_BOOTLOADER,
-                    crate::fwsec::GEN_BOOTLOADER_VERSION,
-                );
+            if needs_gen_bootloader(chipset) {
+                this = this.file(chipset, GEN_BOOTLOADER, GEN_BOOTLOADER_VERSION);
                 this = Self(
                     this.0
                         .new_entry()
                         .push("nvidia/")
                         .push(chipset.name())
                         .push("/")
-                        .push(crate::fwsec::ACR_BOOTLOADER),
+                        .push(ACR_BOOTLOADER),
                 );
             }
             c += 1;
@@ -761,15 +775,12 @@ mod tests {
                 let bl = CString::try_from_fmt(fmt!(
                     "nvidia/{}/gsp/{}-{}.bin",
                     chipset.name(),
-                    crate::fwsec::GEN_BOOTLOADER,
-                    crate::fwsec::GEN_BOOTLOADER_VERSION.name()
+                    GEN_BOOTLOADER,
+                    GEN_BOOTLOADER_VERSION.name()
                 ))?;
-                let acr = CString::try_from_fmt(fmt!(
-                    "nvidia/{}/{}",
-                    chipset.name(),
-                    crate::fwsec::ACR_BOOTLOADER
-                ))?;
-                requested |= crate::fwsec::needs_gen_bootloader(chipset)
+                let acr =
+                    CString::try_from_fmt(fmt!("nvidia/{}/{}", chipset.name(), ACR_BOOTLOADER))?;
+                requested |= needs_gen_bootloader(chipset)
                     && (bl.to_bytes() == name || acr.to_bytes() == name);
                 for &version in FwVersion::ALL {
                     for &kind in FileKind::for_arch(chipset.arch()) {

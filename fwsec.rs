@@ -60,7 +60,12 @@ use crate::{
         FbLayout,
         Wpr2Regs, //
     },
-    firmware::FwVersion,
+    firmware::{
+        needs_gen_bootloader,
+        ACR_BOOTLOADER,
+        GEN_BOOTLOADER,
+        GEN_BOOTLOADER_VERSION, //
+    },
     regs,
     untrusted::Untrusted,
     vbios::Vbios,
@@ -68,6 +73,8 @@ use crate::{
 
 pub(crate) mod image;
 pub(crate) mod outcome;
+
+use crate::falcon::load::BLOCK;
 
 use image::{
     BootloaderDesc,
@@ -77,8 +84,7 @@ use image::{
     FwsecError,
     FwsecImage,
     GenBootloader,
-    SignatureChoice,
-    BLOCK, //
+    SignatureChoice, //
 };
 use outcome::{
     FrtsDone,
@@ -89,23 +95,6 @@ use outcome::{
 
 /// How long FWSEC-FRTS may run (upstream's bound; it takes milliseconds).
 const HALT_TIMEOUT: Delta = Delta::from_secs(2);
-
-/// The generic bootloader's file name stem.
-pub(crate) const GEN_BOOTLOADER: &str = "gen_bootloader";
-
-/// The version the generic bootloader is shipped under.
-pub(crate) const GEN_BOOTLOADER_VERSION: FwVersion = FwVersion::R570_144;
-
-/// The same bootloader under its older name in the chip's folder, in every package that has
-/// Turing files (nouveau's `nvkm/subdev/gsp/fwsec.c` loads it for FWSEC): taken where the
-/// package has no 570.144 files. The host tests check that both files hold the same code.
-pub(crate) const ACR_BOOTLOADER: &str = "acr/bl.bin";
-
-/// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, which runs
-/// no FWSEC-FRTS but runs FWSEC-SB at teardown).
-pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
-    chipset.boots_like_turing()
-}
 
 /// Reads the signature fuse register `reg`.
 pub(crate) fn read_fuse(bar: &Bar0<'_>, reg: FuseRegister) -> Result<Untrusted<u32>> {

@@ -48,7 +48,10 @@ use crate::{
             GspHal,
             StartArgs, //
         },
-        running::RunningGsp,
+        running::{
+            RunningGsp,
+            Shared, //
+        },
     },
     pci::{
         Bar0Len,
@@ -110,7 +113,8 @@ impl<'bound> Gpu<'bound> {
                         fw: &fw,
                         facts: &facts,
                     };
-                    RunningGsp::new(dev, &bar, plan.start(dev, &bar, args, files)?, &dir)
+                    let gsp = plan.start(dev, &bar, args, files)?;
+                    RunningGsp::new(dev, crate::debugfs::device_dir(&dir, Shared::new(&bar, gsp)))
                 },
                 _: {
                     gsp.greet()?;

@@ -16,6 +16,7 @@ use crate::firmware::FwVersion;
 #[macro_use]
 pub(crate) mod versions;
 
+#[cfg(CONFIG_NOVA_CORE_BENCH)]
 pub(crate) mod bench;
 pub(crate) mod boot;
 pub(crate) mod chain;
@@ -23,6 +24,7 @@ pub(crate) mod commands;
 pub(crate) mod fsp_chain;
 pub(crate) mod fw;
 pub(crate) mod hal;
+pub(crate) mod libos;
 pub(crate) mod logs;
 pub(crate) mod msgq;
 pub(crate) mod queues;

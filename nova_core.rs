@@ -76,14 +76,13 @@ kernel_display!(
     fsp::protocol::ReplyError,
     firmware::FwVersion,
     firmware::FwError,
-    firmware::booter::BooterError,
+    firmware::error::BooterError,
     firmware::Validated<'_>,
     fwsec::image::FwsecError,
     fwsec::outcome::FrtsError,
     fwsec::outcome::SbError,
     falcon::state::Failed,
     gsp::sequencer::poll::PollMismatch,
-    gsp::bench::request::BadRequest,
     gsp::msgq::MsgError,
     gsp::replies::StaticInfoError,
     gsp::sequencer::commands::SeqError,
@@ -92,3 +91,6 @@ kernel_display!(
     vbios::Vbios<'_>,
     vbios::VbiosError,
 );
+
+#[cfg(CONFIG_NOVA_CORE_BENCH)]
+kernel_display!(gsp::bench::request::BadRequest);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What the driver decides from what the PCI function reports: whether BAR0 holds the registers,
-//! whether the function is the project's emulated GPU, and the facts forwarded to the GSP.
+//! and the facts forwarded to the GSP.
 //!
 //! The BAR sizes and the identifiers come from the device's configuration space; the BAR
 //! addresses are the PCI core's, but whether a BAR exists at all is the device's word. All of it
@@ -179,7 +179,7 @@ impl Validator<(&Untrusted<PciFunction>, Architecture)> for SystemFacts {
 mod tests {
     use super::*;
 
-    /// The emulated GA102 as QEMU places it.
+    /// A GA102 function with its BARs placed as a host would place them.
     fn function() -> PciFunction {
         PciFunction {
             bar0: ReportedBar {

@@ -9,7 +9,10 @@
 
 use kernel::prelude::*;
 
-use crate::{chip::Chipset, fwsec::image::BromParams};
+use crate::{
+    chip::Chipset,
+    falcon::load::BromParams, //
+};
 
 use super::{
     Falcon,

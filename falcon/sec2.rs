@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! SEC2's falcon: the booter runs on it (issue 15).
+//! SEC2's falcon: the booter runs on it.
 
 use kernel::io::register::RegisterBase;
 

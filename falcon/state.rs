@@ -183,3 +183,12 @@ impl Validator<(&Untrusted<u32>, Cond)> for Holds {
         }
     }
 }
+
+/// HWCFG2 and both mailboxes, as a falcon answers them: where a boot that the falcon's
+/// firmware runs on its own stands (GSP-FMC's lockdown, Hopper and later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LockdownRegs {
+    pub(crate) hwcfg2: u32,
+    pub(crate) mailbox0: u32,
+    pub(crate) mailbox1: u32,
+}

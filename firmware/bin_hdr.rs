@@ -15,7 +15,7 @@ use crate::untrusted::{
     Validator, //
 };
 
-use super::FwError;
+use super::error::FwError;
 
 /// Magic number of the header (NVIDIA's PCI vendor id).
 const BIN_MAGIC: u32 = 0x10de;

@@ -15,7 +15,7 @@ use crate::untrusted::{
     Validator, //
 };
 
-use super::FwError;
+use super::error::FwError;
 
 /// ELF identification bytes.
 const ELF_MAGIC: &[u8; 4] = b"\x7fELF";

@@ -25,7 +25,7 @@ use super::{
         Section,
         Sections, //
     },
-    image::FwError,
+    error::FwError,
 };
 
 /// The validated FMC image: its four sections, borrowed from the file.

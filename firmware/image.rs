@@ -21,14 +21,12 @@ use crate::{
 
 use super::{
     bin_hdr::BinFile,
-    booter::{
-        BooterError,
-        BooterImage, //
-    },
+    booter::BooterImage,
     elf::{
         Section,
         Sections, //
     },
+    error::FwError,
     fmc::FmcImage,
 };
 
@@ -67,51 +65,6 @@ impl FileKind {
             ],
             Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
                 &[FileKind::Fmc, FileKind::Bootloader, FileKind::Gsp]
-            }
-        }
-    }
-}
-
-/// Why a firmware file was rejected.
-#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
-pub(crate) enum FwError {
-    /// The file is empty.
-    Empty,
-    /// The file ends inside the named structure.
-    Truncated(&'static str),
-    /// The file does not start with the expected magic number.
-    BadMagic,
-    /// The named structure points outside the file.
-    OutOfFile(&'static str),
-    /// The file is inconsistent in the way described.
-    Malformed(&'static str),
-    /// A required section is missing.
-    MissingSection(&'static str),
-    /// `.fwversion` names another version than the file name.
-    VersionMismatch,
-    /// A booter file's HS headers are wrong in the way described.
-    Booter(BooterError),
-    /// A section is not of the size its consumer takes.
-    SectionSize {
-        name: &'static str,
-        got: usize,
-        want: usize,
-    },
-}
-
-impl fmt::Display for FwError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FwError::Empty => f.write_str("file is empty"),
-            FwError::Truncated(what) => write!(f, "file ends inside the {what}"),
-            FwError::BadMagic => f.write_str("bad magic number"),
-            FwError::OutOfFile(what) => write!(f, "{what} lies outside the file"),
-            FwError::Malformed(what) => f.write_str(what),
-            FwError::MissingSection(name) => write!(f, "no {name} section"),
-            FwError::VersionMismatch => f.write_str(".fwversion does not match the file name"),
-            FwError::Booter(e) => fmt::Display::fmt(e, f),
-            FwError::SectionSize { name, got, want } => {
-                write!(f, "section {name} has {got} bytes, not {want}")
             }
         }
     }

@@ -16,7 +16,7 @@ use crate::untrusted::{
 
 use super::{
     bin_hdr::BinFile,
-    FwError, //
+    error::FwError, //
 };
 
 /// The descriptor's first members, as stored (`RM_RISCV_UCODE_DESC`, up to the monitor code's

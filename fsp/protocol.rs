@@ -16,9 +16,12 @@
 
 use core::fmt;
 
-use crate::untrusted::{
-    Untrusted,
-    Validator, //
+use crate::{
+    falcon::state::LockdownRegs,
+    untrusted::{
+        Untrusted,
+        Validator, //
+    },
 };
 
 /// The FSP's boot status once it can take messages.
@@ -311,14 +314,6 @@ impl Validator<(&Untrusted<[u8]>, u8)> for CotAccepted {
 const PRIV_LOCKED: u32 = 0xbadf_4100;
 /// HWCFG2's RISCV_BR_PRIV_LOCKDOWN bit: the GSP's RISC-V core still in lockdown.
 const HWCFG2_PRIV_LOCKDOWN: u32 = 1 << 13;
-
-/// The GSP falcon's registers while GSP-FMC boots.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LockdownRegs {
-    pub(crate) hwcfg2: u32,
-    pub(crate) mailbox0: u32,
-    pub(crate) mailbox1: u32,
-}
 
 /// Where GSP-FMC's boot stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,6 +25,11 @@ use core::fmt;
 use zerocopy::FromBytes;
 
 use crate::{
+    falcon::load::{
+        BromParams,
+        Segment,
+        BLOCK, //
+    },
     firmware::{
         bin_hdr::BinFile,
         FwError, //
@@ -56,9 +61,6 @@ pub(crate) const FRTS_CMD_SIZE: usize = READ_VBIOS_SIZE + FRTS_REGION_SIZE;
 const READ_VBIOS_FLAGS: u32 = 2;
 /// FRTS region type: video memory.
 const FRTS_REGION_TYPE_FB: u32 = 2;
-
-/// Falcon memory moves in blocks of 256 bytes (DMA transfers, IMEM tags).
-pub(crate) const BLOCK: usize = 256;
 
 /// The IMEM and DMEM the driver loads into: at most 64 KiB each (16-bit offsets).
 const FALCON_MEMORY: u64 = 0x1_0000;
@@ -232,26 +234,6 @@ impl Validator<(&Untrusted<u32>, SignatureVersions)> for SignatureChoice {
             index,
         })
     }
-}
-
-/// One part of the image and where it goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Segment {
-    /// Offset in the image.
-    pub(crate) src: u32,
-    /// Offset in the falcon memory.
-    pub(crate) dst: u32,
-    /// Bytes.
-    pub(crate) len: u32,
-}
-
-/// The boot ROM's parameters for a v3 image (GA102 and later).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BromParams {
-    /// DMEM offset of the signature.
-    pub(crate) pkc_data_offset: u32,
-    pub(crate) engine_id_mask: u16,
-    pub(crate) ucode_id: u8,
 }
 
 /// The FWSEC image to load: its size, where its parts go, and its patches.

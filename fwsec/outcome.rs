@@ -86,7 +86,6 @@ impl Validator<(&Untrusted<FrtsRegs>, Range<u64>)> for FrtsDone {
                 Ok(FrtsDone { wpr2 })
             }
             Ok(Wpr2::Set(wpr2)) => Err(FrtsError::Wpr2Elsewhere { wpr2, frts }),
-            Err(never) => match never {},
         }
     }
 }

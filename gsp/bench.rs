@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Benchmarks of the GSP message path, run on a device whose GSP is up when an iteration count
-//! is written to its debugfs file `bench` (`debugfs.rs`; `make bench`). The figures go to the
+//! is written to its debugfs file `bench` (`debugfs.rs`; `make bench`). Built only with
+//! `CONFIG_NOVA_CORE_BENCH` (the project's test builds; not a shipped module). The figures go to the
 //! kernel log; a failing benchmark fails the write and leaves the device bound.
 //!
 //! - The cost of writing one `GSP_SET_SYSTEM_INFO` payload (the versioned code) in place into
@@ -19,6 +20,7 @@ use kernel::{
         Instant,
         Monotonic, //
     },
+    uaccess::UserSliceReader,
 };
 
 use crate::{
@@ -31,13 +33,20 @@ use crate::{
             Sink, //
         },
         queues::Queues,
-        shared::RamMemory,
+        running::Shared,
+        shared::ram::RamMemory,
         Function,
     },
     pci::SystemFacts,
+    untrusted::Untrusted,
 };
 
 pub(crate) mod request;
+
+use request::{
+    Iterations,
+    MAX_REQUEST, //
+};
 
 /// How long one request may run, whatever its count and however slowly the GSP answers: the
 /// write that asked, and an unbind meanwhile, wait for it.
@@ -249,4 +258,36 @@ pub(crate) fn run(dev: &Device, bar: &SharedBar0, gsp: &mut Gsp, iterations: u32
         u64::from(iterations) * 1_000_000 / us
     );
     Ok(())
+}
+
+/// A write to `bench`: validates the iteration count, then runs the benchmarks with the GSP
+/// held, so that an unbind meanwhile waits for them to end.
+pub(crate) fn write(shared: &Shared, request: &mut UserSliceReader) -> Result {
+    let dev = shared.bar.device();
+    let len = request.len();
+    let mut buf = [0u8; MAX_REQUEST];
+    let text = buf.get_mut(..len).ok_or_else(|| {
+        dev_err!(
+            dev,
+            "bench: a {}-byte request refused: an iteration count takes at most {} bytes\n",
+            len,
+            MAX_REQUEST
+        );
+        EINVAL
+    })?;
+    request.read_slice(text)?;
+    let Iterations(n) = Untrusted::new_untrusted_ref(&*text)
+        .validate_ref::<Iterations>()
+        .map_err(|e| {
+            match core::str::from_utf8(text.trim_ascii()) {
+                Ok(text) => dev_err!(dev, "bench: {:?} refused: {}\n", text, e),
+                Err(_) => dev_err!(dev, "bench: a request that is not text refused: {}\n", e),
+            }
+            EINVAL
+        })?;
+    let mut gsp = shared.gsp.lock();
+    // Taken by unbind: the device is going.
+    let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
+    run(dev, &shared.bar, gsp, n)
+        .inspect_err(|e| dev_err!(dev, "bench: failed (error {})\n", e.to_errno()))
 }

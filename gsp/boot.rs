@@ -11,7 +11,6 @@ use kernel::{
         Bound,
         Device, //
     },
-    dma::Coherent,
     io::Io,
     prelude::*,
     sync::Arc,
@@ -52,7 +51,10 @@ use crate::{
         queues::Queues,
         replies::StaticInfo,
         shared::CoherentMemory,
-        start::BootInput,
+        start::{
+            BootInput,
+            Shared, //
+        },
         teardown::Teardown,
         Function,
     },
@@ -61,7 +63,9 @@ use crate::{
     untrusted::Untrusted,
 };
 
-/// How long the GSP may take to come up (TCG guests with KASAN are slow).
+/// How long the GSP may take to come up, from its start to `GSP_INIT_DONE`: nouveau waits for
+/// that message as for any, 4,000,000 polls with a 1 to 2 µs sleep each (`rm/r535/rpc.c`,
+/// `r535_gsp_msg_recv`), seconds at the least.
 pub(crate) const INIT_TIMEOUT: Delta = Delta::from_secs(10);
 /// How long one RPC may take.
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
@@ -73,22 +77,9 @@ const UNLOAD_TIMEOUT: Delta = Delta::from_secs(5);
 /// wait for `LIBOS_INTERRUPT_PROCESSOR_SUSPENDED` (`gsp/boot.rs`, `shutdown_gsp`: 5 s).
 const SUSPEND_TIMEOUT: Delta = Delta::from_secs(5);
 /// How often a wait that finds the status queue empty checks the device itself: that the GPU
-/// is still there (a removed device reads all ones on PCIe, zeros under QEMU). Replies
+/// is still there (a removed device reads all ones on PCIe, or zeros). Replies
 /// normally come well within one interval, so the message path does not pay for it.
 const CHECK_INTERVAL: Delta = Delta::from_millis(10);
-
-/// Packs a LIBOS region name the way the firmware reads it: first character most significant.
-pub(crate) fn libos_id8(name: &str) -> u64 {
-    name.bytes()
-        .take(8)
-        .fold(0u64, |id, c| (id << 8) | u64::from(c))
-}
-
-/// The GSP's page: what LIBOS maps its regions in.
-pub(crate) const GSP_PAGE: usize = 0x1000;
-
-/// Size of the LIBOS arguments: one page.
-pub(crate) const LIBOS_ARGS_SIZE: usize = GSP_PAGE;
 
 /// Rings GSP-RM's doorbell (`NV_PGSP_QUEUE_HEAD(0)`): once up, GSP-RM reads its command queue
 /// after it.
@@ -141,51 +132,6 @@ impl kernel::fmt::Display for Named<'_> {
     }
 }
 
-/// The memory the GSP was given the addresses of.
-pub(crate) struct Shared {
-    queues: Queues<CoherentMemory>,
-    rmargs: Coherent<[u8]>,
-    libos: Coherent<[u8]>,
-    /// GSP-RM's log buffers, shared with debugfs; leaked with the rest, this reference keeps
-    /// them allocated for good.
-    logs: Arc<Logs>,
-    /// What the booter reads, until `GSP_INIT_DONE`.
-    boot_input: Option<BootInput>,
-}
-
-impl Shared {
-    pub(crate) fn new(
-        queues: Queues<CoherentMemory>,
-        rmargs: Coherent<[u8]>,
-        libos: Coherent<[u8]>,
-        logs: Arc<Logs>,
-    ) -> Shared {
-        Shared {
-            queues,
-            rmargs,
-            libos,
-            logs,
-            boot_input: None,
-        }
-    }
-
-    /// The LIBOS arguments' DMA address.
-    pub(crate) fn libos_address(&self) -> u64 {
-        self.libos.dma_address()
-    }
-
-    /// Leaks the DMA memory (the GSP may still use it); the driver's own buffers go.
-    fn leak(self) {
-        core::mem::forget((
-            self.queues.into_memory(),
-            self.rmargs,
-            self.libos,
-            self.logs,
-            self.boot_input,
-        ));
-    }
-}
-
 /// A started GSP: its queues and the memory it was given.
 ///
 /// A GSP may touch its memory at any time until it is stopped, so that memory goes back to
@@ -219,39 +165,6 @@ impl Drop for Gsp {
             }
         }
     }
-}
-
-/// The command queue, its region and RMARGS (the queues' place) for `version`.
-pub(crate) fn queues_and_rmargs(
-    dev: &Device<Bound>,
-    version: FwVersion,
-) -> Result<(Queues<CoherentMemory>, Coherent<[u8]>)> {
-    let region = CoherentMemory::new(dev)?;
-    let base = region.dma_address();
-    let queues = Queues::new(region, base)?;
-    let (cmdq, statq) = queues.offsets();
-    dev_dbg!(
-        dev,
-        "GSP queues: {} pages at DMA {:#x}, command queue at +{:#x}, status queue at +{:#x}\n",
-        queues.pages(),
-        base,
-        cmdq,
-        statq
-    );
-    let mut rmargs = KVec::new();
-    version.write_rmargs(
-        base,
-        u32::try_from(queues.pages())?,
-        u64::try_from(cmdq)?,
-        u64::try_from(statq)?,
-        &mut rmargs,
-    )?;
-    // LIBOS maps whole pages: the region is one page, the arguments at its start.
-    if rmargs.len() > GSP_PAGE {
-        return Err(EOVERFLOW);
-    }
-    rmargs.resize(GSP_PAGE, 0, GFP_KERNEL)?;
-    Ok((queues, Coherent::from_slice(dev, &rmargs, GFP_KERNEL)?))
 }
 
 impl Gsp {
@@ -311,7 +224,7 @@ impl Gsp {
     /// Keeps what the booter reads until `GSP_INIT_DONE`.
     pub(crate) fn keep_boot_input(&mut self, input: BootInput) {
         match &mut self.shared {
-            Some(shared) => shared.boot_input = Some(input),
+            Some(shared) => shared.keep_boot_input(Some(input)),
             None => core::mem::forget(input),
         }
     }
@@ -319,7 +232,7 @@ impl Gsp {
     /// GSP-RM runs from WPR2: what the booter read goes.
     pub(crate) fn drop_boot_input(&mut self) {
         if let Some(shared) = &mut self.shared {
-            shared.boot_input = None;
+            shared.keep_boot_input(None);
         }
     }
 
@@ -358,7 +271,7 @@ impl Gsp {
 
     /// GSP-RM's log buffers, for debugfs.
     pub(crate) fn logs(&self) -> Option<Arc<Logs>> {
-        self.shared.as_ref().map(|s| s.logs.clone())
+        self.shared.as_ref().map(|s| s.logs().clone())
     }
 
     /// The firmware version the GSP runs.
@@ -368,7 +281,7 @@ impl Gsp {
 
     /// The queues, while the memory is the driver's.
     fn queues(&mut self) -> Result<&mut Queues<CoherentMemory>> {
-        self.shared.as_mut().map(|s| &mut s.queues).ok_or(ENODEV)
+        self.shared.as_mut().map(Shared::queues).ok_or(ENODEV)
     }
 
     /// Waits for a message of `function`: the reply to the command just sent, or an event.

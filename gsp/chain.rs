@@ -41,6 +41,7 @@ use crate::{
     chip::Spec,
     falcon::{
         gsp::Gsp as GspEngine,
+        halves,
         Falcon, //
     },
     fb::layout::FbLayout,
@@ -75,15 +76,6 @@ pub(crate) struct ChainArgs<'a> {
     pub(crate) boot0: u32,
     pub(crate) layout: &'a FbLayout,
     pub(crate) facts: &'a SystemFacts,
-}
-
-/// The low and high halves of a DMA address, for a pair of mailboxes.
-pub(crate) fn halves(address: u64) -> (u32, u32) {
-    let [l0, l1, l2, l3, h0, h1, h2, h3] = address.to_le_bytes();
-    (
-        u32::from_le_bytes([l0, l1, l2, l3]),
-        u32::from_le_bytes([h0, h1, h2, h3]),
-    )
 }
 
 /// Starts GSP-RM through the booter and waits for `GSP_INIT_DONE`. `rm` and `booter_load` are

@@ -650,7 +650,7 @@ mod tests {
 
     #[test]
     fn libos_arguments_name_their_regions() -> Result {
-        use crate::gsp::boot::libos_id8;
+        use crate::gsp::libos::libos_id8;
         assert_eq!(libos_id8("RMARGS"), 0x524d_4152_4753);
         let mut b = KVec::new();
         let region = LibosRegion {

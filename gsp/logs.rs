@@ -25,7 +25,7 @@ use kernel::{
 /// Pages per buffer.
 const PAGES: usize = 16;
 /// The GSP's page.
-const PAGE: usize = super::boot::GSP_PAGE;
+const PAGE: usize = super::libos::GSP_PAGE;
 /// A buffer's size in bytes.
 pub(crate) const LOG_SIZE: usize = PAGES * PAGE;
 

@@ -63,9 +63,7 @@ pub(crate) enum MsgError {
     UnknownFunction(u32),
     /// A queue pointer lies outside the queue.
     BadPointer(u32),
-    /// A message that should continue a large RPC is another function.
-    NotAContinuation(u32),
-    /// The parts of a large RPC add up to more than expected.
+    /// A payload of this many bytes does not fit a message.
     TooLong(usize),
     /// The driver ran out of memory for the message (not the GSP's fault).
     NoMemory,
@@ -93,10 +91,7 @@ impl fmt::Display for MsgError {
                 write!(f, "function {:#x} is unknown to this firmware version", n)
             }
             MsgError::BadPointer(p) => write!(f, "queue pointer {} lies outside the queue", p),
-            MsgError::NotAContinuation(n) => {
-                write!(f, "function {:#x} where a continuation record was due", n)
-            }
-            MsgError::TooLong(n) => write!(f, "continued RPC grows to {} bytes, too long", n),
+            MsgError::TooLong(n) => write!(f, "a payload of {} bytes does not fit a message", n),
         }
     }
 }
@@ -163,54 +158,6 @@ impl Validator<(&Untrusted<u32>, Ring)> for RingPtr {
         } else {
             Err(MsgError::BadPointer(*ptr))
         }
-    }
-}
-
-/// Gathers an RPC reply that spans several messages (the first, then continuation records)
-/// into a buffer of the expected size.
-pub(crate) struct Reassembly<'a> {
-    buf: &'a mut [u8],
-    len: usize,
-}
-
-#[cfg_attr(
-    all(CONFIG_RUST, not(CONFIG_KUNIT)),
-    expect(
-        dead_code,
-        reason = "replies larger than one message are not read yet (GET_GSP_STATIC_INFO fits in one); TODO: the real boot's large replies (issue 15) reassemble through it"
-    )
-)]
-impl<'a> Reassembly<'a> {
-    /// Expects an RPC payload of `buf.len()` bytes in total.
-    pub(crate) fn new(buf: &'a mut [u8]) -> Reassembly<'a> {
-        Reassembly { buf, len: 0 }
-    }
-
-    /// Adds one message's payload; returns whether the RPC is complete. Every message after
-    /// the first must be a continuation record (`function == continuation`), and together they
-    /// must not exceed the expected size.
-    pub(crate) fn push(
-        &mut self,
-        function: u32,
-        continuation: u32,
-        payload: &[u8],
-    ) -> Result<bool, MsgError> {
-        if self.len != 0 && function != continuation {
-            return Err(MsgError::NotAContinuation(function));
-        }
-        let total = self.len.saturating_add(payload.len());
-        let dest = self
-            .buf
-            .get_mut(self.len..total)
-            .ok_or(MsgError::TooLong(total))?;
-        dest.copy_from_slice(payload);
-        self.len = total;
-        Ok(self.len == self.buf.len())
-    }
-
-    /// The reassembled payload so far.
-    pub(crate) fn data(&self) -> &[u8] {
-        &self.buf[..self.len]
     }
 }
 
@@ -775,7 +722,7 @@ mod tests {
     }
 
     #[test]
-    fn large_rpc_splits_into_continuations_and_reassembles() -> Result {
+    fn large_rpc_splits_into_continuations() -> Result {
         let mut payload = KVVec::with_capacity(200_000, GFP_KERNEL)?;
         for i in 0..200_000u32 {
             payload.push(i as u8, GFP_KERNEL)?;
@@ -790,34 +737,26 @@ mod tests {
         // 200000 bytes in messages of at most 65456 bytes: four messages.
         assert_eq!(seq, 4);
 
-        let mut buf = KVVec::from_elem(0u8, payload.len(), GFP_KERNEL)?;
-        let mut whole = Reassembly::new(&mut buf);
+        // The parts, read back in order, are the payload: the first as the function, the rest
+        // as continuation records.
+        let mut whole = KVVec::with_capacity(payload.len(), GFP_KERNEL)?;
         let mut off = 0;
-        let mut done = false;
         for expected_seq in 0..seq {
             let m = v535(Untrusted::new_untrusted_ref(&ring[off..]), 16, expected_seq)
                 .map_err(errno)?;
-            let part = &ring[off + m.payload.0..off + m.payload.0 + m.payload.1];
-            done = whole.push(m.function, CONTINUATION, part).map_err(errno)?;
+            let function = if expected_seq == 0 {
+                SET_REGISTRY
+            } else {
+                CONTINUATION
+            };
+            assert_eq!(m.function, function);
+            whole.extend_from_slice(
+                &ring[off + m.payload.0..off + m.payload.0 + m.payload.1],
+                GFP_KERNEL,
+            )?;
             off += m.elements as usize * ELEMENT_SIZE;
         }
-        assert!(done);
-        assert_eq!(whole.data(), &payload[..]);
-        Ok(())
-    }
-
-    #[test]
-    fn reassembly_rejects_interleaved_and_overlong_parts() -> Result {
-        let cont = CONTINUATION;
-        let mut buf = [0u8; 10];
-        let mut r = Reassembly::new(&mut buf);
-        assert_eq!(r.push(SET_REGISTRY, cont, &[0; 4]), Ok(false));
-        assert_eq!(
-            r.push(SET_REGISTRY, cont, &[0; 4]),
-            Err(MsgError::NotAContinuation(SET_REGISTRY))
-        );
-        assert_eq!(r.push(cont, cont, &[0; 7]), Err(MsgError::TooLong(11)));
-        assert_eq!(r.push(cont, cont, &[0; 6]), Ok(true));
+        assert_eq!(&whole[..], &payload[..]);
         Ok(())
     }
 

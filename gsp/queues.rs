@@ -44,7 +44,6 @@ use crate::{
             DriverPointer,
             GspPointer,
             QueueMemory,
-            RamMemory,
             ENTRIES,
             PAGE,
             QUEUE_SIZE, //
@@ -52,6 +51,9 @@ use crate::{
     },
     untrusted::Untrusted,
 };
+
+#[cfg(any(CONFIG_KUNIT, CONFIG_NOVA_CORE_BENCH))]
+use crate::gsp::shared::ram::RamMemory;
 
 impl MsgError {
     /// The error code reported to callers of the queues: `ENOMEM` when the driver ran out of
@@ -444,6 +446,7 @@ impl<M: QueueMemory> Queues<M> {
     }
 }
 
+#[cfg(any(CONFIG_KUNIT, CONFIG_NOVA_CORE_BENCH))]
 impl Queues<RamMemory> {
     /// The memory, for the tests' simulated GSP side.
     #[cfg(CONFIG_KUNIT)]

@@ -33,7 +33,7 @@ use kernel::{
 };
 
 /// The GSP's page size, of the image's pages and of the tables'.
-const PAGE: usize = super::boot::GSP_PAGE;
+const PAGE: usize = super::libos::GSP_PAGE;
 
 /// `.fwimage` and its radix3 tables, mapped for the device.
 #[pin_data]

@@ -11,7 +11,6 @@ use kernel::{
     },
     new_mutex,
     prelude::*,
-    str::CStr,
     sync::{
         Arc,
         Mutex, //
@@ -51,34 +50,34 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// Whether GSP-RM runs (and has not been taken by its owner's drop).
+    #[cfg(CONFIG_NOVA_CORE_BENCH)]
     pub(crate) fn has_gsp(&self) -> bool {
         self.gsp.lock().is_some()
     }
 }
 
+impl Shared {
+    /// GSP-RM, to be shared with debugfs.
+    pub(crate) fn new(bar: &SharedBar0, gsp: Gsp) -> impl PinInit<Self, Error> {
+        let bar = bar.clone();
+        try_pin_init!(Shared {
+            bar,
+            logs: gsp.logs(),
+            gsp <- new_mutex!(Some(gsp)),
+        })
+    }
+}
+
 impl<'bound> RunningGsp<'bound> {
-    /// Takes GSP-RM over, with the debugfs directory `dir` of its files.
+    /// Takes over the GSP-RM `files` share (the debugfs directory holding it).
     pub(crate) fn new<'a>(
         dev: &'bound Device<Bound>,
-        bar: &SharedBar0,
-        gsp: Gsp,
-        dir: &'a CStr,
+        files: impl PinInit<Scope<Shared>, Error> + 'a,
     ) -> impl PinInit<Self, Error> + 'a
     where
         'bound: 'a,
     {
-        let bar = bar.clone();
-        try_pin_init!(RunningGsp {
-            dev,
-            files <- crate::debugfs::device_dir(
-                dir,
-                try_pin_init!(Shared {
-                    bar,
-                    logs: gsp.logs(),
-                    gsp <- new_mutex!(Some(gsp)),
-                }),
-            ),
-        })
+        try_pin_init!(RunningGsp { dev, files <- files })
     }
 
     /// Asks GSP-RM for its static information and logs the line that says it is up.

@@ -228,7 +228,7 @@ fn resume(
 ) -> Result {
     let gsp = ctx.gsp;
     gsp.reset(ctx.boot0)?;
-    let (lo, hi) = super::chain::halves(ctx.libos);
+    let (lo, hi) = crate::falcon::halves(ctx.libos);
     gsp.write_mailboxes(lo, hi)?;
     sec2.start_cpu()?;
     gsp.wait(Cond::Handoff, timeout)?.map_err(|e| {

@@ -28,22 +28,24 @@ use crate::{
         GspFiles, //
     },
     gsp::{
-        boot::{
-            libos_id8,
-            Shared,
-            LIBOS_ARGS_SIZE, //
-        },
         commands::{
             write_libos_args,
             LibosRegion,
             Placement,
             WprMetaArgs, //
         },
+        libos::{
+            libos_id8,
+            GSP_PAGE,
+            LIBOS_ARGS_SIZE, //
+        },
         logs::{
             Logs,
             LOG_SIZE, //
         },
+        queues::Queues,
         radix3::Radix3,
+        shared::CoherentMemory,
     },
 };
 
@@ -140,7 +142,7 @@ pub(crate) fn allocate(
     placement: Placement<'_>,
     images: Images<'_>,
 ) -> Result<(Shared, BootInput)> {
-    let (queues, rmargs) = super::boot::queues_and_rmargs(dev, version)?;
+    let (queues, rmargs) = queues_and_rmargs(dev, version)?;
     let logs = Arc::new(Logs::new(dev)?, GFP_KERNEL)?;
     let log_size = u64::try_from(LOG_SIZE)?;
     let regions = [
@@ -195,4 +197,97 @@ pub(crate) fn allocate(
             fmc: None,
         },
     ))
+}
+
+/// The command queue, its region and RMARGS (the queues' place) for `version`.
+pub(crate) fn queues_and_rmargs(
+    dev: &Device<Bound>,
+    version: FwVersion,
+) -> Result<(Queues<CoherentMemory>, Coherent<[u8]>)> {
+    let region = CoherentMemory::new(dev)?;
+    let base = region.dma_address();
+    let queues = Queues::new(region, base)?;
+    let (cmdq, statq) = queues.offsets();
+    dev_dbg!(
+        dev,
+        "GSP queues: {} pages at DMA {:#x}, command queue at +{:#x}, status queue at +{:#x}\n",
+        queues.pages(),
+        base,
+        cmdq,
+        statq
+    );
+    let mut rmargs = KVec::new();
+    version.write_rmargs(
+        base,
+        u32::try_from(queues.pages())?,
+        u64::try_from(cmdq)?,
+        u64::try_from(statq)?,
+        &mut rmargs,
+    )?;
+    // LIBOS maps whole pages: the region is one page, the arguments at its start.
+    if rmargs.len() > GSP_PAGE {
+        return Err(EOVERFLOW);
+    }
+    rmargs.resize(GSP_PAGE, 0, GFP_KERNEL)?;
+    Ok((queues, Coherent::from_slice(dev, &rmargs, GFP_KERNEL)?))
+}
+
+/// The memory the GSP was given the addresses of.
+pub(crate) struct Shared {
+    queues: Queues<CoherentMemory>,
+    rmargs: Coherent<[u8]>,
+    libos: Coherent<[u8]>,
+    /// GSP-RM's log buffers, shared with debugfs; leaked with the rest, this reference keeps
+    /// them allocated for good.
+    logs: Arc<Logs>,
+    /// What the booter reads, until `GSP_INIT_DONE`.
+    boot_input: Option<BootInput>,
+}
+
+impl Shared {
+    fn new(
+        queues: Queues<CoherentMemory>,
+        rmargs: Coherent<[u8]>,
+        libos: Coherent<[u8]>,
+        logs: Arc<Logs>,
+    ) -> Shared {
+        Shared {
+            queues,
+            rmargs,
+            libos,
+            logs,
+            boot_input: None,
+        }
+    }
+
+    /// The LIBOS arguments' DMA address.
+    pub(crate) fn libos_address(&self) -> u64 {
+        self.libos.dma_address()
+    }
+
+    /// The command and status queues.
+    pub(crate) fn queues(&mut self) -> &mut Queues<CoherentMemory> {
+        &mut self.queues
+    }
+
+    /// GSP-RM's log buffers.
+    pub(crate) fn logs(&self) -> &Arc<Logs> {
+        &self.logs
+    }
+
+    /// Keeps what the booter reads (until `GSP_INIT_DONE`), or lets it go.
+    pub(crate) fn keep_boot_input(&mut self, input: Option<BootInput>) {
+        self.boot_input = input;
+    }
+
+    /// Leaks the DMA memory (the GSP may still use it); the driver's own buffers go.
+    pub(crate) fn leak(self) {
+        core::mem::forget((
+            self.queues.into_memory(),
+            self.rmargs,
+            self.libos,
+            self.logs,
+            self.boot_input,
+        ));
+    }
 }

@@ -11,7 +11,7 @@ use kernel::{
     time::Delta, //
 };
 
-use crate::fwsec::image::BromParams;
+use crate::falcon::load::BromParams;
 
 use super::super::{
     regs,

@@ -67,7 +67,6 @@ use crate::{
         },
         msgq::{
             self,
-            Reassembly,
             Ring,
             RingPtr,
             ELEMENT_SIZE,
@@ -282,7 +281,7 @@ fn booter_promises(b: &BooterImage<'_>, file: &[u8], chip: Chipset) -> BooterFac
     let turing = chip.boots_like_turing();
     assert_eq!(b.imem_ns().is_some(), turing);
     assert_eq!(b.brom().is_some(), !turing);
-    let segment = |s: crate::fwsec::image::Segment| (s.src, s.dst, s.len);
+    let segment = |s: crate::falcon::load::Segment| (s.src, s.dst, s.len);
     for (src, dst, len) in b
         .imem_ns()
         .into_iter()
@@ -535,34 +534,6 @@ pub fn ring(data: &[u8]) {
         assert!(ring.used(r, w) < count && ring.free(r, w) < count);
         assert_eq!(ring.used(r, w) + ring.free(r, w), count - 1);
         assert!(ring.advance(r, u32_at(data, 12)) < count);
-    }
-}
-
-/// Reassembly of continuation records: parts of random sizes and functions never write
-/// outside the buffer, and complete only at its exact size.
-pub fn reassembly(data: &[u8]) {
-    let expected = usize::from(data.first().copied().unwrap_or(0));
-    let mut buf = vec![0u8; expected];
-    let mut r = Reassembly::new(&mut buf);
-    let mut total = 0usize;
-    for chunk in data.get(1..).unwrap_or(&[]).chunks(9) {
-        let Some((&len, _)) = chunk.split_first() else {
-            break;
-        };
-        let part = vec![0xa5u8; usize::from(len % 64)];
-        let function = if chunk.len() > 1 && chunk[1] & 1 == 1 {
-            73
-        } else {
-            71
-        };
-        match r.push(function, 71, &part) {
-            Ok(done) => {
-                total += part.len();
-                assert_eq!(done, total == expected);
-                assert_eq!(r.data().len(), total);
-            }
-            Err(_) => assert!(total + part.len() > expected || function != 71),
-        }
     }
 }
 
@@ -1121,7 +1092,6 @@ pub fn wpr2(lo: u32, hi: u32) -> Option<(u64, u64)> {
     match Untrusted::new_untrusted(Wpr2Regs { lo, hi }).validate::<Wpr2>() {
         Ok(Wpr2::Unset) => None,
         Ok(Wpr2::Set(r)) => Some((r.start, r.end)),
-        Err(never) => match never {},
     }
 }
 
@@ -1328,10 +1298,9 @@ pub fn halt_status(mailbox0: u32) -> Result<(), String> {
 
 /// A signature fuse register's version (its highest set bit, counted from 1).
 pub fn fuse_version(raw: u32) -> u32 {
-    match Untrusted::new_untrusted(raw).validate_ref::<crate::falcon::state::FuseVersion>() {
-        Ok(crate::falcon::state::FuseVersion(v)) => v,
-        Err(never) => match never {},
-    }
+    let Ok(crate::falcon::state::FuseVersion(v)) =
+        Untrusted::new_untrusted(raw).validate_ref::<crate::falcon::state::FuseVersion>();
+    v
 }
 
 /// What FWSEC-SB left, as teardown reads it.

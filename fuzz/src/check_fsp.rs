@@ -6,6 +6,7 @@
 
 use crate::{
     chip::Chipset,
+    falcon::state::LockdownRegs,
     fb::sizes::{
         FmcNeeds,
         FmcSizes, //
@@ -16,7 +17,6 @@ use crate::{
             Cot,
             CotAccepted,
             Lockdown,
-            LockdownRegs,
             Pending,
             QueuePointers,
             COT_MESSAGE_SIZE,

@@ -20,8 +20,8 @@ from .bench import bench_job, cmd_bench
 from .boots import run_jobs, table_jobs
 from .fuzzing import fuzz_sample
 from .gates import (audit_untrusted, check_boot_times, check_clippy, check_code_size,
-                    check_kconfig, check_make_run_vbios, check_modinfo, check_rust_analyzer,
-                    check_rustdoc, check_style)
+                    check_kconfig, check_make_run_vbios, check_modinfo, check_module_cycles,
+                    check_rust_analyzer, check_rustdoc, check_style)
 from .guest import boot, new_run_dir
 from .host_crates import cargo_tests
 from .kernel_log import device_lines
@@ -41,8 +41,8 @@ from .table import read_table, runnable
 
 def static_checks(run_dir, results):
     """Every check of `make test` that boots no guest: host crates, audit, style, lints,
-    documentation, Kconfig, out-of-tree output, release build, rust-analyzer, modinfo, code
-    size, the KUnit boot's firmware. Two lanes, one per core: the builds of the module in its
+    documentation, module cycles, Kconfig, out-of-tree output, release build, rust-analyzer,
+    modinfo, code size, the KUnit boot's firmware. Two lanes, one per core: the builds of the module in its
     own folder (clippy, rustdoc, rust-analyzer, then what reads their object), which must not
     overlap, and everything else (host crates, copies built elsewhere, text checks)."""
     def in_place(r):
@@ -57,6 +57,7 @@ def static_checks(run_dir, results):
     def elsewhere(r):
         cargo_tests(run_dir, r)
         audit_untrusted(r)
+        check_module_cycles(r)
         check_style(run_dir, r)
         check_kconfig(run_dir, r)
         check_separate_output(run_dir, r)

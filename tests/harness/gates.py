@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .settings import FW_ROOT, KERNEL, LINUX_SRC, MODULE_VARS, ROOT
+from .settings import FW_ROOT, KERNEL, LINUX_SRC, ROOT, TEST_MODULE_VARS
 
 
 def audit_untrusted(results):
@@ -37,6 +37,23 @@ def audit_untrusted(results):
                   "unlisted impl, impl "
                   "outside the core, generic impl and stale rows, and nothing else",
                   proc.returncode == 1 and found == expected, proc.stdout.strip())
+
+
+def check_module_cycles(results):
+    """The driver's modules depend one way (`scripts/module-cycles.py`), and the script does
+    find the one cycle planted in its fixture, and nothing that only looks like one."""
+    script = ROOT / "scripts" / "module-cycles.py"
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    results.check("modules: no cycle among the driver's modules", proc.returncode == 0,
+                  (proc.stdout + proc.stderr).strip())
+    proc = subprocess.run([sys.executable, str(script), str(ROOT / "tests" / "cycle-fixture"),
+                           "root.rs"], capture_output=True, text=True)
+    cycles = [l for l in proc.stdout.splitlines() if l.startswith("cycle")]
+    results.check("modules: the fixture's planted cycle is found, and none of its look-alikes "
+                  "(a test suite's, a re-export's, a child's, a doc link's dependency)",
+                  proc.returncode == 1 and len(cycles) == 1
+                  and cycles[0].startswith("cycle among 2 modules: falcon -> fwsec -> falcon"),
+                  (proc.stdout + proc.stderr).strip())
 
 
 # The files the style gates read: every source, script and text file of the project.
@@ -118,7 +135,7 @@ def check_clippy(run_dir, results):
                   "ptr_arg" in proc.stderr, proc.stderr[-300:])
     (ROOT / "nova_core.o").unlink(missing_ok=True)
     proc = subprocess.run(["make", "-s", "-C", str(KERNEL), f"M={ROOT}", "LLVM=1",
-                           *MODULE_VARS, "CLIPPY=1", "modules"],
+                           *TEST_MODULE_VARS, "CLIPPY=1", "modules"],
                           capture_output=True, text=True)
     log_file = run_dir / "clippy.log"
     log_file.write_text(proc.stdout + proc.stderr)

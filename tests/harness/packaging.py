@@ -12,7 +12,7 @@ from .gates import source_files
 from .emulator import PHASE_AFTER_UNBIND, accesses_in_phase
 from .guest import boot
 from .kernel_log import check_kernel_clean, device_lines
-from .settings import KERNEL, MODULE_VARS, RELEASE_KERNEL, ROOT
+from .settings import KERNEL, MODULE_VARS, RELEASE_KERNEL, ROOT, TEST_MODULE_VARS
 
 
 DKMS_VERSION = "0.1"  # dkms.conf's PACKAGE_VERSION
@@ -53,9 +53,10 @@ def check_separate_output(run_dir, results):
     shutil.rmtree(out, ignore_errors=True)
 
 
-def release_build(run_dir, name, extra=None):
+def release_build(run_dir, name, extra=None, variables=MODULE_VARS):
     """Builds a copy of the module's sources against the release-check kernel, Rust warnings
-    fatal; `extra` is appended to the copy's crate root. Returns (built, log)."""
+    fatal, with the make `variables` (a shipped module's by default); `extra` is appended to the
+    copy's crate root. Returns (built, log, the module's bytes)."""
     src, out = run_dir / f"{name}-src", run_dir / f"{name}-out"
     copy_module_sources(src)
     if extra:
@@ -64,14 +65,15 @@ def release_build(run_dir, name, extra=None):
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
     proc = subprocess.run(["make", "-s", "-C", str(RELEASE_KERNEL), f"M={src}", f"MO={out}",
-                           "LLVM=1", *MODULE_VARS, "KRUSTFLAGS=-Dwarnings",
+                           "LLVM=1", *variables, "KRUSTFLAGS=-Dwarnings",
                            "modules"], capture_output=True, text=True)
     log = proc.stdout + proc.stderr
     (run_dir / f"{name}.log").write_text(log)
     built = proc.returncode == 0 and (out / "nova_core.ko").exists()
+    module = (out / "nova_core.ko").read_bytes() if built else b""
     shutil.rmtree(src, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    return built, log
+    return built, log, module
 
 
 def check_release_build(run_dir, results):
@@ -82,16 +84,30 @@ def check_release_build(run_dir, results):
                   "CONFIG_KUNIT=y" not in config and "CONFIG_KASAN=y" not in config
                   and "CONFIG_RUST=y" in config, f"{RELEASE_KERNEL}/.config")
     fixture = "\n/// Used by nothing.\nfn nova_core_release_fixture() {}\n"
-    built, log = release_build(run_dir, "release-fixture", fixture)
+    built, log, _ = release_build(run_dir, "release-fixture", fixture)
     results.check("release build: an unused function fails the build",
                   not built and "nova_core_release_fixture" in log and "never used" in log,
                   f"see {run_dir / 'release-fixture.log'}")
-    built, log = release_build(run_dir, "release-build")
+    built, log, module = release_build(run_dir, "release-build")
     # Rust's diagnostics, and the tools' (objtool: "nova_core.o: warning: ...").
     warnings = [l for l in log.splitlines() if re.search(r"^(error|warning)|: (error|warning): ", l)]
     results.check("release build: the module builds without KUnit, Rust warnings fatal",
                   built and not warnings,
                   f"{warnings[:3]}; see {run_dir / 'release-build.log'}")
+    # The benchmark's log lines name it: the same build with the benchmark has them.
+    marker = b"bench: failed"
+    with_bench, bench_log, tested = release_build(run_dir, "release-bench",
+                                                  variables=TEST_MODULE_VARS)
+    bench_warnings = [l for l in bench_log.splitlines()
+                      if re.search(r"^(error|warning)|: (error|warning): ", l)]
+    results.check("release build: with CONFIG_NOVA_CORE_BENCH=y (the test builds' variables) "
+                  "too, warnings fatal",
+                  with_bench and not bench_warnings,
+                  f"{bench_warnings[:3]}; see {run_dir / 'release-bench.log'}")
+    results.check("release build: a shipped module has no benchmark, the test builds' has it",
+                  built and marker not in module and marker in tested,
+                  f"{marker!r} in the shipped module: {marker in module}, with "
+                  f"CONFIG_NOVA_CORE_BENCH=y: {marker in tested}")
 
 
 def check_dkms(run_dir, results):

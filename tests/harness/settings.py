@@ -18,9 +18,11 @@ KERNEL = CACHE / "kernel"
 # The kernel as distributions build it: no KUnit, no debugging (tests/kernel-release.config).
 RELEASE_KERNEL = CACHE / "kernel-release"
 
-# The make variables of a module build: the project's test builds (scripts/module.sh sets the
-# same), DKMS and the release check build the same module.
+# The make variables of a shipped module's build (DKMS and the release check build it), and of
+# the project's test builds (scripts/module.sh sets the same): the shipped module plus the
+# message-path benchmark.
 MODULE_VARS = ["CONFIG_NOVA_CORE_OOT=m"]
+TEST_MODULE_VARS = [*MODULE_VARS, "CONFIG_NOVA_CORE_BENCH=y"]
 
 LINUX_SRC = CACHE / "linux-src"
 

@@ -8,6 +8,8 @@ pub(crate) mod bin_hdr;
 pub(crate) mod booter;
 #[path = "../../../firmware/elf.rs"]
 pub(crate) mod elf;
+#[path = "../../../firmware/error.rs"]
+pub(crate) mod error;
 #[path = "../../../firmware/fmc.rs"]
 pub(crate) mod fmc;
 #[path = "../../../firmware/image.rs"]
@@ -15,4 +17,5 @@ pub(crate) mod image;
 #[path = "../../../firmware/riscv.rs"]
 pub(crate) mod riscv;
 
+pub(crate) use error::*;
 pub(crate) use image::*;
