@@ -79,7 +79,7 @@ gates: modules emu
 shell: modules emu
 	scripts/harness.sh shell --chipset $(CHIPSET) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
-# The full sweeps of the hostile-device and lifecycle tests (see the README's table).
+# The full sweeps of the hostile-device and lifecycle tests (the table in docs/figures.md).
 STRESS_CYCLES ?= 200
 STRESS_MODCYCLES ?= 50
 stress: modules emu

@@ -250,7 +250,7 @@ def check_rust_analyzer(run_dir, results):
 
 
 def check_boot_times(results):
-    """scripts/boot-times.py (the README's per-chip figures) reads a run's kernel log copies:
+    """scripts/boot-times.py (docs/figures.md's per-chip figures) reads a run's kernel log copies:
     a made-up boot of one GPU gives its steps' spans."""
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:

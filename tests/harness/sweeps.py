@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""`make stress`: every fault class swept in full, and the README's table of it."""
+"""`make stress`: every fault class swept in full, and the table of it in docs/figures.md."""
 
 import re
 import time
@@ -75,7 +75,7 @@ class StressClass:
 
 
 def cmd_stress(args):
-    """The full sweeps of issue #5's fault classes; prints the README's table."""
+    """The full sweeps of the hostile-device fault classes; prints docs/figures.md's table."""
     import random
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
