@@ -33,9 +33,7 @@ pub(crate) fn device_dir<'a>(
 ) -> impl PinInit<Scope<Shared>, Error> + 'a {
     Scope::dir(shared, name, |shared, dir| {
         #[cfg(CONFIG_NOVA_CORE_BENCH)]
-        if shared.has_gsp() {
-            dir.write_only_callback_file(c"bench", shared, &crate::gsp::bench::write);
-        }
+        dir.write_only_callback_file(c"bench", shared, &crate::gsp::bench::write);
         if let Some(logs) = &shared.logs {
             dir.read_binary_file(c"loginit", logs.init.memory());
             dir.read_binary_file(c"logintr", logs.intr.memory());

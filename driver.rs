@@ -3,10 +3,11 @@
 //! The PCI binding: NVIDIA display-class functions, each bound to a [`Gpu`] for as long as the
 //! binding lasts.
 //!
-//! Probe builds the GPU ([`Gpu::new`]); the GPU is the binding's device data, dropped by the
-//! driver core once the device is unbound or the module removed, and with it, by ownership and
-//! in order, everything probe started (nova-drm's device, GSP-RM, the sysmem flush page, bus
-//! mastering) and then the BAR0 mapping: no access to the device happens afterwards.
+//! Probe builds the GPU ([`Gpu::new`]); the GPU is the binding's device data. Unbind (the
+//! device's remove, at sysfs unbind and `rmmod`) stops what probe started, in order, while the
+//! device is still bound ([`Gpu::quiesce`]: nova-drm's device, GSP-RM, bus mastering, the
+//! sysmem flush page); the driver core then drops the GPU, and with it, by ownership, the
+//! memory and the BAR0 mapping: no access to the device happens afterwards.
 
 use kernel::{
     device::Core,
@@ -64,5 +65,9 @@ impl pci::Driver for NovaCore {
         _info: Option<&'bound Self::IdInfo>,
     ) -> impl PinInit<Self::Data<'bound>, Error> + 'bound {
         Gpu::new(pdev)
+    }
+
+    fn unbind<'bound>(_pdev: &'bound pci::Device<Core<'_>>, this: Pin<&Self::Data<'bound>>) {
+        this.quiesce();
     }
 }

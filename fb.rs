@@ -4,6 +4,11 @@
 //! validated ([`layout`], the parsing core), and the WPR2 registers; on Hopper and later the
 //! sizes GSP-FMC is given ([`sizes`], the parsing core); on every chip the sysmem flush page.
 
+use core::sync::atomic::{
+    AtomicBool,
+    Ordering, //
+};
+
 use kernel::{
     device,
     dma::CoherentHandle,
@@ -170,21 +175,23 @@ pub(crate) fn check_wpr2_unset(dev: &device::Device, bar: &SharedBar0) -> Result
 /// to system memory (a falcon's reset handshake does), registered before any falcon is reset
 /// and for as long as the binding lasts.
 ///
-/// Dropping it unregisters it, then frees it; a device whose BAR0 no longer answers keeps the
-/// page registered, and the page is leaked, never freed under the GPU. Whatever may still reset
-/// a falcon (GSP-RM and its teardown) must go before it.
+/// [`SysmemFlush::unregister`] takes it back from the GPU; dropping it unregisters it if that
+/// was not done, then frees it. A page whose unregistration did not reach the device (BAR0
+/// revoked) is leaked, never freed under the GPU. Whatever may still reset a falcon (GSP-RM
+/// and its teardown) must be stopped before, and bus mastering turned off.
 pub(crate) struct SysmemFlush {
     bar: SharedBar0,
     regs: FlushFamily,
     /// Freed on drop only once unregistered: the page must live while the GPU may write it.
     page: Option<CoherentHandle>,
+    registered: AtomicBool,
 }
 
 impl Drop for SysmemFlush {
     fn drop(&mut self) {
-        let unregistered = self.bar.with(|bar| write_flush(bar, self.regs, 0)).is_ok();
+        self.unregister();
         if let Some(page) = self.page.take() {
-            if !unregistered {
+            if self.registered.load(Ordering::Acquire) {
                 core::mem::forget(page);
             }
         }
@@ -243,7 +250,17 @@ impl SysmemFlush {
             bar: bar.clone(),
             regs,
             page: Some(page),
+            registered: AtomicBool::new(true),
         })
+    }
+
+    /// Unregisters the page (once; again does nothing), before it is freed.
+    pub(crate) fn unregister(&self) {
+        if self.registered.load(Ordering::Acquire)
+            && self.bar.with(|bar| write_flush(bar, self.regs, 0)).is_ok()
+        {
+            self.registered.store(false, Ordering::Release);
+        }
     }
 }
 

@@ -3,29 +3,32 @@
 //! The GPU as one object: what probe builds, and what goes, by ownership, when the binding
 //! ends.
 //!
-//! [`Gpu::new`] maps BAR0, identifies the chip ([`crate::chip`]), waits for the GPU's own firmware,
-//! loads and validates the GSP firmware, reads what the start needs ([`GspHal`]), then builds
-//! the object's parts, each one owning what it started:
+//! [`Gpu::new`] maps BAR0, identifies the chip ([`crate::chip`]), waits for the GPU's own
+//! firmware, loads and validates the GSP firmware, reads what the start needs ([`GspHal`]),
+//! sets the DMA mask, then builds the object's parts, each one owning what it started:
 //!
-//! | part      | built              | dropped                                               |
-//! |-----------|--------------------|-------------------------------------------------------|
-//! | `drm`     | last               | first: nova-drm's auxiliary device unregistered       |
-//! | `gsp`     | GSP-RM up          | GSP-RM shut down (its memory leaked if not stopped)   |
-//! | `flush`   | flush page set     | the page unregistered, then freed (or leaked)         |
-//! | `master`  | bus mastering on   | last: bus mastering off                               |
+//! | part     | built                  | stopped (unbind, or its drop) | its drop frees          |
+//! |----------|------------------------|-------------------------------|-------------------------|
+//! | `drm`    | last                   | first: nova-drm's device      |                         |
+//! | `gsp`    | GSP-RM up              | GSP-RM unloaded and stopped   | its memory, if stopped  |
+//! | `master` | bus mastering on       | bus mastering off             |                         |
+//! | `flush`  | first: page registered | the page unregistered         | the page, unregistered   |
 //!
-//! Fields drop in declaration order, and a probe that fails drops what it built in the reverse
-//! order of building, which is the same order: nothing the device may still use is freed before
-//! what uses it is stopped.
+//! Unbind stops the parts in that order while the device is still bound ([`Gpu::quiesce`]);
+//! then the fields drop in declaration order, and a probe that fails drops what it built in the
+//! reverse order of building, which is the same order. So the GPU can no longer reach system
+//! memory when the flush page goes, and nothing the device may still use is freed before what
+//! uses it is stopped.
 
 use kernel::{
     device::{
         Bound,
         Core, //
     },
-    pci,
+    new_mutex, pci,
     prelude::*,
     str::CString,
+    sync::Mutex,
 };
 
 use crate::{
@@ -71,11 +74,13 @@ use bus::BusMaster;
 /// A bound GPU whose GSP-RM runs; its parts in teardown order (see the module's table).
 #[pin_data]
 pub(crate) struct Gpu<'bound> {
-    _drm: DrmDevice<'bound>,
+    /// nova-drm's device, until [`Gpu::quiesce`] takes it.
+    #[pin]
+    drm: Mutex<Option<DrmDevice<'bound>>>,
     #[pin]
     gsp: RunningGsp<'bound>,
-    _flush: SysmemFlush,
-    _master: BusMaster<'bound>,
+    master: BusMaster<'bound>,
+    flush: SysmemFlush,
 }
 
 impl<'bound> Gpu<'bound> {
@@ -103,10 +108,11 @@ impl<'bound> Gpu<'bound> {
             let files = fw.boot.take().ok_or(ENOENT)?;
             let dir = CString::try_from_fmt(fmt!("nova_core-{}", dev.name()))?;
 
-            // Built in the reverse order of the fields: each part stands on the ones before it.
+            // Built in the reverse order of the fields: each part stands on the ones after it.
+            bus::set_dma_mask(pdev, &spec)?;
             Ok(try_pin_init!(Gpu {
-                _master: BusMaster::enable(pdev, &spec)?,
-                _flush: SysmemFlush::register(dev, &bar, &spec)?,
+                flush: SysmemFlush::register(dev, &bar, &spec)?,
+                master: BusMaster::enable(pdev),
                 gsp <- {
                     let args = StartArgs {
                         spec,
@@ -120,9 +126,22 @@ impl<'bound> Gpu<'bound> {
                     gsp.greet()?;
                 },
                 // GSP-RM is up: the DRM driver may stand on it.
-                _drm: DrmDevice::register(dev)?,
+                drm <- new_mutex!(Some(DrmDevice::register(dev)?)),
             }))
         })
+    }
+
+    /// Unbind: stops what the GPU started, in the fields' order, while the device is still
+    /// bound to the driver (its remove): nova-drm's device (taken out of the lock first:
+    /// nova-drm's unbind does not run under it), GSP-RM, bus mastering, the flush page. What is
+    /// left (memory, the mapping) goes when the GPU drops; a probe that fails undoes the same
+    /// steps through the drops alone.
+    pub(crate) fn quiesce(&self) {
+        let drm = self.drm.lock().take();
+        drop(drm);
+        self.gsp.stop();
+        self.master.clear();
+        self.flush.unregister();
     }
 }
 

@@ -2,11 +2,12 @@
 
 //! nova_core: core driver for NVIDIA GPUs built around the GPU System Processor (GSP).
 //!
-//! One probe, top to bottom: the PCI binding ([`driver`]) maps BAR0; the identification registers
-//! ([`regs`]) are read as [`untrusted::Untrusted`] values and validated into a trusted
-//! [`chip::Spec`]; the versioned GSP firmware for that chip is requested and validated
-//! ([`firmware`]), and the GSP interface implementation for that firmware version is picked
-//! ([`gsp`]).
+//! One probe, top to bottom: the PCI binding ([`driver`]) builds the GPU ([`gpu::Gpu`]), which
+//! maps BAR0; the identification registers ([`regs`]) are read as [`untrusted::Untrusted`]
+//! values and validated into a trusted [`chip::Spec`]; the versioned GSP firmware for that chip
+//! is requested and validated ([`firmware`]), the GSP interface implementation for that
+//! firmware version is picked ([`gsp`]), and the family's way to GSP-RM starts it
+//! ([`gsp::hal`]).
 
 mod aux;
 mod bar0;

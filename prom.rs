@@ -3,9 +3,8 @@
 //! The PROM window: the VBIOS as BAR0 shows it from `NV_PROM_DATA` (0x300000) on, read out
 //! as far as its image chain reaches and validated by [`crate::vbios`].
 //!
-//! The window is 1 MiB, and every word of it is one MMIO read (slow on silicon, slower on the
-//! emulated GPU), while the ROMs are far shorter: 17 to 30 KiB for the emulated GPU's, 321 KiB
-//! and 590 KiB for the two real boards the tests read. So the driver reads a first part,
+//! The window is 1 MiB, and every word of it is one MMIO read, while the ROMs are far shorter
+//! (321 KiB and 590 KiB for a TU106 and a GA104 board). So the driver reads a first part,
 //! validates it, and reads on only while the validator says the bytes end too early, as far as
 //! it says the walk needs, never past the window: [`vbios::read_in_parts`], which the host
 //! tests run on files, drives this file's [`Window`] over BAR0.

@@ -2,8 +2,8 @@
 
 //! Benchmarks of the GSP message path, run on a device whose GSP is up when an iteration count
 //! is written to its debugfs file `bench` (`debugfs.rs`; `make bench`). Built only with
-//! `CONFIG_NOVA_CORE_BENCH` (the project's test builds; not a shipped module). The figures go to the
-//! kernel log; a failing benchmark fails the write and leaves the device bound.
+//! `CONFIG_NOVA_CORE_BENCH` (the project's test builds; not a shipped module). The figures go to
+//! the kernel log; a failing benchmark fails the write and leaves the device bound.
 //!
 //! - The cost of writing one `GSP_SET_SYSTEM_INFO` payload (the versioned code) in place into
 //!   the command queue, framed and checksummed, for each firmware version: through [`FwVersion`]'s
@@ -66,7 +66,8 @@ impl Deadline {
 }
 
 /// Rounds of alternating measurements, after one warm-up round of each kind; the fastest
-/// round of each kind is reported (TCG guests are noisy; the minimum is the stable figure).
+/// round of each kind is reported (a guest, or a busy machine, is noisy; the minimum is the
+/// stable figure).
 const ROUNDS: u32 = 9;
 
 /// What the benchmark describes to the GSP: any facts will do.
@@ -286,7 +287,7 @@ pub(crate) fn write(shared: &Shared, request: &mut UserSliceReader) -> Result {
             EINVAL
         })?;
     let mut gsp = shared.gsp.lock();
-    // Taken by unbind: the device is going.
+    // Taken by `RunningGsp::stop`: the device is going.
     let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
     run(dev, &shared.bar, gsp, n)
         .inspect_err(|e| dev_err!(dev, "bench: failed (error {})\n", e.to_errno()))

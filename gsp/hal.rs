@@ -9,9 +9,9 @@
 //! - Hopper and later (`docs/fsp-chain.md`): the FSP booted; the sizes GSP-FMC is given read;
 //!   the FSP starts GSP-FMC, which starts GSP-RM.
 //!
-//! Both plans start GSP-RM only with bus mastering on and the sysmem flush page registered
-//! (a falcon's reset writes to it), which their caller owns (`gpu.rs`); a GSP-RM that does not come up is stopped (or its memory leaked)
-//! before the error returns.
+//! Both plans start GSP-RM only with bus mastering on and the sysmem flush page registered (a
+//! falcon's reset writes to it), which their caller owns (`gpu.rs`); a GSP-RM that does not come
+//! up is stopped (or its memory leaked) before the error returns.
 
 use kernel::{
     device::{

@@ -25,9 +25,10 @@ use crate::{
     },
 };
 
-/// A running GSP-RM. Dropping it stops it ([`Gsp::shutdown`]: unloaded, then stopped through
-/// the chain's teardown; its memory freed only once it is seen stopped, otherwise leaked),
-/// after a benchmark running from debugfs ends, and before the debugfs files go.
+/// A running GSP-RM. [`RunningGsp::stop`], or its drop, stops it ([`Gsp::shutdown`]: unloaded,
+/// then stopped through the chain's teardown; its memory freed only once it is seen stopped,
+/// otherwise leaked), after a benchmark running from debugfs ends, and before the debugfs files
+/// go.
 #[pin_data(PinnedDrop)]
 pub(crate) struct RunningGsp<'bound> {
     dev: &'bound Device<Bound>,
@@ -40,20 +41,12 @@ pub(crate) struct RunningGsp<'bound> {
 #[pin_data]
 pub(crate) struct Shared {
     pub(crate) bar: SharedBar0,
-    /// GSP-RM, until its owner's drop takes it.
+    /// GSP-RM, until [`RunningGsp::stop`] takes it.
     #[pin]
     pub(crate) gsp: Mutex<Option<Gsp>>,
     /// GSP-RM's log buffers (the chain through the booter), read through debugfs; the GSP
     /// holds them too, and keeps them for good if it cannot be stopped.
     pub(crate) logs: Option<Arc<Logs>>,
-}
-
-impl Shared {
-    /// Whether GSP-RM runs (and has not been taken by its owner's drop).
-    #[cfg(CONFIG_NOVA_CORE_BENCH)]
-    pub(crate) fn has_gsp(&self) -> bool {
-        self.gsp.lock().is_some()
-    }
 }
 
 impl Shared {
@@ -90,13 +83,19 @@ impl<'bound> RunningGsp<'bound> {
     }
 }
 
-#[pinned_drop]
-impl PinnedDrop for RunningGsp<'_> {
-    fn drop(self: Pin<&mut Self>) {
-        // Waits for a benchmark holding GSP-RM.
+impl RunningGsp<'_> {
+    /// Stops GSP-RM (once; again does nothing), after a benchmark holding it ends.
+    pub(crate) fn stop(&self) {
         let gsp = self.files.gsp.lock().take();
         if let Some(gsp) = gsp {
             gsp.shutdown(self.dev, &self.files.bar);
         }
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for RunningGsp<'_> {
+    fn drop(self: Pin<&mut Self>) {
+        self.stop();
     }
 }

@@ -7,10 +7,10 @@ modules).
 
 A file depends on the module a path resolves to (the longest prefix of the path that is a
 module with a file of its own, followed through `pub use` re-exports to the module that defines
-the item); a parent's `mod` declaration is not a dependency, and neither is a module's use of
-its own ancestors (a module and its submodules are one unit, the parent its interface, as a
-family's HAL files use the engine they belong to): cycles are between modules neither of
-which contains the other. Every set of
+the item); a parent's `mod` declaration is not a dependency, nor is a use of the crate root
+(its module declarations, parameters and Display forwarders). Modules that reach each other
+are a cycle unless they are all one module and its submodules (a family's HAL files use the
+engine they belong to, which uses them): a cycle that leaves such a unit counts. Every set of
 modules that reach each other (a strongly connected component of two or more) is printed with
 one path that closes it, and the exit status is 1; a crate without a cycle exits 0.
 
@@ -116,11 +116,13 @@ def use_paths(code, children=()):
     roots = ["crate", "super", "self"] + list(children)
     first = "|".join(roots)
     out = []
+    uses = []
     for m in re.finditer(rf"\buse\s+((?:{first})\b[^;]*);", code, re.S):
+        uses.append((m.start(), m.end()))
         if not in_tests(m.start()):
             out.extend(local(p, m.start()) for p in expand(m.group(1)))
     for m in re.finditer(rf"(?<![\w:])((?:{first})(?:\s*::\s*\w+)+)", code):
-        if in_tests(m.start()) or re.search(r"\buse\s+[^;]*$", code[max(0, m.start() - 200):m.start()]):
+        if in_tests(m.start()) or any(a <= m.start() < b for a, b in uses):
             continue
         out.append(local(tuple(p.strip() for p in m.group(1).split("::")), m.start()))
     # A child module named without `self::` (`use image::X`, `image::f()`) is `self::image`.
@@ -145,8 +147,8 @@ def is_test_module(code, body_start):
 
 def expand(tree):
     """`crate::{a::{b, c}, d}` -> [(crate, a, b), (crate, a, c), (crate, d)]."""
+    tree = re.sub(r"\s+as\s+\w+", "", tree)
     tree = re.sub(r"\s+", "", tree)
-    tree = re.sub(r"\bas\w+", "", tree)
 
     def walk(prefix, s):
         if "{" not in s:
@@ -230,9 +232,8 @@ def graph(modules):
         children = [m[-1] for m in modules if len(m) == len(mpath) + 1 and m[:-1] == mpath]
         for p in use_paths(code, children):
             target = resolve(mpath, p, modules, reexported)
-            # A module and its submodules are one unit whose parent is the interface: a child
-            # using its ancestors is not a dependency between units.
-            if target is not None and target != mpath[: len(target)]:
+            # The crate root (module declarations, parameters, Display forwarders) is left out.
+            if target is not None and target != mpath and target != ():
                 edges[mpath].add(target)
                 why.setdefault((mpath, target), "::".join(p))
     return edges, why
@@ -268,7 +269,14 @@ def components(edges):
     for v in sorted(edges):
         if v not in index:
             visit(v)
-    return [c for c in out if len(c) > 1]
+    return [c for c in out if len(c) > 1 and not one_unit(c)]
+
+
+def one_unit(comp):
+    """Whether a set of modules that reach each other is one module and its submodules: a
+    child using its parent that uses it is the unit's own business; a cycle that leaves the
+    unit is not."""
+    return any(all(m[: len(top)] == top for m in comp) for top in comp)
 
 
 def closing_path(comp, edges):

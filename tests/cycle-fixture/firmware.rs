@@ -3,12 +3,13 @@
 //! Firmware files.
 
 pub(crate) mod error;
-mod file;
+pub(crate) mod file;
 
 pub(crate) use error::FwError;
 
-/// Parses a file, for the booter's layout.
+/// Parses a file, for the booter's layout, once the framebuffer's is known.
 pub(crate) fn parse(bytes: &[u8]) -> crate::booter::Layout {
+    let _ = crate::fb::layout();
     crate::booter::Layout(file::check(bytes).err())
 }
 

@@ -7,11 +7,14 @@ use crate::{
     firmware::parse, //
 };
 
+mod bit;
+
 /// The ROM.
 pub(crate) struct Rom;
 
 /// Reads the ROM for `engine`.
 pub(crate) fn read(_engine: &Engine) -> Rom {
     let _ = parse(&[]);
+    let _ = bit::find(&Rom);
     Rom
 }
