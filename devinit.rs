@@ -31,6 +31,7 @@ use crate::{
 pub(crate) mod gfw;
 
 use gfw::{
+    GfwBoot,
     GfwDone,
     GfwNotDone,
     GfwRegs, //
@@ -47,17 +48,26 @@ const GFW_POLL: Delta = Delta::from_millis(1);
 /// mask lets the CPU read it.
 fn read_gfw(bar: &SharedBar0) -> Result<Untrusted<GfwRegs>> {
     bar.with(|bar| {
-        let priv_level_mask = bar
-            .read(regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK)
-            .into_raw();
-        let gfw_boot = GfwRegs::readable(priv_level_mask).then(|| {
-            bar.read(regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT)
-                .into_raw()
-        });
-        Untrusted::new_untrusted(GfwRegs {
-            priv_level_mask,
-            gfw_boot,
-        })
+        let mask = bar.read(regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK);
+        let gfw_boot = mask
+            .read_protection_level0()
+            .then(|| bar.read(regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT));
+        gfw_regs(mask, gfw_boot)
+    })
+}
+
+/// The GFW boot registers by their fields, with their words.
+pub(crate) fn gfw_regs(
+    mask: regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK,
+    gfw_boot: Option<regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT>,
+) -> Untrusted<GfwRegs> {
+    Untrusted::new_untrusted(GfwRegs {
+        priv_level_mask: mask.into_raw(),
+        readable: mask.read_protection_level0(),
+        gfw_boot: gfw_boot.map(|r| GfwBoot {
+            raw: r.into_raw(),
+            progress: r.progress().into(),
+        }),
     })
 }
 

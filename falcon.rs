@@ -54,6 +54,7 @@ use load::{
 };
 use state::{
     Cond,
+    CondReg,
     Holds,
     LockdownRegs,
     NotYet, //
@@ -106,9 +107,9 @@ fn words(data: &[u8]) -> impl Iterator<Item = u32> + '_ {
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
 }
 
-/// Reads the register a condition is on, as the device answers it.
-fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<u32> {
-    Untrusted::new_untrusted(match cond {
+/// Reads the register a condition is on, as the device answers it, with what its fields say.
+fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<CondReg> {
+    let raw = match cond {
         Cond::Halted | Cond::AliasInUse => bar
             .read(regs::NV_PFALCON_FALCON_CPUCTL::of::<E>())
             .into_raw(),
@@ -136,7 +137,42 @@ fn read_cond<E: FalconEngine>(bar: &Bar0<'_>, cond: Cond) -> Untrusted<u32> {
         Cond::Handoff => bar
             .read(crate::regs::NV_PGC6_BSI_SECURE_SCRATCH_14)
             .into_raw(),
-    })
+    };
+    Untrusted::new_untrusted(cond_reg(cond, raw))
+}
+
+/// Whether the fields of `cond`'s register, whose word is `raw`, say that `cond` holds.
+fn cond_reg(cond: Cond, raw: u32) -> CondReg {
+    use regs::*;
+    let fields_hold = match cond {
+        Cond::Halted => NV_PFALCON_FALCON_CPUCTL::from_raw(raw).halted(),
+        Cond::AliasInUse => NV_PFALCON_FALCON_CPUCTL::from_raw(raw).alias_en(),
+        Cond::ScrubbedDmactl => {
+            let r = NV_PFALCON_FALCON_DMACTL::from_raw(raw);
+            !r.imem_scrubbing() && !r.dmem_scrubbing()
+        }
+        Cond::ScrubbedHwcfg2 => !NV_PFALCON_FALCON_HWCFG2::from_raw(raw).mem_scrubbing(),
+        Cond::ResetReady => NV_PFALCON_FALCON_HWCFG2::from_raw(raw).reset_ready(),
+        Cond::DmaIdle => NV_PFALCON_FALCON_DMATRFCMD::from_raw(raw).idle(),
+        Cond::FalconCore => {
+            let r = NV_PRISCV_RISCV_BCR_CTRL::from_raw(raw);
+            !r.core_select() && r.valid()
+        }
+        Cond::RiscvActiveStatus => {
+            NV_PRISCV_RISCV_CORE_SWITCH_RISCV_STATUS::from_raw(raw).active_stat()
+        }
+        Cond::RiscvIdleStatus => {
+            !NV_PRISCV_RISCV_CORE_SWITCH_RISCV_STATUS::from_raw(raw).active_stat()
+        }
+        Cond::RiscvActiveCpuctl => NV_PRISCV_RISCV_CPUCTL::from_raw(raw).active_stat(),
+        Cond::RiscvIdleCpuctl => !NV_PRISCV_RISCV_CPUCTL::from_raw(raw).active_stat(),
+        Cond::RiscvHalted => NV_PRISCV_RISCV_CPUCTL::from_raw(raw).halted(),
+        Cond::Suspended => NV_PFALCON_FALCON_MAILBOX0::from_raw(raw).libos_suspended(),
+        Cond::Handoff => {
+            crate::regs::NV_PGC6_BSI_SECURE_SCRATCH_14::from_raw(raw).boot_stage_3_handoff()
+        }
+    };
+    CondReg { raw, fields_hold }
 }
 
 impl<'a, E: FalconEngine> Falcon<'a, E> {
@@ -442,10 +478,10 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
     /// (Hopper and later).
     pub(crate) fn lockdown_regs(&self) -> Result<Untrusted<LockdownRegs>> {
         self.with(|bar| {
+            let hwcfg2 = bar.read(regs::NV_PFALCON_FALCON_HWCFG2::of::<E>());
             Untrusted::new_untrusted(LockdownRegs {
-                hwcfg2: bar
-                    .read(regs::NV_PFALCON_FALCON_HWCFG2::of::<E>())
-                    .into_raw(),
+                hwcfg2: hwcfg2.into_raw(),
+                lockdown: hwcfg2.riscv_br_priv_lockdown(),
                 mailbox0: bar
                     .read(regs::NV_PFALCON_FALCON_MAILBOX0::of::<E>())
                     .into_raw(),
@@ -496,5 +532,75 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
                 );
             }
         })
+    }
+}
+
+#[kernel::prelude::kunit_tests(nova_core_falcon)]
+mod tests {
+    use super::*;
+
+    /// Whether each of the engine's own conditions holds on the word `raw` (every register
+    /// read as `raw`), decoded by the register declarations.
+    fn holds(raw: u32) -> [bool; 7] {
+        [
+            Cond::Halted,
+            Cond::AliasInUse,
+            Cond::ScrubbedDmactl,
+            Cond::ScrubbedHwcfg2,
+            Cond::ResetReady,
+            Cond::DmaIdle,
+            Cond::FalconCore,
+        ]
+        .map(|c| {
+            Untrusted::new_untrusted(cond_reg(c, raw))
+                .validate_ref_against::<Holds, _>(c)
+                .is_ok()
+        })
+    }
+
+    #[test]
+    fn conditions_read_their_fields_and_all_ones_confirms_nothing() {
+        // Halted, alias, DMACTL scrubbed, HWCFG2 scrubbed, reset ready, DMA idle, falcon core.
+        assert_eq!(holds(0), [false, false, true, true, false, false, false]);
+        assert_eq!(
+            holds(1 << 4),
+            [true, false, true, true, false, false, false]
+        );
+        assert_eq!(
+            holds(1 << 6),
+            [false, true, true, true, false, false, false]
+        );
+        assert_eq!(
+            holds(0b110),
+            [false, false, false, true, false, true, false]
+        );
+        assert_eq!(
+            holds(1 << 12),
+            [false, false, true, false, false, false, false]
+        );
+        assert_eq!(
+            holds((1 << 31) | 1),
+            [false, false, true, true, true, false, true]
+        );
+        assert_eq!(holds(0x11), [true, false, true, true, false, false, false]);
+        assert_eq!(holds(u32::MAX), [false; 7]);
+    }
+
+    #[test]
+    fn the_risc_v_core_and_gsp_rm_conditions_read_their_fields() {
+        let holds = |c: Cond, raw: u32| {
+            Untrusted::new_untrusted(cond_reg(c, raw))
+                .validate_ref_against::<Holds, _>(c)
+                .is_ok()
+        };
+        assert!(holds(Cond::RiscvActiveStatus, 1) && !holds(Cond::RiscvIdleStatus, 1));
+        assert!(holds(Cond::RiscvIdleStatus, 0) && !holds(Cond::RiscvActiveStatus, 0));
+        assert!(holds(Cond::RiscvActiveCpuctl, 1 << 7) && !holds(Cond::RiscvIdleCpuctl, 1 << 7));
+        assert!(holds(Cond::RiscvHalted, 1 << 4));
+        // A read the PRIV target mask refuses says nothing of the halt.
+        assert!(!holds(Cond::RiscvHalted, 0xbadf_4110));
+        assert!(holds(Cond::Handoff, 1 << 26) && !holds(Cond::Handoff, !(1 << 26)));
+        assert!(holds(Cond::Suspended, 1 << 31) && !holds(Cond::Suspended, 0x7fff_ffff));
+        assert!(!holds(Cond::Suspended, u32::MAX));
     }
 }

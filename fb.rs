@@ -42,7 +42,10 @@ use layout::{
     FbLayout,
     FbNeeds,
     FbRegs,
+    FbSizeFields,
+    FbSizeReg,
     MmuLockRegs,
+    VgaWorkspaceReg,
     Wpr2,
     Wpr2Regs, //
 };
@@ -51,42 +54,68 @@ use sizes::{
     FmcSizes, //
 };
 
-/// Reads the registers the layout starts from: the workspace base only where the fuse leaves
-/// a display engine.
+/// Turing's and GA100's FB size register, by its fields.
+fn local_memory_range(r: regs::NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE) -> FbSizeReg {
+    FbSizeReg {
+        raw: r.into_raw(),
+        fields: FbSizeFields::Range {
+            magnitude: r.lower_mag().into(),
+            scale: r.lower_scale().into(),
+            ecc: r.ecc_mode(),
+        },
+    }
+}
+
+/// The VGA workspace register, by its fields.
+fn vga_workspace(r: regs::NV_PDISP_VGA_WORKSPACE_BASE) -> VgaWorkspaceReg {
+    VgaWorkspaceReg {
+        raw: r.into_raw(),
+        base: r.addr().into(),
+        valid: r.status_valid(),
+    }
+}
+
+/// Reads the registers the layout starts from, by their fields: the workspace base only where
+/// the display fuse leaves a display engine.
 fn read_regs(bar: &Bar0<'_>, family: FbFamily) -> Untrusted<FbRegs> {
     let fb_size = match family {
         FbFamily::Tu102 | FbFamily::Ga100 => {
-            bar.read(regs::NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE).into_raw()
+            local_memory_range(bar.read(regs::NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE))
         }
-        FbFamily::Ga102 => bar.read(regs::NV_USABLE_FB_SIZE_IN_MB).into_raw(),
+        FbFamily::Ga102 => {
+            let mib = bar.read(regs::NV_USABLE_FB_SIZE_IN_MB).into_raw();
+            FbSizeReg {
+                raw: mib,
+                fields: FbSizeFields::MiB(mib),
+            }
+        }
     };
-    let display_fuse = match family {
-        FbFamily::Tu102 => bar.read(regs::tu102::NV_FUSE_STATUS_OPT_DISPLAY).into_raw(),
+    let display_fused_off = match family {
+        FbFamily::Tu102 => bar.read(regs::tu102::NV_FUSE_STATUS_OPT_DISPLAY).data(),
         FbFamily::Ga100 | FbFamily::Ga102 => {
-            bar.read(regs::ga100::NV_FUSE_STATUS_OPT_DISPLAY).into_raw()
+            bar.read(regs::ga100::NV_FUSE_STATUS_OPT_DISPLAY).data()
         }
     };
-    let vga_workspace = FbRegs::has_display(display_fuse)
-        .then(|| bar.read(regs::NV_PDISP_VGA_WORKSPACE_BASE).into_raw());
+    let vga_workspace =
+        (!display_fused_off).then(|| vga_workspace(bar.read(regs::NV_PDISP_VGA_WORKSPACE_BASE)));
     // GA100's MMU lock range, read only where its CFG_PRIV_LEVEL_MASK lets the CPU read it
     // (bit 0), as nouveau does.
-    let mmu_lock = (family == FbFamily::Ga100)
-        .then(|| {
-            bar.read(regs::ga100::NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK)
-                .into_raw()
-        })
-        .filter(|cfg| cfg & 1 != 0)
-        .map(|_| MmuLockRegs {
-            lo: bar
-                .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_LO)
-                .into_raw(),
-            hi: bar
-                .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_HI)
-                .into_raw(),
-        });
+    let mmu_lock = (family == FbFamily::Ga100
+        && bar
+            .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK)
+            .read_protection_level0())
+    .then(|| MmuLockRegs {
+        lo: bar
+            .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_LO)
+            .page()
+            .into(),
+        hi: bar
+            .read(regs::ga100::NV_PFB_PRI_MMU_LOCK_ADDR_HI)
+            .page()
+            .into(),
+    });
     Untrusted::new_untrusted(FbRegs {
         fb_size,
-        display_fuse,
         vga_workspace,
         mmu_lock,
     })
@@ -144,14 +173,17 @@ pub(crate) fn read_fmc_sizes(
 
 /// Reads the WPR2 registers.
 pub(crate) fn wpr2(bar: &SharedBar0) -> Result<Wpr2> {
-    let regs = bar.with(|bar| {
-        Untrusted::new_untrusted(Wpr2Regs {
-            lo: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_LO).into_raw(),
-            hi: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_HI).into_raw(),
-        })
-    })?;
+    let regs = bar.with(|bar| Untrusted::new_untrusted(read_wpr2(bar)))?;
     let Ok(wpr2) = regs.validate::<Wpr2>();
     Ok(wpr2)
+}
+
+/// The WPR2 registers' page fields, as the device answers them.
+pub(crate) fn read_wpr2(bar: &Bar0<'_>) -> Wpr2Regs {
+    Wpr2Regs {
+        lo: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_LO).page().into(),
+        hi: bar.read(regs::NV_PFB_PRI_MMU_WPR2_ADDR_HI).page().into(),
+    }
 }
 
 /// Refuses to go on when WPR2 is already set: FWSEC-FRTS cannot create it again until the GPU
@@ -271,9 +303,10 @@ fn write_flush(bar: &Bar0<'_>, regs: FlushFamily, addr: u64) {
         FlushFamily::Fb(family) => family,
         FlushFamily::Fsp(pairs) => return write_flush_fsp(bar, pairs, addr),
     };
+    // The address fits the registers: `SysmemFlush::register` checked it.
     if family.flush_has_high() {
         bar.write_reg(regs::NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI::from_raw(
-            ((addr >> FLUSH_SHIFT_HI) & 0xff_ffff) as u32,
+            (addr >> FLUSH_SHIFT_HI) as u32,
         ));
     }
     bar.write_reg(regs::NV_PFB_NISO_FLUSH_SYSMEM_ADDR::from_raw(
@@ -284,8 +317,9 @@ fn write_flush(bar: &Bar0<'_>, regs: FlushFamily, addr: u64) {
 /// [`write_flush`] on Hopper and later: every pair of the family gets the same address.
 fn write_flush_fsp(bar: &Bar0<'_>, pairs: FlushRegs, addr: u64) {
     use crate::fsp::regs as f;
+    // The address fits the pairs' 52 bits: `SysmemFlush::register` checked it.
     let lo = addr as u32;
-    let hi = ((addr >> 32) & 0xf_ffff) as u32;
+    let hi = (addr >> 32) as u32;
     match pairs {
         FlushRegs::Fbhub => {
             bar.write_reg(f::NV_PFB_FBHUB_PCIE_FLUSH_SYSMEM_ADDR_HI::from_raw(hi));
@@ -326,9 +360,15 @@ mod tests {
     #[test]
     fn layout_of_24_gib() {
         let regs = Untrusted::new_untrusted(FbRegs {
-            fb_size: 24 << 10,
-            display_fuse: 0,
-            vga_workspace: Some((0x5fff0 << 8) | 8),
+            fb_size: FbSizeReg {
+                raw: 24 << 10,
+                fields: FbSizeFields::MiB(24 << 10),
+            },
+            vga_workspace: Some(VgaWorkspaceReg {
+                raw: (0x5fff0 << 8) | 8,
+                base: 0x5fff0,
+                valid: true,
+            }),
             mmu_lock: None,
         });
         let l = regs
@@ -348,11 +388,15 @@ mod tests {
 
     #[test]
     fn lies_are_refused() {
+        // Whole register words, decoded by the driver's register declarations.
         let regs = |fb_size, vga| {
             Untrusted::new_untrusted(FbRegs {
-                fb_size,
-                display_fuse: 0,
-                vga_workspace: Some(vga),
+                fb_size: local_memory_range(regs::NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE::from_raw(
+                    fb_size,
+                )),
+                vga_workspace: Some(vga_workspace(regs::NV_PDISP_VGA_WORKSPACE_BASE::from_raw(
+                    vga,
+                ))),
                 mmu_lock: None,
             })
             .validate_ref_against::<FbLayout, _>(needs(FwVersion::R570_144, Chipset::TU102))
@@ -382,15 +426,21 @@ mod tests {
     fn ga100_layout_stays_below_the_mmu_lock() {
         let at = |mmu_lock| {
             Untrusted::new_untrusted(FbRegs {
-                fb_size: (5 << 4) | 13,
-                display_fuse: 1,
+                fb_size: FbSizeReg {
+                    raw: (5 << 4) | 13,
+                    fields: FbSizeFields::Range {
+                        magnitude: 5,
+                        scale: 13,
+                        ecc: false,
+                    },
+                },
                 vga_workspace: None,
                 mmu_lock,
             })
             .validate_ref_against::<FbLayout, _>(needs(FwVersion::R570_144, Chipset::GA100))
             .unwrap()
         };
-        let page = |addr: u64| ((addr >> 12) as u32) << 4;
+        let page = |addr: u64| (addr >> 12) as u32;
         let fb = 40u64 << 30;
         // Not readable (CFG_PRIV_LEVEL_MASK bit 0 clear): not read.
         let free = at(None);
@@ -408,7 +458,7 @@ mod tests {
             // Reversed: what silicon reads without a lock (OpenRM's invalid range, LO all ones
             // and HI 0).
             MmuLockRegs {
-                lo: u32::MAX,
+                lo: 0x0fff_ffff,
                 hi: 0,
             },
             MmuLockRegs {

@@ -71,23 +71,27 @@ register! {
 }
 
 register! {
-    /// Privilege level mask of the always-on scratch group 05: bit 0 is set once FWSEC has let
-    /// the CPU read the group (and so the GFW boot progress below).
+    /// Privilege level mask of the always-on scratch group 05.
     pub(crate) NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK(u32) @ 0x00118128 {
-        31:0    value;
+        /// Set once FWSEC has let the CPU read the group (and so the GFW boot progress below).
+        0:0     read_protection_level0 => bool;
     }
 
-    /// Scratch group 05, register 0: the GFW boot progress (bits 7:0, 0xff once complete).
+    /// Scratch group 05, register 0: GFW boot.
     pub(crate) NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT(u32) @ 0x00118234 {
-        31:0    value;
+        /// Its progress: 0xff once complete.
+        7:0     progress;
     }
 }
 
 register! {
-    /// Turing and GA100: the local memory range (bits 9:4 a magnitude, 3:0 a scale, 30 ECC);
-    /// its meaning is in `fb/layout.rs`.
+    /// Turing and GA100: the local memory range, `lower_mag << lower_scale` MiB (its meaning
+    /// is in `fb/layout.rs`).
     pub(crate) NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE(u32) @ 0x00100ce0 {
-        31:0    value;
+        /// ECC on: one unit in 16 is not usable.
+        30:30   ecc_mode => bool;
+        9:4     lower_mag;
+        3:0     lower_scale;
     }
 
     /// GA102 and later: always-on scratch group 42, the usable FB size in MiB devinit found.
@@ -95,52 +99,61 @@ register! {
         31:0    value;
     }
 
-    /// Sysmem flush page address, bits 39:8.
+    /// Sysmem flush page address, low part (its write triggers a flush).
     pub(crate) NV_PFB_NISO_FLUSH_SYSMEM_ADDR(u32) @ 0x00100c10 {
-        31:0    value;
+        /// Address bits 39:8.
+        31:0    adr_39_08;
     }
 
-    /// Sysmem flush page address, bits 63:40 in bits 23:0 (GA100 and later).
+    /// Sysmem flush page address, high part (GA100 and later).
     pub(crate) NV_PFB_NISO_FLUSH_SYSMEM_ADDR_HI(u32) @ 0x00100c40 {
-        31:0    value;
+        /// Address bits 63:40.
+        23:0    adr_63_40;
     }
 
-    /// Lower bound of WPR2 (bits 31:4: the address >> 12).
+    /// Lower bound of WPR2.
     pub(crate) NV_PFB_PRI_MMU_WPR2_ADDR_LO(u32) @ 0x001fa824 {
-        31:0    value;
+        /// The region's first 4 KiB page.
+        31:4    page;
     }
 
-    /// Upper bound of WPR2: bits 31:4 the start of its last 128 KiB granule >> 12 (0 when
-    /// unset).
+    /// Upper bound of WPR2.
     pub(crate) NV_PFB_PRI_MMU_WPR2_ADDR_HI(u32) @ 0x001fa828 {
-        31:0    value;
+        /// The first 4 KiB page of the region's last 128 KiB granule (0 when unset).
+        31:4    page;
     }
 
-    /// VGA workspace base (bits 31:8: the address >> 16; bit 3: valid).
+    /// VGA workspace base.
     pub(crate) NV_PDISP_VGA_WORKSPACE_BASE(u32) @ 0x00625f04 {
-        31:0    value;
+        /// The base, in 64 KiB units.
+        31:8    addr;
+        /// Set when the base is.
+        3:3     status_valid => bool;
     }
 
-    /// Secure scratch 14 of the always-on domain: bit 26, GSP-RM's boot stage 3 handed over
-    /// (its resume through SEC2 completed).
+    /// Secure scratch 14 of the always-on domain.
     pub(crate) NV_PGC6_BSI_SECURE_SCRATCH_14(u32) @ 0x001180f8 {
-        31:0    value;
+        /// GSP-RM's boot stage 3 handed over (its resume through SEC2 completed).
+        26:26   boot_stage_3_handoff => bool;
     }
 
-    /// Software scratch register 0x0e: FWSEC-FRTS's error code in bits 31:16.
+    /// Software scratch register 0x0e.
     pub(crate) NV_PBUS_SW_SCRATCH_0E(u32) @ 0x00001438 {
-        31:0    value;
+        /// FWSEC-FRTS's error code.
+        31:16   frts_err_code;
     }
 
-    /// Software scratch register 0x15: FWSEC-SB's error code in bits 15:0.
+    /// Software scratch register 0x15.
     pub(crate) NV_PBUS_SW_SCRATCH_15(u32) @ 0x00001454 {
-        31:0    value;
+        /// FWSEC-SB's error code.
+        15:0    sb_err_code;
     }
 }
 
 register! {
     /// NVDEC's signature fuse versions, one per ucode id (1 to 16): the version is the highest
-    /// set bit of the low 16 bits (GA102 on).
+    /// set bit of the word, as nouveau reads it (`fls`, `nvkm/falcon/ga100.c`; Linux 7.3's
+    /// nova-core reads bits 15:0 only, where silicon keeps it) (GA102 on).
     pub(crate) NV_FUSE_OPT_FPF_NVDEC_UCODE1_VERSION(u32)[16] @ 0x00824100 {
         31:0    value;
     }
@@ -161,9 +174,10 @@ pub(crate) mod tu102 {
     use kernel::io::register;
 
     register! {
-        /// Bit 0: the display engine is fused off (Turing).
+        /// The display fuse (Turing).
         pub(crate) NV_FUSE_STATUS_OPT_DISPLAY(u32) @ 0x00021c04 {
-            31:0    value;
+            /// Set when the display engine is fused off.
+            0:0     data => bool;
         }
     }
 }
@@ -173,25 +187,28 @@ pub(crate) mod ga100 {
     use kernel::io::register;
 
     register! {
-        /// Bit 0: the display engine is fused off (GA100 and later).
+        /// The display fuse (GA100 and later).
         pub(crate) NV_FUSE_STATUS_OPT_DISPLAY(u32) @ 0x00820c04 {
-            31:0    value;
+            /// Set when the display engine is fused off.
+            0:0     data => bool;
         }
 
-        /// GA100: bit 0 (`READ_PROTECTION_LEVEL0`) set when the CPU may read the MMU lock
-        /// range below.
+        /// GA100: who may read the MMU lock range below.
         pub(crate) NV_PFB_PRI_MMU_LOCK_CFG_PRIV_LEVEL_MASK(u32) @ 0x001fa7c8 {
-            31:0    value;
+            /// Set when the CPU may.
+            0:0     read_protection_level0 => bool;
         }
 
-        /// GA100: the MMU lock's first 4 KiB page (bits 31:4: the address >> 12).
+        /// GA100: the MMU lock's first page.
         pub(crate) NV_PFB_PRI_MMU_LOCK_ADDR_LO(u32) @ 0x001fa82c {
-            31:0    value;
+            /// A 4 KiB page number.
+            31:4    page;
         }
 
-        /// GA100: the MMU lock's last 4 KiB page, encoded as the first.
+        /// GA100: the MMU lock's last page.
         pub(crate) NV_PFB_PRI_MMU_LOCK_ADDR_HI(u32) @ 0x001fa830 {
-            31:0    value;
+            /// A 4 KiB page number.
+            31:4    page;
         }
     }
 }

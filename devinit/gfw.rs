@@ -4,10 +4,11 @@
 //! PMU, then FWSEC on the GSP, Turing to Ada) says of its progress, in two registers of the
 //! always-on PGC6 block.
 //!
-//! `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK` bit 0 says whether FWSEC has lowered
-//! the privilege level so that the CPU may read the scratch group 05; only then does
-//! `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT` bits 7:0 mean anything: 0xff once GFW boot
-//! is complete (Documentation/gpu/nova/core/devinit.rst).
+//! `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK`'s `READ_PROTECTION_LEVEL0` says whether
+//! FWSEC has lowered the privilege level so that the CPU may read the scratch group 05; only
+//! then does `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT`'s progress mean anything: 0xff
+//! once GFW boot is complete (Documentation/gpu/nova/core/devinit.rst). The fields are
+//! `regs.rs`'s; the reader hands them here with the words.
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
@@ -18,26 +19,25 @@ use crate::untrusted::{
     Validator, //
 };
 
-/// Bit 0 of the privilege level mask: the CPU may read scratch group 05.
-const READ_PROTECTION_LEVEL0: u32 = 1 << 0;
-
 /// The progress GFW boot reaches when it is complete.
-const GFW_BOOT_COMPLETE: u32 = 0xff;
+const GFW_BOOT_COMPLETE: u8 = 0xff;
 
 /// The registers as read: the mask, and the progress where the mask allowed reading it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct GfwRegs {
-    /// `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK`.
+    /// `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK`'s word.
     pub(crate) priv_level_mask: u32,
+    /// Its `READ_PROTECTION_LEVEL0` field: the CPU may read scratch group 05.
+    pub(crate) readable: bool,
     /// `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT`, read only once the mask allows it.
-    pub(crate) gfw_boot: Option<u32>,
+    pub(crate) gfw_boot: Option<GfwBoot>,
 }
 
-impl GfwRegs {
-    /// Whether the mask lets the CPU read the progress register.
-    pub(crate) fn readable(priv_level_mask: u32) -> bool {
-        priv_level_mask & READ_PROTECTION_LEVEL0 != 0
-    }
+/// `NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT` as read: its word and its progress field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GfwBoot {
+    pub(crate) raw: u32,
+    pub(crate) progress: u8,
 }
 
 /// GFW boot is complete: the driver may set the GPU up.
@@ -57,7 +57,7 @@ pub(crate) enum GfwNotDone {
         /// The mask.
         priv_level_mask: u32,
         /// The progress register.
-        gfw_boot: u32,
+        gfw_boot: GfwBoot,
     },
     /// Both registers read all ones: the device no longer answers, which confirms nothing.
     Gone,
@@ -82,8 +82,8 @@ impl fmt::Display for GfwNotDone {
                 gfw_boot,
             } => write!(
                 f,
-                "progress {:#04x}, not 0xff (PRIV_LEVEL_MASK = {priv_level_mask:#010x}, GFW_BOOT = {gfw_boot:#010x})",
-                gfw_boot & 0xff
+                "progress {:#04x}, not 0xff (PRIV_LEVEL_MASK = {priv_level_mask:#010x}, GFW_BOOT = {:#010x})",
+                gfw_boot.progress, gfw_boot.raw
             ),
             GfwNotDone::Gone => write!(f, "the device reads all ones: gone from the bus"),
         }
@@ -96,13 +96,13 @@ impl Validator<&Untrusted<GfwRegs>> for GfwDone {
     fn validate(regs: &GfwRegs) -> Result<GfwDone, GfwNotDone> {
         let mask = regs.priv_level_mask;
         match regs.gfw_boot {
-            _ if mask == u32::MAX && regs.gfw_boot.is_none_or(|v| v == u32::MAX) => {
+            _ if mask == u32::MAX && regs.gfw_boot.is_none_or(|b| b.raw == u32::MAX) => {
                 Err(GfwNotDone::Gone)
             }
-            Some(v) if GfwRegs::readable(mask) && v & 0xff == GFW_BOOT_COMPLETE => Ok(GfwDone),
-            Some(v) if GfwRegs::readable(mask) => Err(GfwNotDone::Running {
+            Some(b) if regs.readable && b.progress == GFW_BOOT_COMPLETE => Ok(GfwDone),
+            Some(b) if regs.readable => Err(GfwNotDone::Running {
                 priv_level_mask: mask,
-                gfw_boot: v,
+                gfw_boot: b,
             }),
             _ => Err(GfwNotDone::Locked {
                 priv_level_mask: mask,
@@ -116,11 +116,14 @@ impl Validator<&Untrusted<GfwRegs>> for GfwDone {
 mod tests {
     use super::*;
 
+    /// The registers' words, decoded by the driver's register declarations.
     fn state(priv_level_mask: u32, gfw_boot: Option<u32>) -> Result<GfwDone, GfwNotDone> {
-        Untrusted::new_untrusted(GfwRegs {
-            priv_level_mask,
-            gfw_boot,
-        })
+        crate::devinit::gfw_regs(
+            crate::regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_PRIV_LEVEL_MASK::from_raw(
+                priv_level_mask,
+            ),
+            gfw_boot.map(crate::regs::NV_PGC6_AON_SECURE_SCRATCH_GROUP_05_0_GFW_BOOT::from_raw),
+        )
         .validate_ref::<GfwDone>()
     }
 
@@ -152,7 +155,10 @@ mod tests {
             state(1, Some(0x42)),
             Err(GfwNotDone::Running {
                 priv_level_mask: 1,
-                gfw_boot: 0x42
+                gfw_boot: GfwBoot {
+                    raw: 0x42,
+                    progress: 0x42
+                }
             })
         );
     }

@@ -16,7 +16,8 @@ use super::{
 register! {
     /// Mailbox 0: an argument before the start, the firmware's status after its halt.
     pub(crate) NV_PFALCON_FALCON_MAILBOX0(u32) @ PFalconBase + 0x00000040 {
-        31:0    value;
+        /// GSP-RM's LIBOS: its processor suspended (`LIBOS_INTERRUPT_PROCESSOR_SUSPENDED`).
+        31:31   libos_suspended => bool;
     }
 
     /// Mailbox 1.
@@ -35,14 +36,22 @@ register! {
         31:0    value;
     }
 
-    /// Hardware configuration 2: bit 31 reset ready (GA102 on), bit 12 memory scrubbing
-    /// (GA102 on: set while it runs).
+    /// Hardware configuration 2.
     pub(crate) NV_PFALCON_FALCON_HWCFG2(u32) @ PFalconBase + 0x000000f4 {
-        31:0    value;
+        /// GA102 on: the engine is ready for a reset.
+        31:31   reset_ready => bool;
+        /// The RISC-V core is still in lockdown (Hopper and later: until GSP-FMC releases it).
+        13:13   riscv_br_priv_lockdown => bool;
+        /// GA102 on: set while memory is being scrubbed.
+        12:12   mem_scrubbing => bool;
     }
 
-    /// CPU control: bit 6 the alias register is in use, bit 4 halted, bit 1 start.
+    /// CPU control.
     pub(crate) NV_PFALCON_FALCON_CPUCTL(u32) @ PFalconBase + 0x00000100 {
+        /// Starting goes through `CPUCTL_ALIAS`.
+        6:6     alias_en => bool;
+        /// The CPU is halted.
+        4:4     halted => bool;
         1:1     startcpu => bool;
     }
 
@@ -51,9 +60,12 @@ register! {
         31:0    value;
     }
 
-    /// DMA control: bits 2 and 1 IMEM and DMEM scrubbing (Turing: set while it runs).
+    /// DMA control.
     pub(crate) NV_PFALCON_FALCON_DMACTL(u32) @ PFalconBase + 0x0000010c {
-        31:0    value;
+        /// Turing and GA100: set while DMEM is being scrubbed.
+        2:2     dmem_scrubbing => bool;
+        /// Turing and GA100: set while IMEM is being scrubbed.
+        1:1     imem_scrubbing => bool;
     }
 
     /// DMA transfer base: source address bits 39:8.
@@ -66,12 +78,13 @@ register! {
         23:0    offs;
     }
 
-    /// DMA transfer command: bit 1 idle (read), 10:8 size (6: 256 bytes), 4 to IMEM, 3:2
-    /// secure.
+    /// DMA transfer command: 10:8 size (6: 256 bytes), 4 to IMEM, 3:2 secure.
     pub(crate) NV_PFALCON_FALCON_DMATRFCMD(u32) @ PFalconBase + 0x00000118 {
         10:8    size;
         4:4     imem => bool;
         3:2     sec;
+        /// Read: the transfer is done.
+        1:1     idle => bool;
     }
 
     /// DMA transfer offset from the base (source).
@@ -156,19 +169,25 @@ register! {
         31:0    value;
     }
 
-    /// GA102 on: the core the dual (falcon and RISC-V) controller runs: bit 4 RISC-V, bit 0
-    /// valid.
+    /// GA102 on: the core the dual (falcon and RISC-V) controller runs.
     pub(crate) NV_PRISCV_RISCV_BCR_CTRL(u32) @ PFalcon2Base + 0x00000668 {
-        31:0    value;
+        /// The RISC-V core (clear: the falcon core).
+        4:4     core_select => bool;
+        /// The choice is valid.
+        0:0     valid => bool;
     }
 
-    /// Turing and GA100: the RISC-V core's status: bit 0 active.
+    /// Turing and GA100: the RISC-V core's status.
     pub(crate) NV_PRISCV_RISCV_CORE_SWITCH_RISCV_STATUS(u32) @ PFalcon2Base + 0x00000240 {
-        31:0    value;
+        /// The RISC-V core is active.
+        0:0     active_stat => bool;
     }
 
-    /// GA102 on: the RISC-V core's control: bit 7 active, bit 4 halted.
+    /// GA102 on: the RISC-V core's control.
     pub(crate) NV_PRISCV_RISCV_CPUCTL(u32) @ PFalcon2Base + 0x00000388 {
-        31:0    value;
+        /// The RISC-V core is active.
+        7:7     active_stat => bool;
+        /// The RISC-V core is halted.
+        4:4     halted => bool;
     }
 }

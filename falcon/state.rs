@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What a falcon's status registers say, read as the device's word: the conditions the driver
-//! waits for (the CPU halted, memory scrubbed, a DMA transfer done, the falcon core selected)
-//! or acts on (the CPU control alias in use, reset ready).
+//! What a falcon's status registers say: the conditions the driver waits for (the CPU halted,
+//! memory scrubbed, a DMA transfer done, the falcon core selected) or acts on (the CPU control
+//! alias in use, reset ready). The reader (`falcon.rs`) decodes each register by its fields
+//! (`falcon/regs.rs`) and hands the word along with what they say.
 //!
 //! A register that reads all ones (a device gone from the bus) satisfies no condition: it
 //! confirms nothing, so a wait on it runs to its deadline and memory the falcon may still use
@@ -20,35 +21,35 @@ use crate::untrusted::{
 /// A condition on one falcon register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cond {
-    /// `CPUCTL` bit 4: the CPU is halted.
+    /// `CPUCTL`: the CPU is halted.
     Halted,
-    /// `CPUCTL` bit 6: starting goes through `CPUCTL_ALIAS`.
+    /// `CPUCTL`: starting goes through `CPUCTL_ALIAS`.
     AliasInUse,
-    /// `DMACTL` bits 2 and 1 clear: IMEM and DMEM scrubbed (Turing and GA100).
+    /// `DMACTL`: IMEM and DMEM scrubbed (Turing and GA100).
     ScrubbedDmactl,
-    /// `HWCFG2` bit 12 clear: memory scrubbed (GA102 and later).
+    /// `HWCFG2`: memory scrubbed (GA102 and later).
     ScrubbedHwcfg2,
-    /// `HWCFG2` bit 31: the engine is ready for a reset (GA102 and later).
+    /// `HWCFG2`: the engine is ready for a reset (GA102 and later).
     ResetReady,
-    /// `DMATRFCMD` bit 1: the DMA transfer is done.
+    /// `DMATRFCMD`: the DMA transfer is done.
     DmaIdle,
-    /// `RISCV_BCR_CTRL`: the falcon core selected (bit 4 clear) and the choice valid (bit 0).
+    /// `RISCV_BCR_CTRL`: the falcon core selected, and the choice valid.
     FalconCore,
-    /// `RISCV_CORE_SWITCH_RISCV_STATUS` bit 0: the RISC-V core active (Turing and GA100).
+    /// `RISCV_CORE_SWITCH_RISCV_STATUS`: the RISC-V core active (Turing and GA100).
     RiscvActiveStatus,
-    /// `RISCV_CPUCTL` bit 7: the RISC-V core active (GA102 on).
+    /// `RISCV_CPUCTL`: the RISC-V core active (GA102 on).
     RiscvActiveCpuctl,
-    /// `NV_PGC6_BSI_SECURE_SCRATCH_14` bit 26: GSP-RM's resume handed over (not the engine's
+    /// `NV_PGC6_BSI_SECURE_SCRATCH_14`: GSP-RM's resume handed over (not the engine's
     /// own register: the one the sequencer's resume waits for).
     Handoff,
-    /// `MAILBOX0` bit 31: GSP-RM suspended its processor (`LIBOS_INTERRUPT_PROCESSOR_SUSPENDED`,
+    /// `MAILBOX0`: GSP-RM suspended its processor (`LIBOS_INTERRUPT_PROCESSOR_SUSPENDED`,
     /// after `UNLOADING_GUEST_DRIVER`).
     Suspended,
-    /// `RISCV_CORE_SWITCH_RISCV_STATUS` bit 0 clear: the RISC-V core stopped (Turing, GA100).
+    /// `RISCV_CORE_SWITCH_RISCV_STATUS`: the RISC-V core stopped (Turing, GA100).
     RiscvIdleStatus,
-    /// `RISCV_CPUCTL` bit 7 clear: the RISC-V core stopped (GA102 on).
+    /// `RISCV_CPUCTL`: the RISC-V core not active (GA102 on).
     RiscvIdleCpuctl,
-    /// `RISCV_CPUCTL` bit 4, read while the PRIV target mask lets the CPU read it: the RISC-V
+    /// `RISCV_CPUCTL`, read while the PRIV target mask lets the CPU read it: the RISC-V
     /// core halted (Hopper and later, where GSP-RM halts it itself).
     RiscvHalted,
 }
@@ -85,27 +86,6 @@ impl Cond {
             Cond::Suspended => "GSP-RM suspended",
             Cond::RiscvIdleStatus | Cond::RiscvIdleCpuctl => "RISC-V core stopped",
             Cond::RiscvHalted => "RISC-V core halted",
-        }
-    }
-
-    fn holds(self, raw: u32) -> bool {
-        let bit = |n: u32| raw & (1 << n) != 0;
-        match self {
-            Cond::Halted => bit(4),
-            Cond::AliasInUse => bit(6),
-            Cond::ScrubbedDmactl => !bit(1) && !bit(2),
-            Cond::ScrubbedHwcfg2 => !bit(12),
-            Cond::ResetReady => bit(31),
-            Cond::DmaIdle => bit(1),
-            Cond::FalconCore => !bit(4) && bit(0),
-            Cond::RiscvActiveStatus => bit(0),
-            Cond::RiscvActiveCpuctl => bit(7),
-            Cond::Handoff => bit(26),
-            Cond::Suspended => bit(31),
-            Cond::RiscvIdleStatus => !bit(0),
-            Cond::RiscvIdleCpuctl => !bit(7),
-            // A read the PRIV target mask refuses (0xbadf41xx) says nothing.
-            Cond::RiscvHalted => bit(4) && raw & !0xff != 0xbadf_4100,
         }
     }
 }
@@ -172,14 +152,31 @@ impl Validator<&Untrusted<u32>> for FuseVersion {
     }
 }
 
-impl Validator<(&Untrusted<u32>, Cond)> for Holds {
+/// A condition's register as read: its word, and whether its fields say the condition holds
+/// (the reader decodes them by the register's declaration, `falcon/regs.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CondReg {
+    pub(crate) raw: u32,
+    pub(crate) fields_hold: bool,
+}
+
+/// Whether `raw` is what a read the PRIV target mask refuses returns (`0xbadf41xx`): a value
+/// that says nothing of the register.
+pub(crate) fn priv_refused(raw: u32) -> bool {
+    raw >> 8 == 0x00ba_df41
+}
+
+impl Validator<(&Untrusted<CondReg>, Cond)> for Holds {
     type Err = NotYet;
 
-    fn validate((raw, cond): (&u32, Cond)) -> Result<Holds, NotYet> {
-        if *raw != u32::MAX && cond.holds(*raw) {
+    /// The fields' word, unless the word confirms nothing: all ones (a device gone), or, for
+    /// the RISC-V core's halt, a refused read.
+    fn validate((reg, cond): (&CondReg, Cond)) -> Result<Holds, NotYet> {
+        let refused = cond == Cond::RiscvHalted && priv_refused(reg.raw);
+        if reg.raw != u32::MAX && !refused && reg.fields_hold {
             Ok(Holds)
         } else {
-            Err(NotYet { cond, raw: *raw })
+            Err(NotYet { cond, raw: reg.raw })
         }
     }
 }
@@ -189,6 +186,8 @@ impl Validator<(&Untrusted<u32>, Cond)> for Holds {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LockdownRegs {
     pub(crate) hwcfg2: u32,
+    /// HWCFG2's `RISCV_BR_PRIV_LOCKDOWN` field: the RISC-V core still in lockdown.
+    pub(crate) lockdown: bool,
     pub(crate) mailbox0: u32,
     pub(crate) mailbox1: u32,
 }

@@ -84,25 +84,61 @@ impl FbFamily {
     pub(crate) const fn flush_has_high(self) -> bool {
         !matches!(self, FbFamily::Tu102)
     }
+}
 
-    /// The usable FB size in bytes that the size register's value says.
-    fn fb_size(self, raw: u32) -> u64 {
+/// The family's FB size register as read: the word (for the messages) and its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FbSizeReg {
+    pub(crate) raw: u32,
+    pub(crate) fields: FbSizeFields,
+}
+
+/// What the FB size register's fields say, per family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FbSizeFields {
+    /// Turing and GA100 (`NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE`): `magnitude << scale` MiB, of
+    /// which ECC, when on, keeps one unit in 16.
+    Range {
+        magnitude: u32,
+        scale: u32,
+        ecc: bool,
+    },
+    /// GA102 and later (`NV_USABLE_FB_SIZE_IN_MB`): MiB.
+    MiB(u32),
+}
+
+impl FbSizeFields {
+    /// The usable FB size in bytes.
+    fn bytes(self) -> u64 {
         match self {
-            FbFamily::Tu102 | FbFamily::Ga100 => {
-                // Bits 9:4 a magnitude, 3:0 a scale: mag << scale MiB; bit 30: ECC on, which
-                // keeps one unit in 16.
-                let mag = u64::from((raw >> 4) & 0x3f);
-                let scale = raw & 0xf;
-                let size = (mag << scale) * SZ_1M;
-                if raw & (1 << 30) != 0 {
+            FbSizeFields::Range {
+                magnitude,
+                scale,
+                ecc,
+            } => {
+                let size = u64::from(magnitude)
+                    .checked_shl(scale)
+                    .unwrap_or(u64::MAX)
+                    .saturating_mul(SZ_1M);
+                if ecc {
                     size / 16 * 15
                 } else {
                     size
                 }
             }
-            FbFamily::Ga102 => u64::from(raw) * SZ_1M,
+            FbSizeFields::MiB(mib) => u64::from(mib) * SZ_1M,
         }
     }
+}
+
+/// `NV_PDISP_VGA_WORKSPACE_BASE` as read: the word (for the messages) and its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct VgaWorkspaceReg {
+    pub(crate) raw: u32,
+    /// The base, in 64 KiB units.
+    pub(crate) base: u32,
+    /// Whether the base is set.
+    pub(crate) valid: bool,
 }
 
 /// Size of the non-WPR heap below WPR2, every family.
@@ -115,16 +151,14 @@ const PRAMIN_SIZE: u64 = SZ_1M;
 /// The VGA workspace when the register places it below the last MiB: the last 128 KiB.
 const VBIOS_WORKSPACE_SIZE: u64 = SZ_128K;
 
-/// The registers as read. The workspace base is read only where the fuse says there is a
+/// The registers as read. The workspace base is read only where the display fuse leaves a
 /// display engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FbRegs {
     /// The family's FB size register ([`FbFamily::fb_size_register`]).
-    pub(crate) fb_size: u32,
-    /// The display fuse: bit 0 set when the display engine is fused off.
-    pub(crate) display_fuse: u32,
+    pub(crate) fb_size: FbSizeReg,
     /// `NV_PDISP_VGA_WORKSPACE_BASE`, where read.
-    pub(crate) vga_workspace: Option<u32>,
+    pub(crate) vga_workspace: Option<VgaWorkspaceReg>,
     /// GA100's MMU lock range, where read (GA100, and its `CFG_PRIV_LEVEL_MASK` lets the CPU
     /// read it).
     pub(crate) mmu_lock: Option<MmuLockRegs>,
@@ -137,8 +171,8 @@ pub(crate) struct FbRegs {
 /// range: LO all ones, HI 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct MmuLockRegs {
-    /// `NV_PFB_PRI_MMU_LOCK_ADDR_LO` and `_HI`: bits 31:4, a 4 KiB page number, the first and
-    /// the last page locked.
+    /// `NV_PFB_PRI_MMU_LOCK_ADDR_LO` and `_HI`'s page fields: 4 KiB page numbers, the first
+    /// and the last page locked.
     pub(crate) lo: u32,
     pub(crate) hi: u32,
 }
@@ -147,17 +181,10 @@ impl MmuLockRegs {
     /// Where the locked range starts, if it is a range (its last page not below its first) that
     /// starts above page 0 (which nouveau reads as no lock).
     pub(crate) fn start(&self) -> Option<u64> {
-        let page = |raw: u32| u64::from(raw >> 4) << 12;
+        let page = |page: u32| u64::from(page) * SZ_4K;
         (page(self.hi) >= page(self.lo))
             .then(|| page(self.lo))
             .filter(|&start| start != 0)
-    }
-}
-
-impl FbRegs {
-    /// Whether the fuse leaves a display engine (and so a VGA workspace register to read).
-    pub(crate) fn has_display(display_fuse: u32) -> bool {
-        display_fuse & 1 == 0
     }
 }
 
@@ -306,18 +333,16 @@ impl FbLayout {
     /// display).
     fn vga_base(regs: &FbRegs, fb_size: u64) -> Result<u64, FbError> {
         let pramin = fb_size - PRAMIN_SIZE.min(fb_size);
-        let Some(raw) = regs
-            .vga_workspace
-            .filter(|_| FbRegs::has_display(regs.display_fuse))
-        else {
+        let Some(reg) = regs.vga_workspace.filter(|r| r.valid) else {
             return Ok(pramin);
         };
-        if raw & (1 << 3) == 0 {
-            return Ok(pramin);
-        }
-        let base = u64::from(raw >> 8) << 16;
+        let base = u64::from(reg.base) * SZ_64K;
         if base >= fb_size {
-            Err(FbError::WorkspacePastEnd { raw, base, fb_size })
+            Err(FbError::WorkspacePastEnd {
+                raw: reg.raw,
+                base,
+                fb_size,
+            })
         } else if base < pramin {
             Ok(fb_size - VBIOS_WORKSPACE_SIZE.min(fb_size))
         } else {
@@ -329,17 +354,15 @@ impl FbLayout {
     fn compute(regs: &FbRegs, needs: &FbNeeds) -> Result<FbLayout, FbError> {
         let family = needs.family;
         let register = family.fb_size_register();
-        let fb_size = family.fb_size(regs.fb_size);
+        let fb_size = regs.fb_size.fields.bytes();
+        let raw = regs.fb_size.raw;
         if fb_size == 0 {
-            return Err(FbError::NoMemory {
-                register,
-                raw: regs.fb_size,
-            });
+            return Err(FbError::NoMemory { register, raw });
         }
         if fb_size > MAX_FB_SIZE {
             return Err(FbError::TooLarge {
                 register,
-                raw: regs.fb_size,
+                raw,
                 size: fb_size,
             });
         }
@@ -401,7 +424,8 @@ impl fmt::Display for FbLayout {
     }
 }
 
-/// The WPR2 registers as read.
+/// The WPR2 registers' page fields as read: 4 KiB page numbers, the region's first page and
+/// the first page of its last granule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Wpr2Regs {
     pub(crate) lo: u32,
@@ -423,12 +447,11 @@ pub(crate) enum Wpr2 {
 impl Validator<Untrusted<Wpr2Regs>> for Wpr2 {
     type Err = core::convert::Infallible;
 
-    /// Any value means something: bits 31:4 of each register are an address >> 12 (bits 3:0
-    /// are not part of it); only a zero upper address is no region (as NVIDIA's drivers read
-    /// it). An upper bound below the lower one is still a region (set, and wrong): it passes
-    /// no check that wants WPR2 unset or at a given place.
+    /// Any value means something: only a zero upper page is no region (as NVIDIA's drivers
+    /// read it). An upper bound below the lower one is still a region (set, and wrong): it
+    /// passes no check that wants WPR2 unset or at a given place.
     fn validate(regs: Wpr2Regs) -> Result<Wpr2, Self::Err> {
-        let address = |raw: u32| u64::from(raw >> 4) << 12;
+        let address = |page: u32| u64::from(page) * SZ_4K;
         let (start, last) = (address(regs.lo), address(regs.hi));
         Ok(if last == 0 {
             Wpr2::Unset

@@ -17,7 +17,10 @@
 use core::fmt;
 
 use crate::{
-    falcon::state::LockdownRegs,
+    falcon::state::{
+        priv_refused,
+        LockdownRegs, //
+    },
     untrusted::{
         Untrusted,
         Validator, //
@@ -310,11 +313,6 @@ impl Validator<(&Untrusted<[u8]>, u8)> for CotAccepted {
     }
 }
 
-/// HWCFG2 while the GSP falcon's PRIV target mask is locked to the FSP: bits 31:8.
-const PRIV_LOCKED: u32 = 0xbadf_4100;
-/// HWCFG2's RISCV_BR_PRIV_LOCKDOWN bit: the GSP's RISC-V core still in lockdown.
-const HWCFG2_PRIV_LOCKDOWN: u32 = 1 << 13;
-
 /// Where GSP-FMC's boot stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Lockdown {
@@ -340,8 +338,11 @@ impl Validator<(&Untrusted<LockdownRegs>, u64)> for Lockdown {
     /// until it has read them.
     fn validate((r, boot_params): (&LockdownRegs, u64)) -> Result<Lockdown, FmcFailed> {
         // A read the PRIV target mask refuses, of either register, says nothing.
-        let refused = |v: u32| v & !0xff == PRIV_LOCKED;
-        if r.hwcfg2 == 0 || r.hwcfg2 == u32::MAX || refused(r.hwcfg2) || refused(r.mailbox0) {
+        if r.hwcfg2 == 0
+            || r.hwcfg2 == u32::MAX
+            || priv_refused(r.hwcfg2)
+            || priv_refused(r.mailbox0)
+        {
             return Ok(Lockdown::Locked);
         }
         if r.mailbox0 != 0 {
@@ -352,7 +353,7 @@ impl Validator<(&Untrusted<LockdownRegs>, u64)> for Lockdown {
                 Err(FmcFailed(r.mailbox0))
             };
         }
-        if r.hwcfg2 & HWCFG2_PRIV_LOCKDOWN != 0 {
+        if r.lockdown {
             Ok(Lockdown::Booting)
         } else {
             Ok(Lockdown::Released)
@@ -503,6 +504,9 @@ mod tests {
         let at = |hwcfg2, mailbox0, mailbox1| {
             Untrusted::new_untrusted(LockdownRegs {
                 hwcfg2,
+                // The field as the driver's register declaration decodes it.
+                lockdown: crate::falcon::regs::NV_PFALCON_FALCON_HWCFG2::from_raw(hwcfg2)
+                    .riscv_br_priv_lockdown(),
                 mailbox0,
                 mailbox1,
             })

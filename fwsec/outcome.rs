@@ -26,7 +26,8 @@ use crate::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FrtsRegs {
     pub(crate) mailbox0: u32,
-    pub(crate) scratch_0e: u32,
+    /// `NV_PBUS_SW_SCRATCH_0E`'s FWSEC-FRTS error code field.
+    pub(crate) frts_error: u16,
     pub(crate) wpr2: Wpr2Regs,
 }
 
@@ -76,9 +77,8 @@ impl Validator<(&Untrusted<FrtsRegs>, Range<u64>)> for FrtsDone {
         if regs.mailbox0 != 0 {
             return Err(FrtsError::Mailbox(regs.mailbox0));
         }
-        let code = (regs.scratch_0e >> 16) as u16;
-        if code != 0 {
-            return Err(FrtsError::ErrorCode(code));
+        if regs.frts_error != 0 {
+            return Err(FrtsError::ErrorCode(regs.frts_error));
         }
         match <Wpr2 as Validator<Untrusted<Wpr2Regs>>>::validate(regs.wpr2) {
             Ok(Wpr2::Unset) => Err(FrtsError::NoWpr2),
@@ -90,12 +90,12 @@ impl Validator<(&Untrusted<FrtsRegs>, Range<u64>)> for FrtsDone {
     }
 }
 
-/// What FWSEC-SB leaves: mailbox 0 of the GSP falcon and `NV_PBUS_SW_SCRATCH_15` (its error
-/// code in bits 15:0, as nouveau reads it).
+/// What FWSEC-SB leaves: mailbox 0 of the GSP falcon and `NV_PBUS_SW_SCRATCH_15`'s error code
+/// field (as nouveau reads it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SbRegs {
     pub(crate) mailbox0: u32,
-    pub(crate) scratch_15: u32,
+    pub(crate) sb_error: u16,
 }
 
 /// FWSEC-SB did its work: its status is 0 and its error code too.
@@ -130,10 +130,9 @@ impl Validator<&Untrusted<SbRegs>> for SbDone {
         if regs.mailbox0 != 0 {
             return Err(SbError::Mailbox(regs.mailbox0));
         }
-        match u16::try_from(regs.scratch_15 & 0xffff) {
-            Ok(0) => Ok(SbDone),
-            Ok(code) => Err(SbError::ErrorCode(code)),
-            Err(_) => Err(SbError::ErrorCode(u16::MAX)),
+        match regs.sb_error {
+            0 => Ok(SbDone),
+            code => Err(SbError::ErrorCode(code)),
         }
     }
 }

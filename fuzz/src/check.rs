@@ -15,6 +15,7 @@ use crate::{
     },
     falcon::state::{
         Cond,
+        CondReg,
         Holds,
         NotYet, //
     },
@@ -23,7 +24,10 @@ use crate::{
         FbLayout,
         FbNeeds,
         FbRegs,
+        FbSizeFields,
+        FbSizeReg,
         MmuLockRegs,
+        VgaWorkspaceReg,
         Wpr2,
         Wpr2Regs, //
     },
@@ -56,6 +60,7 @@ use crate::{
         },
     },
     gfw::{
+        GfwBoot,
         GfwDone,
         GfwNotDone,
         GfwRegs, //
@@ -946,10 +951,16 @@ pub fn vbios_in_parts(
 /// validated: complete only when the mask is lowered, the progress is 0xff and the device does
 /// not read all ones; only a device gone is final.
 pub fn gfw(priv_level_mask: u32, gfw_boot: u32) -> Result<(), String> {
-    let readable = GfwRegs::readable(priv_level_mask);
+    // The fields as the driver's register declarations decode them (`regs.rs`: the mask's
+    // bit 0, the progress's bits 7:0).
+    let readable = priv_level_mask & 1 != 0;
     let regs = GfwRegs {
         priv_level_mask,
-        gfw_boot: readable.then_some(gfw_boot),
+        readable,
+        gfw_boot: readable.then_some(GfwBoot {
+            raw: gfw_boot,
+            progress: gfw_boot as u8,
+        }),
     };
     let state = Untrusted::new_untrusted(regs).validate_ref::<GfwDone>();
     let gone = priv_level_mask == u32::MAX && (!readable || gfw_boot == u32::MAX);
@@ -995,6 +1006,21 @@ pub fn fb_layout(
     fb_layout_locked(chip, version, regs, (0, 0, 0), bootloader, elf)
 }
 
+/// The family's FB size register word, decoded as the driver's register declarations decode
+/// it (`regs.rs`: `NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE`'s bits 30, 9:4 and 3:0 on Turing and
+/// GA100; `NV_USABLE_FB_SIZE_IN_MB`'s word from GA102 on).
+fn fb_size_fields(family: FbFamily, raw: u32) -> FbSizeReg {
+    let fields = match family {
+        FbFamily::Tu102 | FbFamily::Ga100 => FbSizeFields::Range {
+            magnitude: (raw >> 4) & 0x3f,
+            scale: raw & 0xf,
+            ecc: raw & (1 << 30) != 0,
+        },
+        FbFamily::Ga102 => FbSizeFields::MiB(raw),
+    };
+    FbSizeReg { raw, fields }
+}
+
 /// [`fb_layout`] with GA100's MMU lock registers (`cfg`, `lo`, `hi`: the driver reads them on
 /// GA100 only; elsewhere they are not used).
 pub fn fb_layout_locked(
@@ -1023,11 +1049,18 @@ pub fn fb_layout_locked(
         wpr_meta: version.wpr_meta_size(),
     };
     // Read on GA100 where CFG_PRIV_LEVEL_MASK bit 0 lets the CPU, as the driver does.
-    let mmu_lock = (family == FbFamily::Ga100 && cfg & 1 != 0).then_some(MmuLockRegs { lo, hi });
+    // The registers' page fields (bits 31:4), as the driver's reader takes them.
+    let mmu_lock = (family == FbFamily::Ga100 && cfg & 1 != 0).then_some(MmuLockRegs {
+        lo: lo >> 4,
+        hi: hi >> 4,
+    });
     let regs = FbRegs {
-        fb_size,
-        display_fuse,
-        vga_workspace: FbRegs::has_display(display_fuse).then_some(vga_workspace),
+        fb_size: fb_size_fields(family, fb_size),
+        vga_workspace: (display_fuse & 1 == 0).then_some(VgaWorkspaceReg {
+            raw: vga_workspace,
+            base: vga_workspace >> 8,
+            valid: vga_workspace & (1 << 3) != 0,
+        }),
         mmu_lock,
     };
     let layout = Untrusted::new_untrusted(regs)
@@ -1087,9 +1120,17 @@ pub fn heap_size(version: &str, libos3: bool, fb_size: u64) -> Option<u64> {
     Some(version.heap_params(libos3).heap_size(fb_size))
 }
 
-/// The WPR2 registers, decoded: `None` when unset, the region otherwise.
+/// The WPR2 registers' page fields (bits 31:4 of each word), as the driver's reader takes them.
+fn wpr2_fields(lo: u32, hi: u32) -> Wpr2Regs {
+    Wpr2Regs {
+        lo: lo >> 4,
+        hi: hi >> 4,
+    }
+}
+
+/// The WPR2 registers (whole words), decoded: `None` when unset, the region otherwise.
 pub fn wpr2(lo: u32, hi: u32) -> Option<(u64, u64)> {
-    match Untrusted::new_untrusted(Wpr2Regs { lo, hi }).validate::<Wpr2>() {
+    match Untrusted::new_untrusted(wpr2_fields(lo, hi)).validate::<Wpr2>() {
         Ok(Wpr2::Unset) => None,
         Ok(Wpr2::Set(r)) => Some((r.start, r.end)),
     }
@@ -1206,10 +1247,11 @@ pub fn frts_outcome(
     hi: u32,
     frts: (u64, u64),
 ) -> Result<(u64, u64), String> {
+    // The error code field as the driver's register declaration decodes it (bits 31:16).
     let regs = FrtsRegs {
         mailbox0,
-        scratch_0e,
-        wpr2: Wpr2Regs { lo, hi },
+        frts_error: (scratch_0e >> 16) as u16,
+        wpr2: wpr2_fields(lo, hi),
     };
     Untrusted::new_untrusted(regs)
         .validate_ref_against::<FrtsDone, _>(frts.0..frts.1)
@@ -1221,8 +1263,11 @@ pub fn frts_outcome(
         .map_err(|e| e.to_string())
 }
 
-/// A falcon status register's value against each condition: all ones satisfies none.
-pub fn falcon_conditions(raw: u32) -> Vec<Result<(), String>> {
+/// The falcon conditions on a register word `raw` whose fields say `fields_hold` (the fields
+/// are the driver's register declarations' to decode, in the kernel): each condition holds
+/// exactly when the fields say so, unless the word is all ones (a device gone) or, for the
+/// RISC-V core's halt, a read the PRIV target mask refused.
+pub fn falcon_conditions(raw: u32, fields_hold: bool) -> Vec<Result<(), String>> {
     [
         Cond::Halted,
         Cond::AliasInUse,
@@ -1231,13 +1276,14 @@ pub fn falcon_conditions(raw: u32) -> Vec<Result<(), String>> {
         Cond::ResetReady,
         Cond::DmaIdle,
         Cond::FalconCore,
+        Cond::RiscvHalted,
     ]
     .into_iter()
     .map(|c| {
-        let r = Untrusted::new_untrusted(raw).validate_ref_against::<Holds, _>(c);
-        if raw == u32::MAX {
-            assert!(r.is_err());
-        }
+        let r = Untrusted::new_untrusted(CondReg { raw, fields_hold })
+            .validate_ref_against::<Holds, _>(c);
+        let refused = c == Cond::RiscvHalted && raw & !0xff == 0xbadf_4100;
+        assert_eq!(r.is_ok(), fields_hold && raw != u32::MAX && !refused);
         r.map(|_| ()).map_err(|e: NotYet| e.to_string())
     })
     .collect()
@@ -1305,9 +1351,10 @@ pub fn fuse_version(raw: u32) -> u32 {
 
 /// What FWSEC-SB left, as teardown reads it.
 pub fn sb_outcome(mailbox0: u32, scratch_15: u32) -> Result<(), String> {
+    // The error code field as the driver's register declaration decodes it (bits 15:0).
     Untrusted::new_untrusted(crate::fwsec::outcome::SbRegs {
         mailbox0,
-        scratch_15,
+        sb_error: scratch_15 as u16,
     })
     .validate_ref::<crate::fwsec::outcome::SbDone>()
     .map(|_| ())

@@ -62,6 +62,9 @@ pub fn queue_pointers(head: u32, tail: u32) -> Result<usize, String> {
 pub fn lockdown(hwcfg2: u32, mailbox0: u32, mailbox1: u32, boot_params: u64) -> String {
     let r = Untrusted::new_untrusted(LockdownRegs {
         hwcfg2,
+        // HWCFG2's RISCV_BR_PRIV_LOCKDOWN, bit 13, as the driver's register declaration
+        // decodes it.
+        lockdown: hwcfg2 & (1 << 13) != 0,
         mailbox0,
         mailbox1,
     })

@@ -15,7 +15,7 @@ KUNIT_SUITES = ("nova_core_untrusted", "nova_core_regs", "nova_core_chip", "nova
                 "nova_core_gsp_msgq", "nova_core_gsp_queues", "nova_core_gsp_replies",
                 "nova_core_gsp_bench", "nova_core_vbios", "nova_core_devinit",
                 "nova_core_fb", "nova_core_fwsec", "nova_core_booter",
-                "nova_core_gsp_sequencer", "nova_core_fsp_protocol")
+                "nova_core_gsp_sequencer", "nova_core_fsp_protocol", "nova_core_falcon")
 
 
 # Chips whose real firmware files the KUnit suites request (firmware.rs's tests).
