@@ -83,7 +83,8 @@ pub(crate) trait FalconEngine:
     const NAME: &'static str;
 }
 
-/// How long a whole DMA load may take (transfers of 256 bytes take microseconds).
+/// How long a whole DMA load may take (transfers of 256 bytes take microseconds): what both
+/// references allow each transfer (`nvkm/falcon/base.c:104`, `nova-core/falcon.rs:588`: 2 s).
 pub(crate) const DMA_TIMEOUT: Delta = Delta::from_secs(2);
 
 /// Which falcon memory a load goes to.

@@ -90,7 +90,8 @@ use outcome::{
     SbRegs, //
 };
 
-/// How long FWSEC-FRTS may run (upstream's bound; it takes milliseconds).
+/// How long FWSEC may run on the GSP falcon before it halts (it takes milliseconds): nouveau's
+/// bound (`nvkm/falcon/gm200.c:231`, 2 s), and nova-core's (`nova-core/falcon.rs:644`).
 const HALT_TIMEOUT: Delta = Delta::from_secs(2);
 
 /// Reads the signature fuse register `reg`.

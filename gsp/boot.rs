@@ -67,7 +67,8 @@ use crate::{
 /// that message as for any, 4,000,000 polls with a 1 to 2 µs sleep each (`rm/r535/rpc.c`,
 /// `r535_gsp_msg_recv`), seconds at the least.
 pub(crate) const INIT_TIMEOUT: Delta = Delta::from_secs(10);
-/// How long one RPC may take.
+/// How long one RPC's reply may take: nova-core's bound (`nova-core/gsp/cmdq.rs:512`, 5 s);
+/// nouveau reads 4,000,000 times 1 to 2 µs apart (`nvkm/subdev/gsp/rm/r535/rpc.c:458`).
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
 /// How long the GSP may take to acknowledge `UNLOADING_GUEST_DRIVER`: an RPC's time, as the
 /// references give it (nova-core waits 5 s for the unload's end; nouveau's reply wait is its

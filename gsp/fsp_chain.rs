@@ -78,7 +78,9 @@ use crate::{
     pci::SystemFacts,
 };
 
-/// How long GSP-FMC may take to release the GSP's lockdown after the FSP accepted it.
+/// How long GSP-FMC may take to release the GSP's lockdown after the FSP accepted it:
+/// nova-core's bound (`nova-core/gsp/hal/gh100.rs:96`, 30 s); nouveau reads 4000 times 1 to
+/// 2 ms apart (`nvkm/subdev/gsp/gh100.c:76`).
 const LOCKDOWN_TIMEOUT: Delta = Delta::from_secs(30);
 
 /// The boot's fixed facts.

@@ -20,14 +20,17 @@ use super::super::{
     FalconEngine, //
 };
 
-/// How long scrubbing may take after a reset.
+/// How long scrubbing may take after a reset: nouveau's bound (`nvkm/falcon/ga102.c:74`,
+/// 20 ms), and nova-core's (`nova-core/falcon/hal/ga102.rs:155`).
 const SCRUB_TIMEOUT: Delta = Delta::from_millis(20);
 
 /// How long the engine may take to say it is ready for a reset. The hardware does not always
-/// say so (NVIDIA's driver notes it): the reset goes ahead either way.
+/// say so (NVIDIA's driver notes it): the reset goes ahead either way. nouveau's bound
+/// (`nvkm/falcon/ga102.c:88`, 150 µs), and nova-core's (`nova-core/falcon/hal/ga102.rs:171`).
 const RESET_READY_TIMEOUT: Delta = Delta::from_micros(150);
 
-/// How long the core selection may take.
+/// How long the core selection may take to read valid: nouveau's bound
+/// (`nvkm/falcon/ga102.c:102`, 10 ms), and nova-core's (`nova-core/falcon/hal/ga102.rs:47`).
 const CORE_TIMEOUT: Delta = Delta::from_millis(10);
 
 /// The boot ROM's RSA-3K algorithm.

@@ -13,7 +13,8 @@ use super::super::{
     FalconEngine, //
 };
 
-/// How long scrubbing may take after a reset.
+/// How long scrubbing may take after a reset: nouveau's bound (`nvkm/falcon/gm200.c:145`,
+/// 10 ms), and nova-core's (`nova-core/falcon/hal/tu102.rs:68`).
 const SCRUB_TIMEOUT: Delta = Delta::from_millis(10);
 
 /// Resets the engine and waits for the scrubbing its reset starts.
