@@ -185,8 +185,8 @@ impl BooterPlan {
         else {
             return Err(EINVAL);
         };
-        let sb =
-            crate::fwsec::prepare(dev, bar, spec.chipset, &self.vbios(dev)?, FwsecCommand::Sb)?;
+        let vbios = self.vbios(dev)?;
+        let sb = crate::fwsec::prepare(dev, bar, spec.chipset, &vbios, FwsecCommand::Sb)?;
         let teardown = BooterTeardown {
             chipset: spec.chipset,
             boot0: self.boot0,
@@ -195,9 +195,7 @@ impl BooterPlan {
         };
         // Not this probe's WPR2: left as it is (the GPU needs a reset).
         crate::fb::check_wpr2_unset(dev, bar)?;
-        let ran = self.vbios(dev).and_then(|vbios| {
-            crate::fwsec::run_frts(dev, bar, spec.chipset, self.boot0, &vbios, &self.layout)
-        });
+        let ran = crate::fwsec::run_frts(dev, bar, spec.chipset, self.boot0, &vbios, &self.layout);
         if let Err(e) = ran {
             if matches!(crate::fb::wpr2(bar), Ok(Wpr2::Set(_))) {
                 // Nothing of GSP-RM ran: WPR2 alone is undone.
