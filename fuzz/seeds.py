@@ -47,10 +47,15 @@ EMULATED_SEQUENCE = [
 ]
 
 
+# bufferSizeDWord as the emulated GSP sends it (emu/src/gsp/sequencer.rs `BUFFER_WORDS`):
+# what one message has room for after the 40-byte header.
+SEQUENCE_BUFFER_WORDS = (65456 - 40) // 4
+
+
 def sequence_payload(words):
-    """`rpc_run_cpu_sequencer_v17_00` with `words` as its commands (bufferSizeDWord and
-    cmdIndex both their count, the register save area zero)."""
-    return struct.pack("<II", len(words), len(words)) + bytes(32) + struct.pack(
+    """`rpc_run_cpu_sequencer_v17_00` with `words` as its commands, as the emulated GSP sends
+    it (bufferSizeDWord its whole buffer, cmdIndex their count, the register save area zero)."""
+    return struct.pack("<II", SEQUENCE_BUFFER_WORDS, len(words)) + bytes(32) + struct.pack(
         f"<{len(words)}I", *words)
 
 

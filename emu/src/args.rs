@@ -139,8 +139,8 @@ struct Cli {
     #[arg(long, value_name = "LIE")]
     fwsec_fault: Option<FwsecLie>,
     /// The boot chain after FWSEC-FRTS lies: booter-error, wpr-meta-rejected,
-    /// riscv-never-active, seq-outside-bar0, seq-huge-count, seq-unknown-opcode or
-    /// seq-endless-poll.
+    /// riscv-never-active, seq-outside-bar0, seq-huge-count, seq-buffer-full, seq-no-buffer,
+    /// seq-unknown-opcode or seq-endless-poll.
     #[arg(long, value_name = "LIE")]
     boot_fault: Option<BootLie>,
     /// The FSP chain of Hopper and Blackwell lies: never-ready, no-reply, reply-short,

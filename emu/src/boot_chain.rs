@@ -50,7 +50,11 @@ lies! {
         SeqOutsideBar0 = "seq-outside-bar0"
             => "GSP-RM's CPU sequence writes a register past BAR0 (0x2000000)",
         SeqHugeCount = "seq-huge-count"
-            => "GSP-RM's CPU sequence says it has 0x100000 words of commands",
+            => "GSP-RM's CPU sequence says it has 0x100000 words of commands, in a buffer of 0x100001",
+        SeqBufferFull = "seq-buffer-full"
+            => "GSP-RM's CPU sequence fills its buffer: cmdIndex equals bufferSizeDWord",
+        SeqNoBuffer = "seq-no-buffer"
+            => "GSP-RM's CPU sequence has a buffer of 0 words and no command",
         SeqUnknownOpcode = "seq-unknown-opcode"
             => "GSP-RM's CPU sequence starts with opcode 42",
         SeqEndlessPoll = "seq-endless-poll"

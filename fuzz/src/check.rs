@@ -616,7 +616,10 @@ pub fn sequence(payload: &[u8], limits: (u64, u32, u32)) -> Result<Vec<Vec<u32>>
     // The words used, as the message has them (a poll's timeout of 0 as its default): the
     // firmware's bound on the count, with no cap of the driver's.
     let cmd_index = u32_at(payload, 4) as usize;
-    assert!(cmd_index <= u32_at(payload, 0) as usize);
+    assert!(
+        cmd_index < u32_at(payload, 0) as usize,
+        "commands inside the buffer"
+    );
     assert!(HEADER_SIZE + 4 * cmd_index <= payload.len());
     assert!(seq.len() <= cmd_index);
     let mut sent: Vec<u32> = (0..cmd_index)

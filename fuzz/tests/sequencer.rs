@@ -36,12 +36,17 @@ fn emulated() -> Vec<Vec<u32>> {
     ]
 }
 
-/// The payload of `words`, as the emulated GSP builds it (`bufferSizeDWord` and `cmdIndex`
-/// both the word count), unless `buffer` or `index` say otherwise.
+/// `bufferSizeDWord` as the emulated GSP sends it: the words one message's payload has room
+/// for after the 40-byte header, the buffer GSP-RM builds the sequence in.
+const BUFFER_WORDS: u32 = ((MAX_PAYLOAD - 40) / 4) as u32;
+
+/// The payload of `words`, as the emulated GSP builds it (`bufferSizeDWord` its whole
+/// buffer, [`BUFFER_WORDS`], and `cmdIndex` the word count), unless `buffer` or `index` say
+/// otherwise.
 fn payload_with(words: &[u32], buffer: Option<u32>, index: Option<u32>) -> Vec<u8> {
     let n = words.len() as u32;
     let mut p = vec![0u8; 40];
-    p[0..4].copy_from_slice(&buffer.unwrap_or(n).to_le_bytes());
+    p[0..4].copy_from_slice(&buffer.unwrap_or(BUFFER_WORDS).to_le_bytes());
     p[4..8].copy_from_slice(&index.unwrap_or(n).to_le_bytes());
     // A register save area the driver does not read: not zero, to be sure.
     for (i, b) in p[8..40].iter_mut().enumerate() {
@@ -102,17 +107,25 @@ fn thousands_of_commands_are_accepted_and_yielded_in_order() {
 }
 
 #[test]
-fn a_full_message_of_the_shortest_commands_is_accepted() {
-    // The firmware's own bound: a command buffer filling the largest payload, 16354 words,
-    // each a one-word command.
-    let words = (MAX_PAYLOAD - 40) / 4;
-    assert_eq!(words, 16354);
+fn a_full_buffer_of_the_shortest_commands_is_accepted() {
+    // The firmware's own bound: `cmdIndex` below `bufferSizeDWord` (OpenRM,
+    // `kgspExecuteSequencerBuffer_IMPL`), the buffer one message's worth: 16353 words, each a
+    // one-word command.
+    assert_eq!(BUFFER_WORDS, 16354);
+    let words = BUFFER_WORDS as usize - 1;
     let commands: Vec<Vec<u32>> = (0..words).map(|i| vec![5 + i as u32 % 4]).collect();
     let p = payload(&commands.concat());
-    assert_eq!(p.len(), MAX_PAYLOAD);
+    assert_eq!(p.len(), MAX_PAYLOAD - 4);
     assert_eq!(check::sequence(&p, DRIVER), Ok(commands));
-    // The same count with the last word not sent: past the payload.
-    let p = payload_with(&vec![6; words - 1], Some(words as u32), Some(words as u32));
+    // One more word fills the buffer: refused, though the message holds it.
+    let p = payload(&vec![6; words + 1]);
+    assert_eq!(p.len(), MAX_PAYLOAD);
+    assert_eq!(
+        check::sequence(&p, DRIVER),
+        Err("sequence uses 16354 words of a 16354-word buffer, at most 16353 allowed".to_string())
+    );
+    // A larger buffer, with the last word used not sent: past the payload.
+    let p = payload_with(&vec![6; words], Some(0x10_0000), Some(words as u32 + 1));
     assert_eq!(
         check::sequence(&p, DRIVER),
         Err("sequence uses 16354 words, the message holds 16353".to_string())
@@ -131,7 +144,19 @@ fn each_rejection_is_named() {
         (
             payload_with(&emu, Some(21), None),
             DRIVER,
-            "sequence uses 22 words of a 21-word buffer",
+            "sequence uses 22 words of a 21-word buffer, at most 20 allowed",
+        ),
+        (
+            // A buffer its commands fill: OpenRM refuses it (`cmdIndex < bufferSizeDWord`).
+            payload_with(&emu, Some(22), None),
+            DRIVER,
+            "sequence uses 22 words of a 22-word buffer, at most 21 allowed",
+        ),
+        (
+            // No buffer: OpenRM refuses it (`bufferSizeDWord != 0`), with no command too.
+            payload_with(&[], Some(0), None),
+            DRIVER,
+            "sequence buffer of 0 words",
         ),
         (
             payload_with(&emu, Some(64), Some(23)),
@@ -139,9 +164,9 @@ fn each_rejection_is_named() {
             "sequence uses 23 words, the message holds 22",
         ),
         (
-            payload_with(&emu, Some(u32::MAX), Some(u32::MAX)),
+            payload_with(&emu, Some(u32::MAX), Some(u32::MAX - 1)),
             DRIVER,
-            "sequence uses 4294967295 words, the message holds 22",
+            "sequence uses 4294967294 words, the message holds 22",
         ),
         (
             payload(&[3, 10, 2, 0x100, 1, 1, 0]),

@@ -31,21 +31,20 @@
 //! [`Sequence::commands`] decodes the words again, with the step the validation took, so what
 //! runs is what was checked.
 //!
-//! How many commands a sequence holds is bounded by the firmware's own limit, not by one of the
-//! driver's. The whole sequence comes in one status-queue message, so `cmdIndex` must fit in
-//! the words the payload holds ([`SeqError::IndexPastPayload`]), and it may not exceed
-//! `bufferSizeDWord` ([`SeqError::IndexPastBuffer`]). One message's payload is at most 65456
-//! bytes (`GSP_MSG_QUEUE_ELEMENT_SIZE_MAX`, 65536, less the 48-byte element header and the
-//! 32-byte RPC header: `MAX_PAYLOAD` in `gsp/msgq.rs`), so the command buffer is at most
-//! (65456 - 40) / 4 = 16354 words: 16354 commands of the shortest kind (the one-word `CORE_*`).
-//! The references count no commands either:
+//! How many commands a sequence holds is bounded by the firmware's own limits, not by one of
+//! the driver's, and the driver checks the header as OpenRM does:
 //!
 //! - OpenRM, `kgspExecuteSequencerBuffer_IMPL` (`src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c`
-//!   in NVIDIA/open-gpu-kernel-modules), checks `bufferSizeDWord != 0`,
-//!   `cmdIndex < bufferSizeDWord` and each command inside `cmdIndex`
-//!   (`current_cmd_index + payloadSize <= buffer_end`). This driver accepts `cmdIndex` equal to
-//!   `bufferSizeDWord` (a buffer sent full, as the emulated GPU sends it), and a buffer of 0
-//!   words, whose sequence has no command.
+//!   in NVIDIA/open-gpu-kernel-modules, lines 3465-3466 at 535.113.01), refuses a
+//!   `bufferSizeDWord` of 0 ([`SeqError::NoBuffer`]) and a `cmdIndex` not below it
+//!   ([`SeqError::IndexPastBuffer`]), then each command that runs past `cmdIndex`
+//!   (`current_cmd_index + payloadSize <= buffer_end`, [`SeqError::CutShort`]).
+//! - The message carries the `cmdIndex` words used, not the whole buffer, so `cmdIndex` must
+//!   also fit in the words the payload holds ([`SeqError::IndexPastPayload`]). One message's
+//!   payload is at most 65456 bytes (`GSP_MSG_QUEUE_ELEMENT_SIZE_MAX`, 65536, less the 48-byte
+//!   element header and the 32-byte RPC header: `MAX_PAYLOAD` in `gsp/msgq.rs`), so at most
+//!   (65456 - 40) / 4 = 16354 words of commands arrive: that many commands of the shortest
+//!   kind (the one-word `CORE_*`).
 //! - nouveau, `r535_gsp_msg_run_cpu_sequencer`
 //!   (`drivers/gpu/drm/nouveau/nvkm/subdev/gsp/rm/r535/gsp.c`), checks nothing: it reads
 //!   commands until `cmdIndex`, compared neither with `bufferSizeDWord` nor with the message's
@@ -247,7 +246,9 @@ impl Iterator for Commands<'_> {
 pub(crate) enum SeqError {
     /// The payload is shorter than its header.
     Short { len: usize },
-    /// `cmdIndex` says the commands use more words than the buffer has.
+    /// `bufferSizeDWord` is 0: GSP-RM built the sequence in no buffer.
+    NoBuffer,
+    /// `cmdIndex` is not below `bufferSizeDWord`: the commands fill the buffer or run past it.
     IndexPastBuffer { cmd_index: u32, buffer_words: u32 },
     /// `cmdIndex` says the commands use more words than the payload holds.
     IndexPastPayload {
@@ -286,12 +287,15 @@ impl fmt::Display for SeqError {
                 f,
                 "sequence of {len} bytes, shorter than its {HEADER_SIZE}-byte header"
             ),
+            SeqError::NoBuffer => f.write_str("sequence buffer of 0 words"),
             SeqError::IndexPastBuffer {
                 cmd_index,
                 buffer_words,
             } => write!(
                 f,
-                "sequence uses {cmd_index} words of a {buffer_words}-word buffer"
+                "sequence uses {cmd_index} words of a {buffer_words}-word buffer, at most {} allowed",
+                // Never refused with a buffer of 0 words: that is `NoBuffer`.
+                buffer_words.saturating_sub(1)
             ),
             SeqError::IndexPastPayload {
                 cmd_index,
@@ -435,7 +439,11 @@ impl<'a> Validator<(&'a Untrusted<[u8]>, SeqLimits)> for Sequence<'a> {
         let (header, buffer) = payload.split_at_checked(HEADER_SIZE).ok_or(short)?;
         let buffer_words = word(header, 0).ok_or(short)?;
         let cmd_index = word(header, 1).ok_or(short)?;
-        if cmd_index > buffer_words {
+        // As OpenRM checks them: a buffer, and commands that stop short of its end.
+        if buffer_words == 0 {
+            return Err(SeqError::NoBuffer);
+        }
+        if cmd_index >= buffer_words {
             return Err(SeqError::IndexPastBuffer {
                 cmd_index,
                 buffer_words,
@@ -493,8 +501,11 @@ mod tests {
     /// 16 MiB, the BAR0 of every chip.
     const LIMITS: SeqLimits = SeqLimits::driver(0x100_0000);
 
-    /// The payload of `commands` (at most 32 words in all), `cmdIndex` and `bufferSizeDWord`
-    /// both their word count unless given; returns the bytes and their length.
+    /// `bufferSizeDWord` as the emulated GPU sends it: one message's room for commands.
+    const BUFFER_WORDS: u32 = 16354;
+
+    /// The payload of `commands` (at most 32 words in all), `cmdIndex` their word count and
+    /// `bufferSizeDWord` [`BUFFER_WORDS`] unless given; returns the bytes and their length.
     fn payload(commands: &[&[u32]], index: Option<u32>, buffer: Option<u32>) -> ([u8; 168], usize) {
         let mut p = [0u8; 168];
         let mut at = HEADER_SIZE;
@@ -503,7 +514,7 @@ mod tests {
             at += 4;
         }
         let n = ((at - HEADER_SIZE) / 4) as u32;
-        p[0..4].copy_from_slice(&buffer.unwrap_or(n).to_le_bytes());
+        p[0..4].copy_from_slice(&buffer.unwrap_or(BUFFER_WORDS).to_le_bytes());
         p[4..8].copy_from_slice(&index.unwrap_or(n).to_le_bytes());
         (p, at)
     }
@@ -585,6 +596,15 @@ mod tests {
                 buffer_words: 22
             })
         );
+        // Commands that fill their buffer: `cmdIndex` must stay below `bufferSizeDWord`.
+        let (p, len) = payload(&EMULATED, None, Some(22));
+        assert_eq!(
+            validate_payload(&p[..len], LIMITS),
+            Err(SeqError::IndexPastBuffer {
+                cmd_index: 22,
+                buffer_words: 22
+            })
+        );
         let (p, len) = payload(&EMULATED, Some(23), Some(64));
         assert_eq!(
             validate_payload(&p[..len], LIMITS),
@@ -593,6 +613,15 @@ mod tests {
                 payload_words: 22
             })
         );
+    }
+
+    #[test]
+    fn a_buffer_of_no_words_is_refused() {
+        let (p, len) = payload(&[], None, Some(0));
+        assert_eq!(validate_payload(&p[..len], LIMITS), Err(SeqError::NoBuffer));
+        // A buffer with room and no command in it is an empty sequence.
+        let (p, len) = payload(&[], None, None);
+        assert_eq!(validate_payload(&p[..len], LIMITS).map(|s| s.len()), Ok(0));
     }
 
     #[test]
@@ -637,7 +666,7 @@ mod tests {
         let words = 3 * u32::from(N);
         let mut p: KVec<u8> = KVec::with_capacity(HEADER_SIZE + 12 * usize::from(N), GFP_KERNEL)?;
         // `bufferSizeDWord`, `cmdIndex`, `regSaveArea`.
-        p.extend_from_slice(&words.to_le_bytes(), GFP_KERNEL)?;
+        p.extend_from_slice(&BUFFER_WORDS.to_le_bytes(), GFP_KERNEL)?;
         p.extend_from_slice(&words.to_le_bytes(), GFP_KERNEL)?;
         p.extend_from_slice(&[0u8; HEADER_SIZE - 8], GFP_KERNEL)?;
         for i in 0..u32::from(N) {

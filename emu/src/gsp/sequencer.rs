@@ -54,10 +54,24 @@ pub fn commands() -> Vec<u32> {
     .concat()
 }
 
-/// The `RUN_CPU_SEQUENCER` payload of `commands`.
+/// `bufferSizeDWord`: the words of the buffer GSP-RM builds its sequence in. The firmware's
+/// value is not published; OpenRM requires it non-zero and above `cmdIndex`
+/// (`kgspExecuteSequencerBuffer_IMPL`, `src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:3465-3466`
+/// at 535.113.01). GSP-RM builds the sequence in its RPC buffer (`pRunCpuSeqParam`,
+/// `src/nvidia/arch/nvalloc/common/inc/rmgspseq.h`), so the model's buffer is what one message
+/// has room for after the 40-byte header: 65456 bytes of payload (a 64 KiB element less its
+/// 48-byte header and the 32-byte RPC header), 16354 words.
+pub const BUFFER_WORDS: u32 = (65456 - 40) / 4;
+
+/// The `RUN_CPU_SEQUENCER` payload of `commands`, as GSP-RM sends it: its whole buffer's size,
+/// then only the words its commands use (`cmdIndex`), which stay below that size.
 pub fn payload(commands: &[u32]) -> Vec<u8> {
+    assert!(
+        commands.len() < BUFFER_WORDS as usize,
+        "the sequence fits its buffer"
+    );
     let mut p = vec![0u8; 40 + 4 * commands.len()];
-    put_u32(&mut p, 0, commands.len() as u32);
+    put_u32(&mut p, 0, BUFFER_WORDS);
     put_u32(&mut p, 4, commands.len() as u32);
     for (i, w) in commands.iter().enumerate() {
         put_u32(&mut p, 40 + 4 * i, *w);
@@ -84,9 +98,18 @@ pub fn lying_payload(lie: Option<crate::boot_chain::BootLie>) -> Vec<u8> {
         _ => {}
     }
     let mut p = payload(&words);
-    if lie == Some(BootLie::SeqHugeCount) {
-        put_u32(&mut p, 0, 0x10_0000);
-        put_u32(&mut p, 4, 0x10_0000);
+    match lie {
+        Some(BootLie::SeqHugeCount) => {
+            put_u32(&mut p, 0, 0x10_0001);
+            put_u32(&mut p, 4, 0x10_0000);
+        }
+        Some(BootLie::SeqBufferFull) => put_u32(&mut p, 0, words.len() as u32),
+        Some(BootLie::SeqNoBuffer) => {
+            p.truncate(40);
+            put_u32(&mut p, 0, 0);
+            put_u32(&mut p, 4, 0);
+        }
+        _ => {}
     }
     p
 }
