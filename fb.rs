@@ -28,6 +28,10 @@ use crate::{
         FlushRegs,
         FspHal, //
     },
+    gsp::interface::{
+        ForVersion,
+        Interface, //
+    },
     regs,
     untrusted::Untrusted,
 };
@@ -44,6 +48,7 @@ use layout::{
     FbRegs,
     FbSizeFields,
     FbSizeReg,
+    HeapParams,
     MmuLockRegs,
     VgaWorkspaceReg,
     Wpr2,
@@ -121,6 +126,25 @@ fn read_regs(bar: &Bar0<'_>, family: FbFamily) -> Untrusted<FbRegs> {
     })
 }
 
+/// What WPR2 takes from a firmware version: GSP-RM's heap sizing on the chips the booter starts
+/// (LIBOS 3 or not), the WPR meta's size, and the heap sizing on the chips GSP-FMC boots where
+/// the version boots them.
+struct WprNumbers {
+    libos3: bool,
+}
+
+impl ForVersion for WprNumbers {
+    type Output = (HeapParams, u64, Option<HeapParams>);
+
+    fn run<V: Interface>(self) -> Self::Output {
+        (
+            V::heap_params(self.libos3),
+            V::WPR_META_SIZE,
+            V::FMC.map(|fmc| fmc.heap),
+        )
+    }
+}
+
 /// Reads and validates the framebuffer layout of a chip that boots through FWSEC, for the
 /// firmware `fw`; a device whose registers give no layout fails with one line.
 pub(crate) fn read_layout(
@@ -130,12 +154,15 @@ pub(crate) fn read_layout(
     fw: &GspFirmware,
 ) -> Result<FbLayout> {
     let family = FbFamily::of(spec.chipset).ok_or(ENODEV)?;
+    let (heap, wpr_meta, _) = fw.version.with(WprNumbers {
+        libos3: !spec.chipset.boots_like_turing(),
+    });
     let needs = FbNeeds {
         family,
         bootloader: fw.bootloader_size as u64,
         elf: fw.elf_size as u64,
-        heap: fw.version.heap_params(!spec.chipset.boots_like_turing()),
-        wpr_meta: fw.version.wpr_meta_size(),
+        heap,
+        wpr_meta,
     };
     let layout = bar
         .with(|bar| read_regs(bar, family))?
@@ -156,9 +183,19 @@ pub(crate) fn read_fmc_sizes(
     spec: &Spec,
     fw: &GspFirmware,
 ) -> Result<FmcSizes> {
+    let (_, _, heap) = fw.version.with(WprNumbers { libos3: true });
+    let Some(heap) = heap else {
+        // The firmware files were chosen for the chip (`FwVersion::supports`).
+        dev_err!(
+            dev,
+            "GSP firmware {} boots no chip through GSP-FMC\n",
+            fw.version
+        );
+        return Err(ENODEV);
+    };
     let needs = FmcNeeds {
         hal: FspHal::of(spec.chipset).ok_or(ENODEV)?,
-        heap: fw.version.heap_params_fsp().ok_or(ENODEV)?,
+        heap,
     };
     let sizes = bar
         .with(|bar| Untrusted::new_untrusted(bar.read(regs::NV_USABLE_FB_SIZE_IN_MB).into_raw()))?
@@ -347,12 +384,15 @@ mod tests {
     };
 
     fn needs(version: FwVersion, chipset: Chipset) -> FbNeeds {
+        let (heap, wpr_meta, _) = version.with(WprNumbers {
+            libos3: !chipset.boots_like_turing(),
+        });
         FbNeeds {
             family: FbFamily::of(chipset).unwrap(),
             bootloader: 0x6000,
             elf: 16 << 20,
-            heap: version.heap_params(!chipset.boots_like_turing()),
-            wpr_meta: version.wpr_meta_size(),
+            heap,
+            wpr_meta,
         }
     }
 

@@ -169,21 +169,14 @@ fn identify(pdev: &pci::Device<Core<'_>>, bar: &SharedBar0) -> Result<Identified
 
 /// The firmware version forced by the `gsp_version` module parameter, if any.
 fn forced_version(pdev: &pci::Device<Core<'_>>) -> Result<Option<FwVersion>> {
-    let major = crate::module_parameters::gsp_version.value();
-    if major == 0 {
+    let param = crate::module_parameters::gsp_version.value();
+    if param == 0 {
         return Ok(None);
     }
-    match FwVersion::from_major(major) {
-        Some(v) => Ok(Some(v)),
-        None => {
-            dev_err!(
-                pdev,
-                "gsp_version={}: not a supported version (570 or 535)\n",
-                major
-            );
-            Err(EINVAL)
-        }
-    }
+    FwVersion::from_param(param).map(Some).map_err(|e| {
+        dev_err!(pdev, "{}\n", e);
+        EINVAL
+    })
 }
 
 /// What `GSP_SET_SYSTEM_INFO` tells the GSP about this PCI function, validated from what the

@@ -38,7 +38,7 @@ kernel::module_pci_driver! {
     params: {
         gsp_version: u32 {
             default: 0,
-            description: "Force a GSP firmware version by major number (570 for 570.144, 535 for 535.113.01); 0 picks the newest the chip supports",
+            description: "Force a GSP firmware version: its number without dots (570144 for 570.144, 53511301 for 535.113.01) or its major number where that names one version (570, 535); 0 picks the newest the chip supports",
         },
     },
 }
@@ -87,6 +87,7 @@ kernel_display!(
     gsp::msgq::MsgError,
     gsp::replies::StaticInfoError,
     gsp::sequencer::commands::SeqError,
+    gsp::versions::VersionParamError,
     pci::BarError,
     pci::FactsError,
     vbios::Vbios<'_>,

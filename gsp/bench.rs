@@ -6,9 +6,10 @@
 //! the kernel log; a failing benchmark fails the write and leaves the device bound.
 //!
 //! - The cost of writing one `GSP_SET_SYSTEM_INFO` payload (the versioned code) in place into
-//!   the command queue, framed and checksummed, for each firmware version: through [`FwVersion`]'s
-//!   dispatch, as the driver calls it, and with the version's copy called directly (the
-//!   baseline), measured alternately in the same run.
+//!   the command queue, framed and checksummed, for each firmware version: entering versioned
+//!   code through [`FwVersion::with`] for every message, from a version known at run time only,
+//!   and with the version's copy called directly (the baseline), measured alternately in the
+//!   same run.
 //! - The versioned call alone (the payload written into a buffer), dispatched and direct.
 //! - Round trips per second of `GET_GSP_STATIC_INFO` with the GSP that came up.
 
@@ -25,16 +26,24 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
-    firmware::FwVersion,
     gsp::{
         boot::Gsp,
-        commands::{
+        encode::{
             self,
             Sink, //
         },
+        interface::{
+            ForVersion,
+            Interface, //
+        },
         queues::Queues,
-        running::Shared,
+        running::{
+            AnyGsp,
+            OnGsp,
+            Shared, //
+        },
         shared::ram::RamMemory,
+        versions::FwVersion,
         Function,
     },
     pci::SystemFacts,
@@ -113,6 +122,28 @@ where
     Ok(ns / u64::from(iterations.max(1)))
 }
 
+/// `GSP_SET_SYSTEM_INFO`'s number and payload size in a version.
+struct SystemInfoNumbers;
+
+impl ForVersion for SystemInfoNumbers {
+    type Output = (u32, usize);
+
+    fn run<V: Interface>(self) -> (u32, usize) {
+        (V::function(Function::SetSystemInfo), V::SYSTEM_INFO_SIZE)
+    }
+}
+
+/// `GSP_SET_SYSTEM_INFO`'s payload written in a version.
+struct WriteSystemInfo<'a>(&'a SystemFacts, &'a mut dyn Sink);
+
+impl ForVersion for WriteSystemInfo<'_> {
+    type Output = Result;
+
+    fn run<V: Interface>(self) -> Result {
+        V::write_system_info(self.0, self.1)
+    }
+}
+
 /// The same, through the dispatch (`dispatched`) or with the version's copy called directly;
 /// the direct calls are generated from the version list.
 macro_rules! bench_time {
@@ -124,13 +155,13 @@ macro_rules! bench_time {
             iterations: u32,
             enqueue: bool,
         ) -> Result<u64> {
-            let function = version.function(Function::SetSystemInfo);
+            let (function, size) = version.with(SystemInfoNumbers);
             if dispatched {
-                // The version as the driver has it: known at run time only.
+                // The version as the driver has it: known at run time only, versioned code
+                // entered for every message.
                 let version = core::hint::black_box(version);
-                let size = version.system_info_size();
                 return time(queues, function, iterations, enqueue, size, |f, o| {
-                    version.write_system_info(f, o)
+                    version.with(WriteSystemInfo(f, o))
                 });
             }
             match version {
@@ -139,8 +170,8 @@ macro_rules! bench_time {
                     function,
                     iterations,
                     enqueue,
-                    commands::versioned::$v::SYSTEM_INFO_SIZE,
-                    commands::versioned::$v::write_system_info,
+                    encode::versioned::$v::SYSTEM_INFO_SIZE,
+                    encode::versioned::$v::write_system_info,
                 ),)*
             }
         }
@@ -183,18 +214,68 @@ fn difference(dispatched: u64, direct: u64) -> i64 {
     (a - b) * 10000 / b
 }
 
-/// Runs the benchmarks on `gsp` and logs one line per figure.
-pub(crate) fn run(dev: &Device, bar: &SharedBar0, gsp: &mut Gsp, iterations: u32) -> Result {
-    let deadline = Deadline(Instant::<Monotonic>::now());
-    let late = |what: &str| {
-        dev_err!(
+/// `GET_GSP_STATIC_INFO` round trips with GSP-RM, timed, logged in one line.
+struct RoundTrips<'a> {
+    dev: &'a Device,
+    bar: &'a SharedBar0,
+    iterations: u32,
+    deadline: &'a Deadline,
+}
+
+impl OnGsp for RoundTrips<'_> {
+    type Output = Result;
+
+    fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result {
+        let RoundTrips {
             dev,
-            "bench: stopped, {} s deadline passed ({})\n",
-            DEADLINE.as_millis() / 1000,
-            what
+            bar,
+            iterations,
+            deadline,
+        } = self;
+        let start = Instant::<Monotonic>::now();
+        for done in 0..iterations {
+            deadline.check().map_err(|_| {
+                dev_err!(
+                    dev,
+                    "bench: round trips stopped after {} of {}\n",
+                    done,
+                    iterations
+                );
+                late(dev, "round trips")
+            })?;
+            gsp.static_info(dev, bar)?;
+        }
+        let elapsed: Delta = start.elapsed();
+        let us = u64::try_from(elapsed.as_micros_ceil())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        dev_info!(
+            dev,
+            "bench: {} GET_GSP_STATIC_INFO round trips: {} in {} us, {} per second\n",
+            V::VERSION,
+            iterations,
+            us,
+            u64::from(iterations) * 1_000_000 / us
         );
-        ETIMEDOUT
-    };
+        Ok(())
+    }
+}
+
+/// Logs that a benchmark passed [`DEADLINE`] while doing `what`.
+fn late(dev: &Device, what: &str) -> Error {
+    dev_err!(
+        dev,
+        "bench: stopped, {} s deadline passed ({})\n",
+        DEADLINE.as_millis() / 1000,
+        what
+    );
+    ETIMEDOUT
+}
+
+/// Runs the benchmarks on `gsp` and logs one line per figure.
+pub(crate) fn run(dev: &Device, bar: &SharedBar0, gsp: &mut AnyGsp, iterations: u32) -> Result {
+    let deadline = Deadline(Instant::<Monotonic>::now());
+    let late = |what: &str| late(dev, what);
     for &v in FwVersion::ALL {
         let (dispatched, direct) = cost(v, iterations, true, &deadline).map_err(|e| {
             if e == ETIMEDOUT {
@@ -233,32 +314,12 @@ pub(crate) fn run(dev: &Device, bar: &SharedBar0, gsp: &mut Gsp, iterations: u32
         );
     }
 
-    let start = Instant::<Monotonic>::now();
-    for done in 0..iterations {
-        deadline.check().map_err(|_| {
-            dev_err!(
-                dev,
-                "bench: round trips stopped after {} of {}\n",
-                done,
-                iterations
-            );
-            late("round trips")
-        })?;
-        gsp.static_info(dev, bar)?;
-    }
-    let elapsed: Delta = start.elapsed();
-    let us = u64::try_from(elapsed.as_micros_ceil())
-        .unwrap_or(u64::MAX)
-        .max(1);
-    dev_info!(
+    gsp.on(RoundTrips {
         dev,
-        "bench: {} GET_GSP_STATIC_INFO round trips: {} in {} us, {} per second\n",
-        gsp.version(),
+        bar,
         iterations,
-        us,
-        u64::from(iterations) * 1_000_000 / us
-    );
-    Ok(())
+        deadline: &deadline,
+    })
 }
 
 /// A write to `bench`: validates the iteration count, then runs the benchmarks with the GSP

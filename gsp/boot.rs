@@ -6,6 +6,8 @@
 //! GSP-RM starts through FWSEC and the booter ([`super::chain`], Turing to Ada); its stop is
 //! the chain's teardown ([`Teardown`]: FWSEC-SB, `booter_unload`).
 
+use core::marker::PhantomData;
+
 use kernel::{
     device::{
         Bound,
@@ -36,7 +38,6 @@ use crate::{
         state::Cond,
         Falcon, //
     },
-    firmware::FwVersion,
     gsp::{
         commands::{
             Command,
@@ -46,8 +47,13 @@ use crate::{
             UnloadingGuestDriver,
             REGISTRY, //
         },
+        encode::Sink,
+        interface::Interface,
         logs::Logs,
-        msgq::MsgError,
+        msgq::{
+            MsgError,
+            Numbering, //
+        },
         queues::Queues,
         replies::StaticInfo,
         shared::CoherentMemory,
@@ -109,14 +115,14 @@ impl DroppedEvents {
         }
     }
 
-    /// The kinds, each with its name in `version` where the driver knows it.
-    fn named(&self, version: FwVersion) -> Named<'_> {
-        Named(self, version)
+    /// The kinds, each with its name in `numbering` where the driver knows it.
+    fn named(&self, numbering: &'static Numbering) -> Named<'_> {
+        Named(self, numbering)
     }
 }
 
-/// [`DroppedEvents`] as its debug line shows them.
-struct Named<'a>(&'a DroppedEvents, FwVersion);
+/// [`DroppedEvents`] as its debug line shows them, with the names of a version's numbering.
+struct Named<'a>(&'a DroppedEvents, &'static Numbering);
 
 impl kernel::fmt::Display for Named<'_> {
     fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
@@ -133,16 +139,39 @@ impl kernel::fmt::Display for Named<'_> {
     }
 }
 
-/// A started GSP: its queues and the memory it was given.
+/// A started GSP running firmware version `V`: what is the same for every version is its
+/// [`GspCore`], which it dereferences to; what it adds is the version's code, for the RPCs it
+/// writes and the replies it validates. The version's numbering is data the core holds, so the
+/// waits, the checks and the stop are compiled once, not once per version.
+pub(crate) struct Gsp<V: Interface> {
+    core: GspCore,
+    version: PhantomData<V>,
+}
+
+impl<V: Interface> core::ops::Deref for Gsp<V> {
+    type Target = GspCore;
+
+    fn deref(&self) -> &GspCore {
+        &self.core
+    }
+}
+
+impl<V: Interface> core::ops::DerefMut for Gsp<V> {
+    fn deref_mut(&mut self) -> &mut GspCore {
+        &mut self.core
+    }
+}
+
+/// A started GSP, whatever its version: its queues and the memory it was given.
 ///
 /// A GSP may touch its memory at any time until it is stopped, so that memory goes back to
-/// the allocator only once [`Gsp::shutdown`] saw GSP-RM's RISC-V core stopped. Dropped otherwise, the
-/// memory is leaked: never freed under a device that may still use it.
-pub(crate) struct Gsp {
+/// the allocator only once [`Gsp::shutdown`] saw GSP-RM's RISC-V core stopped. Dropped
+/// otherwise, the memory is leaked: never freed under a device that may still use it.
+pub(crate) struct GspCore {
     /// The GPU as identified at probe; a device that no longer reads as this one is gone.
     spec: Spec,
-    /// The firmware version the GSP runs.
-    version: FwVersion,
+    /// The numbering of the firmware version the GSP runs.
+    numbering: &'static Numbering,
     /// Taken when the GSP is dropped: freed if `halted`, leaked otherwise.
     shared: Option<Shared>,
     /// GSP-RM was seen stopped (its RISC-V core idle after FWSEC-SB): it touches nothing any
@@ -157,7 +186,7 @@ pub(crate) struct Gsp {
     pinned: bool,
 }
 
-impl Drop for Gsp {
+impl Drop for GspCore {
     fn drop(&mut self) {
         if let Some(shared) = self.shared.take() {
             if !self.halted || self.pinned {
@@ -168,21 +197,91 @@ impl Drop for Gsp {
     }
 }
 
-impl Gsp {
+impl<V: Interface> Gsp<V> {
     /// A GSP about to be started (through the booter or the FSP), with its memory and its
     /// teardown.
-    pub(crate) fn new(spec: Spec, version: FwVersion, shared: Shared, teardown: Teardown) -> Gsp {
+    pub(crate) fn new(spec: Spec, shared: Shared, teardown: Teardown) -> Gsp<V> {
         Gsp {
-            spec,
-            version,
-            shared: Some(shared),
-            halted: false,
-            unreachable: false,
-            teardown: Some(teardown),
-            pinned: false,
+            core: GspCore {
+                spec,
+                numbering: V::NUMBERING,
+                shared: Some(shared),
+                halted: false,
+                unreachable: false,
+                teardown: Some(teardown),
+                pinned: false,
+            },
+            version: PhantomData,
         }
     }
 
+    /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` before GSP-RM starts (as nouveau and
+    /// OpenRM do; nova-core once its core runs), which reads them before `GSP_INIT_DONE`.
+    /// Neither is answered: OpenRM queues both with `_issueRpcAsync` ("stuffed into the message
+    /// queue before the GSP is booted", `rpc.c`), nouveau sends both
+    /// `NVKM_GSP_RPC_REPLY_NOSEQ`, nova-core without waiting; a reply would be one nobody asked
+    /// for.
+    ///
+    /// The doorbell rings after each, as all three references ring it after every message
+    /// (OpenRM `_kgspRpcSendMessage`, nouveau `r535_gsp_cmdq_push`, nova-core `Cmdq`).
+    pub(crate) fn queue_boot_commands(&mut self, bar: &SharedBar0, facts: &SystemFacts) -> Result {
+        self.queues()?.send::<V, _>(&SetSystemInfo(facts))?;
+        ring(bar)?;
+        self.queues()?.send::<V, _>(&SetRegistry(REGISTRY))?;
+        ring(bar)
+    }
+
+    /// Sends `command`, waits for its reply at most `timeout` and validates it.
+    fn rpc<C: Command>(
+        &mut self,
+        dev: &Device,
+        bar: &SharedBar0,
+        command: &C,
+        timeout: Delta,
+    ) -> Result<C::Reply> {
+        let f = V::function(C::FUNCTION);
+        let reply = self.call(dev, bar, f, command.size::<V>(), timeout, &mut |out| {
+            command.write::<V>(out)
+        })?;
+        let validated = C::reply::<V>(&reply).map_err(|e| {
+            dev_err!(dev, "{} reply rejected: {}\n", C::NAME, e);
+            EIO
+        })?;
+        dev_dbg!(dev, "{}: {} bytes validated\n", C::NAME, reply.len());
+        Ok(validated)
+    }
+
+    /// Asks the GSP for its static information (GPU name, framebuffer size).
+    pub(crate) fn static_info(&mut self, dev: &Device, bar: &SharedBar0) -> Result<StaticInfo> {
+        self.rpc(dev, bar, &GetGspStaticInfo, RPC_TIMEOUT)
+    }
+
+    /// Stops the GSP, on every way out once it was started: asks it to unload (unless it is
+    /// unreachable) and, acknowledged, waits for its suspend, then stops it whatever the answer
+    /// through the chain's teardown ([`Teardown::run`]). Seen stopped, the GSP's memory is freed
+    /// as it goes; otherwise it is leaked, and the log says so.
+    pub(crate) fn shutdown(mut self, dev: &Device<Bound>, bar: &SharedBar0) {
+        let mut acknowledged = false;
+        if !self.unreachable {
+            // A full unload (not a suspend); the acknowledgement means the GSP stopped using
+            // the driver's memory.
+            match self.rpc(dev, bar, &UnloadingGuestDriver, UNLOAD_TIMEOUT) {
+                Ok(()) => {
+                    dev_dbg!(dev, "GSP acknowledged UNLOADING_GUEST_DRIVER\n");
+                    acknowledged = true;
+                }
+                Err(e) => dev_warn!(
+                    dev,
+                    "GSP did not acknowledge the unload (error {})\n",
+                    e.to_errno()
+                ),
+            }
+        }
+        self.core.stop(dev, bar, acknowledged);
+    }
+}
+
+impl GspCore {
     /// The FSP was sent the chain of trust: GSP-FMC may run, and teardown waits for the GSP's
     /// halt.
     pub(crate) fn fmc_started(&mut self) {
@@ -194,22 +293,6 @@ impl Gsp {
     /// A device that reads the GSP's memory could not be stopped: it is never freed.
     pub(crate) fn pin(&mut self) {
         self.pinned = true;
-    }
-
-    /// Queues `GSP_SET_SYSTEM_INFO` and `SET_REGISTRY` before GSP-RM starts (as nouveau and
-    /// OpenRM do; nova-core once its core runs), which reads them before `GSP_INIT_DONE`. Neither is answered: OpenRM queues both with `_issueRpcAsync`
-    /// ("stuffed into the message queue before the GSP is booted", `rpc.c`), nouveau sends
-    /// both `NVKM_GSP_RPC_REPLY_NOSEQ`, nova-core without waiting; a reply would be one nobody
-    /// asked for.
-    ///
-    /// The doorbell rings after each, as all three references ring it after every message
-    /// (OpenRM `_kgspRpcSendMessage`, nouveau `r535_gsp_cmdq_push`, nova-core `Cmdq`).
-    pub(crate) fn queue_boot_commands(&mut self, bar: &SharedBar0, facts: &SystemFacts) -> Result {
-        let version = self.version;
-        self.queues()?.send(version, &SetSystemInfo(facts))?;
-        ring(bar)?;
-        self.queues()?.send(version, &SetRegistry(REGISTRY))?;
-        ring(bar)
     }
 
     /// The LIBOS arguments' DMA address.
@@ -244,7 +327,7 @@ impl Gsp {
         bar: &SharedBar0,
         timeout: Delta,
     ) -> Result {
-        let f = self.version.function(Function::InitDone);
+        let f = self.numbering.function(Function::InitDone);
         self.wait_for(dev, bar, f, timeout).map(|_| ())
     }
 
@@ -258,7 +341,7 @@ impl Gsp {
         libos: u64,
         app_version: u32,
     ) -> Result {
-        let f = self.version.function(Function::RunCpuSequencer);
+        let f = self.numbering.function(Function::RunCpuSequencer);
         let payload = self.wait_for(dev, bar, f, INIT_TIMEOUT)?;
         let ctx = super::sequencer::Context {
             chipset: self.spec.chipset,
@@ -273,11 +356,6 @@ impl Gsp {
     /// GSP-RM's log buffers, for debugfs.
     pub(crate) fn logs(&self) -> Option<Arc<Logs>> {
         self.shared.as_ref().map(|s| s.logs().clone())
-    }
-
-    /// The firmware version the GSP runs.
-    pub(crate) fn version(&self) -> FwVersion {
-        self.version
     }
 
     /// The queues, while the memory is the driver's.
@@ -321,8 +399,8 @@ impl Gsp {
                 );
                 break Err(ETIMEDOUT);
             }
-            let version = self.version;
-            match self.queues()?.receive(version) {
+            let numbering = self.numbering;
+            match self.queues()?.receive(numbering) {
                 // A failed message ends the wait, whichever it is.
                 Ok(Some((m, _))) if m.result != 0 => {
                     dev_err!(
@@ -338,7 +416,7 @@ impl Gsp {
                 // Nothing the driver does yet needs an event's contents: each is dropped, as
                 // nouveau drops those it silences, and one the driver does not know is no error
                 // (the numbers differ between versions; a later firmware may send new ones).
-                Ok(Some((m, _))) if version.is_event(m.function) => dropped.add(m.function),
+                Ok(Some((m, _))) if numbering.is_event(m.function) => dropped.add(m.function),
                 Ok(Some((m, _))) => {
                     dev_err!(
                         dev,
@@ -366,7 +444,7 @@ impl Gsp {
                 "GSP: {} events dropped while waiting for {:#x}:{}\n",
                 dropped.total,
                 function,
-                dropped.named(self.version)
+                dropped.named(self.numbering)
             );
         }
         result
@@ -386,58 +464,36 @@ impl Gsp {
         Ok(())
     }
 
-    /// Sends `command`, waits for its reply at most `timeout` and validates it.
-    fn rpc<C: Command>(
+    /// Sends the RPC `function` of `size` payload bytes that `write` writes, and waits for its
+    /// reply at most `timeout`: the reply's payload, still untrusted.
+    fn call(
         &mut self,
         dev: &Device,
         bar: &SharedBar0,
-        command: &C,
+        function: u32,
+        size: usize,
         timeout: Delta,
-    ) -> Result<C::Reply> {
-        let version = self.version;
-        let f = version.function(C::FUNCTION);
-        self.queues()?.send(version, command).map_err(|e| {
-            dev_err!(dev, "GSP command queue: cannot send RPC {:#x}: {}\n", f, e);
-            Error::from(e)
-        })?;
-        ring(bar)?;
-        let reply = self.wait_for(dev, bar, f, timeout)?;
-        let validated = C::reply(version, &reply).map_err(|e| {
-            dev_err!(dev, "{} reply rejected: {}\n", C::NAME, e);
-            EIO
-        })?;
-        dev_dbg!(dev, "{}: {} bytes validated\n", C::NAME, reply.len());
-        Ok(validated)
-    }
-
-    /// Asks the GSP for its static information (GPU name, framebuffer size).
-    pub(crate) fn static_info(&mut self, dev: &Device, bar: &SharedBar0) -> Result<StaticInfo> {
-        self.rpc(dev, bar, &GetGspStaticInfo, RPC_TIMEOUT)
-    }
-
-    /// Tells the GSP the driver is going away; the GSP stops touching memory afterwards.
-    fn unload(&mut self, dev: &Device, bar: &SharedBar0) -> Result {
-        self.rpc(dev, bar, &UnloadingGuestDriver, UNLOAD_TIMEOUT)?;
-        dev_dbg!(dev, "GSP acknowledged UNLOADING_GUEST_DRIVER\n");
-        Ok(())
-    }
-
-    /// Stops the GSP, on every way out once it was started: asks it to unload (unless it is
-    /// unreachable) and, acknowledged, waits for its suspend, then stops it whatever the answer
-    /// through the chain's teardown ([`Teardown::run`]). Seen stopped, the GSP's memory is freed
-    /// as `self` goes; otherwise it is leaked, and the log says so.
-    pub(crate) fn shutdown(mut self, dev: &Device<Bound>, bar: &SharedBar0) {
-        let mut acknowledged = false;
-        if !self.unreachable {
-            match self.unload(dev, bar) {
-                Ok(()) => acknowledged = true,
-                Err(e) => dev_warn!(
+        write: &mut dyn FnMut(&mut dyn Sink) -> Result,
+    ) -> Result<Untrusted<KVec<u8>>> {
+        self.queues()?
+            .send_with(function, size, write)
+            .map_err(|e| {
+                dev_err!(
                     dev,
-                    "GSP did not acknowledge the unload (error {})\n",
-                    e.to_errno()
-                ),
-            }
-        }
+                    "GSP command queue: cannot send RPC {:#x}: {}\n",
+                    function,
+                    e
+                );
+                Error::from(e)
+            })?;
+        ring(bar)?;
+        self.wait_for(dev, bar, function, timeout)
+    }
+
+    /// The end of [`Gsp::shutdown`]: once GSP-RM `acknowledged` the unload, waits for its
+    /// suspend, then stops it through the chain's teardown whatever the answer. Seen stopped,
+    /// the GSP's memory is freed as `self` goes; otherwise it is leaked, and the log says so.
+    fn stop(mut self, dev: &Device<Bound>, bar: &SharedBar0, acknowledged: bool) {
         // Only a GSP-RM that acknowledged the unload suspends: without it nova-core does not wait
         // either (`shutdown_gsp` returns on the failed command).
         if acknowledged {
@@ -457,6 +513,10 @@ impl Gsp {
 #[kunit_tests(nova_core_gsp_boot)]
 mod tests {
     use super::*;
+    use crate::gsp::interface::versioned::{
+        r535_113_01::Fw as V535,
+        r570_144::Fw as V570, //
+    };
     use kernel::str::CString;
 
     #[test]
@@ -466,7 +526,7 @@ mod tests {
             d.add(f);
         }
         assert_eq!(d.total, 7);
-        let line = CString::try_from_fmt(fmt!("{}", d.named(FwVersion::R570_144)))?;
+        let line = CString::try_from_fmt(fmt!("{}", d.named(V570::NUMBERING)))?;
         assert_eq!(
             line.to_bytes(),
             b" GSP_LOCKDOWN_NOTICE (0x101c) x1 UCODE_LIBOS_PRINT (0x100c) x2 unknown (0x1fff) x1 \
@@ -475,7 +535,7 @@ mod tests {
         // The same number is another event in the other version.
         let mut d = DroppedEvents::default();
         d.add(0x101b);
-        let line = CString::try_from_fmt(fmt!("{}", d.named(FwVersion::R535_113_01)))?;
+        let line = CString::try_from_fmt(fmt!("{}", d.named(V535::NUMBERING)))?;
         assert_eq!(line.to_bytes(), b" GSP_SEND_USER_SHARED_DATA (0x101b) x1");
         Ok(())
     }

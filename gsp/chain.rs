@@ -45,20 +45,20 @@ use crate::{
         Falcon, //
     },
     fb::layout::FbLayout,
-    firmware::{
-        FwVersion,
-        GspFiles, //
-    },
+    firmware::GspFiles,
     gsp::{
         boot::{
             Gsp,
+            GspCore,
             INIT_TIMEOUT, //
         },
-        commands::Placement,
+        interface::Interface,
         start::{
             allocate,
             run_riscv,
-            Images, //
+            BootInput,
+            Images,
+            Placement, //
         },
         teardown::{
             BooterTeardown,
@@ -72,7 +72,6 @@ use crate::{
 /// The boot's fixed facts.
 pub(crate) struct ChainArgs<'a> {
     pub(crate) spec: Spec,
-    pub(crate) version: FwVersion,
     pub(crate) boot0: u32,
     pub(crate) layout: &'a FbLayout,
     pub(crate) facts: &'a SystemFacts,
@@ -83,26 +82,18 @@ pub(crate) struct ChainArgs<'a> {
 /// prepared at probe). Whatever fails after this is called (WPR2 is set: FWSEC-FRTS ran) ends
 /// in the chain's teardown before the error returns: GSP-RM stopped, WPR2 cleared, and only
 /// then the memory freed (or leaked if a falcon could not be stopped).
-pub(crate) fn start(
+pub(crate) fn start<V: Interface>(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     args: ChainArgs<'_>,
     mut rm: GspFiles,
     booter_load: Untrusted<KVVec<u8>>,
     teardown: BooterTeardown,
-) -> Result<Gsp> {
-    let ChainArgs {
-        spec,
-        version,
-        boot0,
-        layout,
-        facts,
-    } = args;
-    let chipset = spec.chipset;
+) -> Result<Gsp<V>> {
     let teardown = Teardown::Booter(teardown);
     let app_version = rm.bootloader_app_version;
     let images = Images::take(&mut rm);
-    let (shared, mut input) = match allocate(dev, version, Placement::Layout(layout), images) {
+    let (shared, input) = match allocate::<V>(dev, Placement::Layout(args.layout), images) {
         Ok(memory) => memory,
         Err(e) => {
             // Nothing of GSP-RM ran: FWSEC-FRTS's WPR2 alone is undone.
@@ -110,20 +101,51 @@ pub(crate) fn start(
             return Err(e);
         }
     };
+    let mut gsp = Gsp::<V>::new(args.spec, shared, teardown);
+    let booted = match gsp.queue_boot_commands(bar, args.facts) {
+        // GSP-RM never started: nothing runs that the unload message could reach.
+        Err(e) => {
+            gsp.keep_boot_input(input);
+            gsp.set_unreachable();
+            Err(e)
+        }
+        Ok(()) => boot(dev, bar, &args, &mut gsp, input, &booter_load, app_version),
+    };
+    match booted {
+        Ok(()) => Ok(gsp),
+        Err(e) => {
+            gsp.shutdown(dev, bar);
+            Err(e)
+        }
+    }
+}
+
+/// [`start`] once GSP-RM's memory is given and its boot commands queued, the same for every
+/// version: `booter_load`, GSP-RM's RISC-V core, its CPU sequence, `GSP_INIT_DONE`. A failure
+/// leaves `gsp` marked as it must be stopped (unreachable, or pinned) for the caller's
+/// shutdown.
+fn boot(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    args: &ChainArgs<'_>,
+    gsp: &mut GspCore,
+    mut input: BootInput,
+    booter_load: &Untrusted<KVVec<u8>>,
+    app_version: u32,
+) -> Result {
+    let (chipset, boot0) = (args.spec.chipset, args.boot0);
     let wpr_meta = halves(input.wpr_meta());
-    let mut gsp = Gsp::new(spec, version, shared, teardown);
     let libos = gsp.libos_address();
     let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
     let started = Instant::<Monotonic>::now();
-    let loaded = gsp
-        .queue_boot_commands(bar, facts)
-        .and_then(|()| gsp_falcon.reset(boot0))
+    let loaded = gsp_falcon
+        .reset(boot0)
         .and_then(|()| {
             let (lo, hi) = halves(libos);
             gsp_falcon.write_mailboxes(lo, hi)
         })
         .map_err(LoadFailure::from)
-        .and_then(|()| booter::run_load(dev, bar, chipset, boot0, &booter_load, wpr_meta));
+        .and_then(|()| booter::run_load(dev, bar, chipset, boot0, booter_load, wpr_meta));
     match loaded {
         Ok(loaded) => {
             input.booter = Some(loaded);
@@ -141,26 +163,19 @@ pub(crate) fn start(
             };
             gsp.keep_boot_input(input);
             gsp.set_unreachable();
-            gsp.shutdown(dev, bar);
             return Err(e);
         }
     }
     if let Err(e) = run_riscv(dev, &gsp_falcon, app_version) {
         // No GSP-RM to ask to unload: teardown alone.
         gsp.set_unreachable();
-        gsp.shutdown(dev, bar);
         return Err(e);
     }
-    let up = gsp
-        .run_sequence(dev, bar, &gsp_falcon, boot0, libos, app_version)
+    gsp.run_sequence(dev, bar, &gsp_falcon, boot0, libos, app_version)
         .and_then(|()| gsp.wait_init_done(dev, bar, INIT_TIMEOUT))
         // From here on GSP-RM's own word is in MAILBOX0 (its suspend at unload): the LIBOS
         // arguments' address the driver left there goes.
-        .and_then(|()| gsp_falcon.write_mailboxes(0, 0));
-    if let Err(e) = up {
-        gsp.shutdown(dev, bar);
-        return Err(e);
-    }
+        .and_then(|()| gsp_falcon.write_mailboxes(0, 0))?;
     dev_dbg!(
         dev,
         "GSP_INIT_DONE {} ms after the booter's start\n",
@@ -168,5 +183,5 @@ pub(crate) fn start(
     );
     // GSP-RM runs from WPR2: what the booter read goes.
     gsp.drop_boot_input();
-    Ok(gsp)
+    Ok(())
 }

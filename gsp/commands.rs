@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The RPCs the driver sends to the GSP: one type per RPC ([`Command`]), with the reply it
-//! expects, written once and versioned only where the firmware versions differ.
+//! expects, written once, generic over the firmware version's [`Interface`] where the versions
+//! differ.
 //!
-//! `SET_REGISTRY`, the LIBOS arguments, `GET_GSP_STATIC_INFO` and `UNLOADING_GUEST_DRIVER` are
-//! the same in every version (the bindings' common structures) and written once;
-//! `GSP_SET_SYSTEM_INFO` and the queue arguments are versioned. `GSP_SET_SYSTEM_INFO` is the
-//! message whose layout differs most: 570.144 adds the PCI ids, more host addresses and a tail
-//! of flags to `GspSystemInfo`, which moves most fields (`maxUserVa` is at offset 56 in
-//! 535.113.01 and 72 in 570.144).
+//! `SET_REGISTRY`, `GET_GSP_STATIC_INFO`'s request and `UNLOADING_GUEST_DRIVER` are the same in
+//! every version (the bindings' common structures); `GSP_SET_SYSTEM_INFO`'s layout and
+//! `GET_GSP_STATIC_INFO`'s size and reply are the version's.
 //!
 //! A command writes its payload into a [`Sink`]: the command queue's elements themselves when
 //! it is sent (`Queues::send`), so no RPC is built in a buffer of its own first.
@@ -19,15 +17,15 @@ use kernel::{
     fmt,
     prelude::*, //
 };
-use zerocopy::{
-    Immutable,
-    IntoBytes, //
-};
 
 use crate::{
-    firmware::FwVersion,
     gsp::{
+        encode::{
+            put_struct,
+            Sink, //
+        },
         fw::common,
+        interface::Interface,
         replies::{
             StaticInfo,
             StaticInfoError, //
@@ -38,31 +36,10 @@ use crate::{
     untrusted::Untrusted,
 };
 
-/// Where a command's payload goes, in order: the command queue's elements when it is sent, a
-/// vector for the boot arguments and the tests.
-pub(crate) trait Sink {
-    /// Appends `bytes`; fails if they do not fit. Once a `put` failed the command is not sent,
-    /// whatever the writer does next: a writer passes the error on.
-    fn put(&mut self, bytes: &[u8]) -> Result;
-}
-
-/// Appends a structure's bytes (its padding is zero: the bindings' structures derive
-/// `IntoBytes`, which they only can without implicit padding).
-fn put_struct<T: IntoBytes + Immutable>(out: &mut dyn Sink, value: &T) -> Result {
-    out.put(value.as_bytes())
-}
-
-impl Sink for KVec<u8> {
-    fn put(&mut self, bytes: &[u8]) -> Result {
-        self.extend_from_slice(bytes, GFP_KERNEL)?;
-        Ok(())
-    }
-}
-
 /// An RPC the driver sends: which function it is, its payload in the firmware version in use,
 /// and what its reply, once validated, gives the driver.
 pub(crate) trait Command {
-    /// The RPC, numbered per firmware version by [`FwVersion::function`].
+    /// The RPC, numbered per firmware version by [`Interface::function`].
     const FUNCTION: Function;
     /// Its name in the firmware's headers, for the log.
     const NAME: &'static str;
@@ -72,15 +49,12 @@ pub(crate) trait Command {
     /// Why a reply is refused.
     type ReplyError: fmt::Display;
 
-    /// The payload's size in `version`; [`Command::write`] writes exactly as much.
-    fn size(&self, version: FwVersion) -> usize;
-    /// Writes the payload of `version` into `out`.
-    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result;
-    /// Validates the reply's payload.
-    fn reply(
-        version: FwVersion,
-        payload: &Untrusted<[u8]>,
-    ) -> Result<Self::Reply, Self::ReplyError>;
+    /// The payload's size in version `V`; [`Command::write`] writes exactly as much.
+    fn size<V: Interface>(&self) -> usize;
+    /// Writes the payload of version `V` into `out`.
+    fn write<V: Interface>(&self, out: &mut dyn Sink) -> Result;
+    /// Validates the reply's payload, of version `V`.
+    fn reply<V: Interface>(payload: &Untrusted<[u8]>) -> Result<Self::Reply, Self::ReplyError>;
 }
 
 /// A reply the driver does not read beyond its header (the queue has validated it).
@@ -103,15 +77,15 @@ impl Command for SetSystemInfo<'_> {
     type Reply = ();
     type ReplyError = NoReplyError;
 
-    fn size(&self, version: FwVersion) -> usize {
-        version.system_info_size()
+    fn size<V: Interface>(&self) -> usize {
+        V::SYSTEM_INFO_SIZE
     }
 
-    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result {
-        version.write_system_info(self.0, out)
+    fn write<V: Interface>(&self, out: &mut dyn Sink) -> Result {
+        V::write_system_info(self.0, out)
     }
 
-    fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
+    fn reply<V: Interface>(_: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
         Ok(())
     }
 }
@@ -125,9 +99,6 @@ pub(crate) const REGISTRY: &[(&str, u32)] = &[
     ("RMDevidCheckIgnore", 1),
 ];
 
-/// Highest user virtual address the GSP may hand out (47-bit address space, last page kept).
-const MAX_USER_VA: u64 = (1 << 47) - 4096;
-
 /// `SET_REGISTRY` with DWORD entries: the table header, the entries, then the NUL-terminated
 /// key names the entries point at (offsets from the table's start). The same in every version.
 pub(crate) struct SetRegistry<'a>(pub(crate) &'a [(&'a str, u32)]);
@@ -138,21 +109,16 @@ impl SetRegistry<'_> {
         size_of::<common::PACKED_REGISTRY_TABLE>()
             + self.0.len() * size_of::<common::PACKED_REGISTRY_ENTRY>()
     }
-}
 
-impl Command for SetRegistry<'_> {
-    const FUNCTION: Function = Function::SetRegistry;
-    const NAME: &'static str = "SET_REGISTRY";
-    type Reply = ();
-    type ReplyError = NoReplyError;
-
-    fn size(&self, _: FwVersion) -> usize {
+    /// Size of the whole table, names included (the same in every version).
+    fn len(&self) -> usize {
         self.fixed() + self.0.iter().map(|(k, _)| k.len() + 1).sum::<usize>()
     }
 
-    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result {
+    /// Writes the table: the same in every version, so compiled once.
+    fn write_table(&self, out: &mut dyn Sink) -> Result {
         let table = common::PACKED_REGISTRY_TABLE {
-            size: u32::try_from(self.size(version))?,
+            size: u32::try_from(self.len())?,
             numEntries: u32::try_from(self.0.len())?,
         };
         put_struct(out, &table)?;
@@ -174,8 +140,23 @@ impl Command for SetRegistry<'_> {
         }
         Ok(())
     }
+}
 
-    fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
+impl Command for SetRegistry<'_> {
+    const FUNCTION: Function = Function::SetRegistry;
+    const NAME: &'static str = "SET_REGISTRY";
+    type Reply = ();
+    type ReplyError = NoReplyError;
+
+    fn size<V: Interface>(&self) -> usize {
+        self.len()
+    }
+
+    fn write<V: Interface>(&self, out: &mut dyn Sink) -> Result {
+        self.write_table(out)
+    }
+
+    fn reply<V: Interface>(_: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
         Ok(())
     }
 }
@@ -192,14 +173,14 @@ impl Command for GetGspStaticInfo {
     type Reply = StaticInfo;
     type ReplyError = StaticInfoError;
 
-    fn size(&self, version: FwVersion) -> usize {
-        version.static_info_size()
+    fn size<V: Interface>(&self) -> usize {
+        V::STATIC_INFO_SIZE
     }
 
-    fn write(&self, version: FwVersion, out: &mut dyn Sink) -> Result {
+    fn write<V: Interface>(&self, out: &mut dyn Sink) -> Result {
         // Written in pieces: the struct is 1.6 to 2.2 KiB, too much for the kernel stack.
         const ZEROS: [u8; 256] = [0; 256];
-        let mut left = version.static_info_size();
+        let mut left = V::STATIC_INFO_SIZE;
         while left > 0 {
             let n = left.min(ZEROS.len());
             out.put(&ZEROS[..n])?;
@@ -208,8 +189,8 @@ impl Command for GetGspStaticInfo {
         Ok(())
     }
 
-    fn reply(version: FwVersion, payload: &Untrusted<[u8]>) -> Result<StaticInfo, StaticInfoError> {
-        version.decode_static_info(payload)
+    fn reply<V: Interface>(payload: &Untrusted<[u8]>) -> Result<StaticInfo, StaticInfoError> {
+        V::decode_static_info(payload)
     }
 }
 
@@ -223,257 +204,26 @@ impl Command for UnloadingGuestDriver {
     type Reply = ();
     type ReplyError = NoReplyError;
 
-    fn size(&self, _: FwVersion) -> usize {
+    fn size<V: Interface>(&self) -> usize {
         size_of::<common::rpc_unloading_guest_driver_v>()
     }
 
-    fn write(&self, _: FwVersion, out: &mut dyn Sink) -> Result {
+    fn write<V: Interface>(&self, out: &mut dyn Sink) -> Result {
         put_struct(out, &common::rpc_unloading_guest_driver_v::default())
     }
 
-    fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
+    fn reply<V: Interface>(_: &Untrusted<[u8]>) -> Result<(), NoReplyError> {
         Ok(())
     }
-}
-
-/// A region of contiguous system memory the GSP's LIBOS is told about.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LibosRegion {
-    /// Its name, packed as LIBOS expects (`libos_id8`).
-    pub(crate) id8: u64,
-    /// Its DMA address and size in bytes.
-    pub(crate) address: u64,
-    pub(crate) size: u64,
-}
-
-/// Writes one LIBOS memory region argument per region into `out`: the boot arguments the GSP
-/// reads from the page MAILBOX0/1 point at.
-pub(crate) fn write_libos_args(regions: &[LibosRegion], out: &mut dyn Sink) -> Result {
-    for region in regions {
-        let arg = common::LibosMemoryRegionInitArgument {
-            id8: region.id8,
-            pa: region.address,
-            size: region.size,
-            kind: u8::try_from(common::LIBOS_MEMORY_REGION_CONTIGUOUS)?,
-            loc: u8::try_from(common::LIBOS_MEMORY_REGION_LOC_SYSMEM)?,
-            ..Default::default()
-        };
-        put_struct(out, &arg)?;
-    }
-    Ok(())
-}
-
-/// What the WPR meta tells the booter or GSP-FMC: where GSP-RM's image, bootloader and
-/// signature are in system memory, and where in video memory WPR2 is made.
-pub(crate) struct WprMetaArgs<'a> {
-    /// The radix3 root of the image, and the image's size.
-    pub(crate) radix3: u64,
-    pub(crate) image_size: u64,
-    /// The bootloader's ucode and size, and its code, data and manifest offsets.
-    pub(crate) bootloader: u64,
-    pub(crate) bootloader_size: u64,
-    pub(crate) bootloader_offsets: [u64; 3],
-    /// The signature's address and size.
-    pub(crate) signature: u64,
-    pub(crate) signature_size: u64,
-    pub(crate) placement: Placement<'a>,
-}
-
-/// Who places WPR2's regions in video memory.
-pub(crate) enum Placement<'a> {
-    /// The driver (Turing to Ada): the booter gets every region's offset.
-    Layout(&'a crate::fb::layout::FbLayout),
-    /// GSP-FMC (Hopper and later): it gets the sizes, every offset left 0.
-    Sizes(&'a crate::fb::sizes::FmcSizes),
-}
-
-/// What `GSP_FMC_BOOT_PARAMS` tells GSP-FMC: where GSP-RM's WPR meta and LIBOS arguments are
-/// in system memory.
-pub(crate) struct FmcBootArgs {
-    pub(crate) wpr_meta: u64,
-    pub(crate) wpr_meta_size: u32,
-    pub(crate) libos: u64,
-}
-
-gsp_versioned! {
-pub(crate) mod versioned {
-    use super::{
-        put_struct,
-        FmcBootArgs,
-        Placement,
-        Sink,
-        SystemFacts,
-        WprMetaArgs,
-        MAX_USER_VA, //
-    };
-    use kernel::prelude::*;
-
-    /// Writes this version's `GspFwWprMeta` for `a` into `out`.
-    pub(crate) fn write_wpr_meta(a: &WprMetaArgs<'_>, out: &mut dyn Sink) -> Result {
-        let images = fw::GspFwWprMeta {
-            magic: u64::from_le_bytes(fw::GSP_FW_WPR_META_MAGIC.to_le_bytes()),
-            revision: u64::from(fw::GSP_FW_WPR_META_REVISION),
-            sysmemAddrOfRadix3Elf: a.radix3,
-            sizeOfRadix3Elf: a.image_size,
-            sysmemAddrOfBootloader: a.bootloader,
-            sizeOfBootloader: a.bootloader_size,
-            bootloaderCodeOffset: a.bootloader_offsets[0],
-            bootloaderDataOffset: a.bootloader_offsets[1],
-            bootloaderManifestOffset: a.bootloader_offsets[2],
-            __bindgen_anon_1: fw::GspFwWprMeta__bindgen_ty_1 {
-                __bindgen_anon_1: fw::GspFwWprMeta__bindgen_ty_1__bindgen_ty_1 {
-                    sysmemAddrOfSignature: a.signature,
-                    sizeOfSignature: a.signature_size,
-                },
-            },
-            ..Default::default()
-        };
-        let len = |r: &core::ops::Range<u64>| r.end - r.start;
-        let meta = match a.placement {
-            Placement::Layout(l) => fw::GspFwWprMeta {
-                gspFwRsvdStart: l.non_wpr_heap.start,
-                nonWprHeapOffset: l.non_wpr_heap.start,
-                nonWprHeapSize: len(&l.non_wpr_heap),
-                gspFwWprStart: l.wpr2.start,
-                gspFwHeapOffset: l.wpr2_heap.start,
-                gspFwHeapSize: len(&l.wpr2_heap),
-                gspFwOffset: l.elf.start,
-                bootBinOffset: l.boot.start,
-                frtsOffset: l.frts.start,
-                frtsSize: len(&l.frts),
-                gspFwWprEnd: l.frts.end,
-                fbSize: len(&l.fb),
-                vgaWorkspaceOffset: l.vga_workspace.start,
-                vgaWorkspaceSize: len(&l.vga_workspace),
-                ..images
-            },
-            #[ver(V >= r570_144)]
-            Placement::Sizes(sz) => fw::GspFwWprMeta {
-                nonWprHeapSize: sz.non_wpr_heap,
-                gspFwHeapSize: sz.heap,
-                frtsSize: sz.frts_size,
-                vgaWorkspaceSize: sz.vga_workspace,
-                pmuReservedSize: sz.pmu_reserved,
-                ..images
-            },
-            // No chip GSP-FMC boots runs 535.113.01 (`FwVersion::supports`).
-            #[ver(V == r535_113_01)]
-            Placement::Sizes(_) => return Err(ENOTSUPP),
-        };
-        put_struct(out, &meta)
-    }
-
-    /// Writes this version's `GSP_FMC_BOOT_PARAMS` for `b` into `out`: GSP-RM's WPR meta in
-    /// coherent system memory, its LIBOS arguments through the non-coherent target (as NVIDIA's
-    /// drivers name them), no WPR carve-out of the driver's, no SPDM.
-    #[ver(V >= r570_144)]
-    pub(crate) fn write_fmc_boot_params(b: &FmcBootArgs, out: &mut dyn Sink) -> Result {
-        let params = fw::GSP_FMC_BOOT_PARAMS {
-            bootGspRmParams: fw::GSP_ACR_BOOT_GSP_RM_PARAMS {
-                target: fw::GSP_DMA_TARGET_COHERENT_SYSTEM,
-                gspRmDescSize: b.wpr_meta_size,
-                gspRmDescOffset: b.wpr_meta,
-                bIsGspRmBoot: 1,
-                ..Default::default()
-            },
-            gspRmParams: fw::GSP_RM_PARAMS {
-                target: fw::GSP_DMA_TARGET_NONCOHERENT_SYSTEM,
-                bootArgsOffset: b.libos,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        put_struct(out, &params)
-    }
-
-    /// 535.113.01 has no `GSP_FMC_BOOT_PARAMS`: no chip GSP-FMC boots runs it.
-    #[ver(V == r535_113_01)]
-    pub(crate) fn write_fmc_boot_params(b: &FmcBootArgs, out: &mut dyn Sink) -> Result {
-        let _ = (b, out);
-        Err(ENOTSUPP)
-    }
-
-    /// Builds this version's `GspSystemInfo` from `facts`.
-    pub(crate) fn system_info(facts: &SystemFacts) -> fw::GspSystemInfo {
-        fw::GspSystemInfo {
-            gpuPhysAddr: facts.bar0,
-            gpuPhysFbAddr: facts.bar1,
-            gpuPhysInstAddr: facts.bar3,
-            nvDomainBusDeviceFunc: facts.bus_device_function,
-            maxUserVa: MAX_USER_VA,
-            pciConfigMirrorBase: facts.pci_config_mirror_base,
-            pciConfigMirrorSize: facts.pci_config_mirror_size,
-            #[ver(V >= r570_144)]
-            PCIDeviceID: (u32::from(facts.device_id) << 16) | u32::from(facts.vendor_id),
-            #[ver(V >= r570_144)]
-            PCISubDeviceID: (u32::from(facts.subsystem_device_id) << 16)
-                | u32::from(facts.subsystem_vendor_id),
-            #[ver(V >= r570_144)]
-            PCIRevisionID: u32::from(facts.revision_id),
-            ..Default::default()
-        }
-    }
-
-    /// Size of this version's `GspSystemInfo`.
-    pub(crate) const SYSTEM_INFO_SIZE: usize = core::mem::size_of::<fw::GspSystemInfo>();
-
-    /// Writes the `GSP_SET_SYSTEM_INFO` payload for `facts` into `out`.
-    pub(crate) fn write_system_info(facts: &SystemFacts, out: &mut dyn Sink) -> Result {
-        put_struct(out, &system_info(facts))
-    }
-
-    /// Writes the `GSP_ARGUMENTS_CACHED` of this version into `out`: where the queues are.
-    pub(crate) fn write_rmargs(
-        shared: u64,
-        pages: u32,
-        cmdq: u64,
-        statq: u64,
-        out: &mut dyn Sink,
-    ) -> Result {
-        let args = fw::GSP_ARGUMENTS_CACHED {
-            messageQueueInitArguments: fw::MESSAGE_QUEUE_INIT_ARGUMENTS {
-                sharedMemPhysAddr: shared,
-                pageTableEntryCount: pages,
-                cmdQueueOffset: cmdq,
-                statQueueOffset: statq,
-                ..Default::default()
-            },
-            // 570.144's GSP-RM keeps its stack in DMEM, as NVIDIA's drivers ask.
-            #[ver(V >= r570_144)]
-            bDmemStack: 1,
-            ..Default::default()
-        };
-        put_struct(out, &args)
-    }
-}
 }
 
 #[kunit_tests(nova_core_gsp_commands)]
 mod tests {
     use super::*;
-    use crate::firmware::FwVersion;
-
-    fn facts() -> SystemFacts {
-        SystemFacts {
-            bar0: 0xe600_0000,
-            bar1: 0xfc_8000_0000,
-            bar3: 0xfe_0000_0000,
-            bus_device_function: 0x0020,
-            vendor_id: 0x10de,
-            device_id: 0x2204,
-            subsystem_vendor_id: 0x10de,
-            subsystem_device_id: 0x0001,
-            revision_id: 0xa1,
-            pci_config_mirror_base: 0x88000,
-            pci_config_mirror_size: 0x1000,
-        }
-    }
-
-    fn u64_at(b: &[u8], off: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[off..off + 8]);
-        u64::from_le_bytes(w)
-    }
+    use crate::gsp::interface::versioned::{
+        r535_113_01::Fw as V535,
+        r570_144::Fw as V570, //
+    };
 
     fn u32_at(b: &[u8], off: usize) -> u32 {
         let mut w = [0u8; 4];
@@ -481,120 +231,12 @@ mod tests {
         u32::from_le_bytes(w)
     }
 
-    fn encoded(v: FwVersion) -> Result<KVec<u8>> {
-        let f = facts();
-        let mut out = KVec::new();
-        let command = SetSystemInfo(&f);
-        command.write(v, &mut out)?;
-        assert_eq!(out.len(), command.size(v));
-        Ok(out)
-    }
-
-    #[test]
-    fn system_info_535_layout() -> Result {
-        let b = encoded(FwVersion::R535_113_01)?;
-        assert_eq!(b.len(), 664);
-        assert_eq!(u64_at(&b, 0), 0xe600_0000);
-        assert_eq!(u64_at(&b, 8), 0xfc_8000_0000);
-        assert_eq!(u64_at(&b, 24), 0x0020);
-        assert_eq!(u64_at(&b, 56), MAX_USER_VA);
-        assert_eq!(u32_at(&b, 64), 0x88000);
-        assert_eq!(u32_at(&b, 68), 0x1000);
-        Ok(())
-    }
-
-    #[test]
-    fn system_info_570_layout() -> Result {
-        let b = encoded(FwVersion::R570_144)?;
-        assert_eq!(b.len(), 928);
-        assert_eq!(u64_at(&b, 0), 0xe600_0000);
-        assert_eq!(u64_at(&b, 32), 0x0020);
-        assert_eq!(u64_at(&b, 72), MAX_USER_VA);
-        assert_eq!(u32_at(&b, 80), 0x88000);
-        assert_eq!(u32_at(&b, 88), 0x2204_10de);
-        assert_eq!(u32_at(&b, 92), 0x0001_10de);
-        assert_eq!(u32_at(&b, 96), 0xa1);
-        Ok(())
-    }
-
-    #[test]
-    fn fmc_boot_params_570_layout() -> Result {
-        let mut b = KVec::new();
-        let args = FmcBootArgs {
-            wpr_meta: 0x1_2345_6000,
-            wpr_meta_size: 256,
-            libos: 0x7_8900_0000,
-        };
-        FwVersion::R570_144.write_fmc_boot_params(&args, &mut b)?;
-        assert_eq!(b.len(), 80);
-        assert_eq!(u32_at(&b, 0), 0);
-        // bootGspRmParams: coherent system memory, the WPR meta, GSP-RM (not a proxy).
-        assert_eq!(u32_at(&b, 8), 1);
-        assert_eq!(u32_at(&b, 12), 256);
-        assert_eq!(u64_at(&b, 16), 0x1_2345_6000);
-        assert_eq!((u64_at(&b, 24), u32_at(&b, 32)), (0, 0));
-        assert_eq!(b[36], 1);
-        // gspRmParams: the LIBOS arguments.
-        assert_eq!(u32_at(&b, 40), 2);
-        assert_eq!(u64_at(&b, 48), 0x7_8900_0000);
-        assert!(b[56..].iter().all(|&x| x == 0));
-        // 535.113.01 boots no chip through GSP-FMC.
-        let mut old = KVec::new();
-        assert_eq!(
-            FwVersion::R535_113_01.write_fmc_boot_params(&args, &mut old),
-            Err(ENOTSUPP)
-        );
-        Ok(())
-    }
-
-    #[test]
-    fn wpr_meta_for_gsp_fmc_has_sizes_and_no_offsets() -> Result {
-        let sizes = crate::fb::sizes::FmcSizes {
-            fb_size: 80 << 30,
-            frts_size: 1 << 20,
-            frts_offset: 2 << 20,
-            heap: 140 << 20,
-            non_wpr_heap: 2 << 20,
-            pmu_reserved: 0x182_0000,
-            vga_workspace: 128 << 10,
-        };
-        let args = WprMetaArgs {
-            radix3: 0x1000,
-            image_size: 0x2000,
-            bootloader: 0x3000,
-            bootloader_size: 0x400,
-            bootloader_offsets: [1, 2, 3],
-            signature: 0x5000,
-            signature_size: 0x1000,
-            placement: Placement::Sizes(&sizes),
-        };
-        let mut b = KVec::new();
-        FwVersion::R570_144.write_wpr_meta(&args, &mut b)?;
-        assert_eq!(b.len(), 256);
-        assert_eq!(u64_at(&b, 0), 0xdc3a_ae21_371a_60b3);
-        assert_eq!(u64_at(&b, 16), 0x1000);
-        assert_eq!(u64_at(&b, 32), 0x3000);
-        // From gspFwRsvdStart (88) to vgaWorkspaceSize (192): only the sizes are set.
-        let at = |off| u64_at(&b, off);
-        assert_eq!((at(88), at(96), at(104)), (0, 0, 2 << 20));
-        assert_eq!((at(112), at(120), at(128)), (0, 0, 140 << 20));
-        assert_eq!((at(136), at(144), at(152), at(160)), (0, 0, 0, 1 << 20));
-        assert_eq!((at(168), at(176), at(184), at(192)), (0, 0, 0, 128 << 10));
-        assert_eq!(u32_at(&b, 244), 0x182_0000);
-        let mut old = KVec::new();
-        assert_eq!(
-            FwVersion::R535_113_01.write_wpr_meta(&args, &mut old),
-            Err(ENOTSUPP)
-        );
-        Ok(())
-    }
-
     #[test]
     fn registry_table_layout() -> Result {
         let mut b = KVec::new();
         let command = SetRegistry(&[("Ab", 7), ("Cde", 9)]);
-        command.write(FwVersion::R570_144, &mut b)?;
-        assert_eq!(command.size(FwVersion::R535_113_01), b.len());
+        command.write::<V570>(&mut b)?;
+        assert_eq!(command.size::<V535>(), b.len());
         // Header (8), two entries (16 each), "Ab\0" and "Cde\0".
         assert_eq!(b.len(), 8 + 32 + 3 + 4);
         assert_eq!(u32_at(&b, 0), 47);
@@ -613,7 +255,7 @@ mod tests {
     #[test]
     fn driver_registry_names_every_key_at_its_offset() -> Result {
         let mut b = KVec::new();
-        SetRegistry(REGISTRY).write(FwVersion::R535_113_01, &mut b)?;
+        SetRegistry(REGISTRY).write::<V535>(&mut b)?;
         assert_eq!(u32_at(&b, 4) as usize, REGISTRY.len());
         for (i, (key, value)) in REGISTRY.iter().enumerate() {
             let entry = 8 + 16 * i;
@@ -625,104 +267,51 @@ mod tests {
         Ok(())
     }
 
-    #[test]
-    fn rmargs_layout_differs_per_version() -> Result {
-        // 535.113.01 has two lockless queue offsets more in MESSAGE_QUEUE_INIT_ARGUMENTS;
-        // 570.144 has bDmemStack (at 48), which NVIDIA's drivers set.
-        for (v, size, queue_args, dmem_stack) in [
-            (FwVersion::R535_113_01, 80, 48, None),
-            (FwVersion::R570_144, 72, 32, Some(48)),
-        ] {
-            let mut b = KVec::new();
-            v.write_rmargs(0x1_0000_0000, 129, 0x1000, 0x41000, &mut b)?;
-            assert_eq!(b.len(), size);
-            assert_eq!(u64_at(&b, 0), 0x1_0000_0000);
-            assert_eq!(u32_at(&b, 8), 129);
-            assert_eq!(u64_at(&b, 16), 0x1000);
-            assert_eq!(u64_at(&b, 24), 0x41000);
-            // Nothing else is set after the queue arguments, but the DMEM stack flag.
-            for (i, &x) in b.iter().enumerate().skip(queue_args) {
-                assert_eq!(x, u8::from(Some(i) == dmem_stack));
-            }
-        }
-        Ok(())
-    }
-
-    #[test]
-    fn libos_arguments_name_their_regions() -> Result {
-        use crate::gsp::libos::libos_id8;
-        assert_eq!(libos_id8("RMARGS"), 0x524d_4152_4753);
-        let mut b = KVec::new();
-        let region = LibosRegion {
-            id8: libos_id8("RMARGS"),
-            address: 0x2000,
-            size: 72,
-        };
-        write_libos_args(&[region], &mut b)?;
-        assert_eq!(b.len(), 32);
-        assert_eq!(u64_at(&b, 0), libos_id8("RMARGS"));
-        assert_eq!(u64_at(&b, 8), 0x2000);
-        assert_eq!(u64_at(&b, 16), 72);
-        // Contiguous, in system memory.
-        assert_eq!((b[24], b[25]), (1, 1));
-        Ok(())
-    }
-
     /// GSP-RM fills the request in place: it is a zeroed `GspStaticConfigInfo` of the version,
     /// as OpenRM (`rpcGetGspStaticInfo_v14_00`), nouveau and nova-core send it.
     #[test]
     fn static_info_request_is_a_zeroed_struct_of_the_version() -> Result {
-        for (v, want) in [(FwVersion::R535_113_01, 2168), (FwVersion::R570_144, 1656)] {
+        fn check<V: Interface>(want: usize) -> Result {
             let mut b = KVec::new();
-            GetGspStaticInfo.write(v, &mut b)?;
-            assert_eq!(GetGspStaticInfo.size(v), want);
+            GetGspStaticInfo.write::<V>(&mut b)?;
+            assert_eq!(GetGspStaticInfo.size::<V>(), want);
             assert_eq!(b.len(), want);
             assert!(b.iter().all(|&x| x == 0));
+            Ok(())
         }
-        Ok(())
+        check::<V535>(2168)?;
+        check::<V570>(1656)
     }
 
     #[test]
     fn unloading_payload_is_a_full_unload() -> Result {
-        for &v in FwVersion::ALL {
+        fn check<V: Interface>() -> Result {
             let mut b = KVec::new();
-            UnloadingGuestDriver.write(v, &mut b)?;
-            assert_eq!(UnloadingGuestDriver.size(v), b.len());
+            UnloadingGuestDriver.write::<V>(&mut b)?;
+            assert_eq!(UnloadingGuestDriver.size::<V>(), b.len());
             assert_eq!(&b[..], &[0u8; 8]);
+            Ok(())
         }
-        Ok(())
+        check::<V535>()?;
+        check::<V570>()
     }
 
-    /// The whole payload, byte for byte, against one written here from the headers' layout:
-    /// the facts at their offsets, every other byte (padding included) zero.
+    /// `GSP_SET_SYSTEM_INFO` is the version's payload, at the version's size.
     #[test]
-    fn system_info_is_the_facts_and_zeros() -> Result {
-        let put = |b: &mut [u8], at: usize, v: &[u8]| b[at..at + v.len()].copy_from_slice(v);
-        let f = facts();
-        // 535.113.01: BAR0, BAR1, BAR3, BDF, then maxUserVa at 56 and the mirror at 64.
-        let mut want = KVec::from_elem(0u8, 664, GFP_KERNEL)?;
-        put(&mut want, 0, &f.bar0.to_le_bytes());
-        put(&mut want, 8, &f.bar1.to_le_bytes());
-        put(&mut want, 16, &f.bar3.to_le_bytes());
-        put(&mut want, 24, &f.bus_device_function.to_le_bytes());
-        put(&mut want, 56, &MAX_USER_VA.to_le_bytes());
-        put(&mut want, 64, &0x88000u32.to_le_bytes());
-        put(&mut want, 68, &0x1000u32.to_le_bytes());
-        assert!(encoded(FwVersion::R535_113_01)?[..] == want[..]);
-        // 570.144: gpuPhysIoAddr moves the BDF to 32, two more addresses maxUserVa to 72; the
-        // PCI ids follow the mirror.
-        let mut want = KVec::from_elem(0u8, 928, GFP_KERNEL)?;
-        put(&mut want, 0, &f.bar0.to_le_bytes());
-        put(&mut want, 8, &f.bar1.to_le_bytes());
-        put(&mut want, 16, &f.bar3.to_le_bytes());
-        put(&mut want, 32, &f.bus_device_function.to_le_bytes());
-        put(&mut want, 72, &MAX_USER_VA.to_le_bytes());
-        put(&mut want, 80, &0x88000u32.to_le_bytes());
-        put(&mut want, 84, &0x1000u32.to_le_bytes());
-        put(&mut want, 88, &0x2204_10deu32.to_le_bytes());
-        put(&mut want, 92, &0x0001_10deu32.to_le_bytes());
-        put(&mut want, 96, &0xa1u32.to_le_bytes());
-        assert!(encoded(FwVersion::R570_144)?[..] == want[..]);
-        Ok(())
+    fn system_info_command_writes_the_versions_payload() -> Result {
+        fn check<V: Interface>(want: usize) -> Result {
+            let facts = SystemFacts {
+                bar0: 0xe600_0000,
+                ..Default::default()
+            };
+            let mut b = KVec::new();
+            SetSystemInfo(&facts).write::<V>(&mut b)?;
+            assert_eq!(SetSystemInfo(&facts).size::<V>(), want);
+            assert_eq!(b.len(), want);
+            assert_eq!(&b[..8], &0xe600_0000u64.to_le_bytes());
+            Ok(())
+        }
+        check::<V535>(664)?;
+        check::<V570>(928)
     }
 }

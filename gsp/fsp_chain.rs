@@ -26,7 +26,6 @@ use kernel::{
         Bound,
         Device, //
     },
-    dma::Coherent,
     io::poll::read_poll_timeout,
     prelude::*,
     time::{
@@ -38,7 +37,10 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
-    chip::Spec,
+    chip::{
+        Chipset,
+        Spec, //
+    },
     falcon::{
         gsp::Gsp as GspEngine,
         Falcon, //
@@ -46,7 +48,6 @@ use crate::{
     fb::sizes::FmcSizes,
     firmware::{
         BootFiles,
-        FwVersion,
         Starter, //
     },
     fsp::{
@@ -61,17 +62,16 @@ use crate::{
     gsp::{
         boot::{
             Gsp,
+            GspCore,
             INIT_TIMEOUT, //
         },
-        commands::{
-            FmcBootArgs,
-            Placement, //
-        },
+        interface::Interface,
         start::{
             allocate,
             run_riscv,
             FmcInput,
-            Images, //
+            Images,
+            Placement, //
         },
         teardown::Teardown,
     },
@@ -86,7 +86,6 @@ const LOCKDOWN_TIMEOUT: Delta = Delta::from_secs(30);
 /// The boot's fixed facts.
 pub(crate) struct FspArgs<'a> {
     pub(crate) spec: Spec,
-    pub(crate) version: FwVersion,
     pub(crate) sizes: &'a FmcSizes,
     pub(crate) facts: &'a SystemFacts,
 }
@@ -129,18 +128,23 @@ fn wait_lockdown(dev: &Device<Bound>, falcon: &Falcon<'_, GspEngine>, boot_param
 
 /// Starts GSP-RM through the FSP and waits for `GSP_INIT_DONE`. Whatever fails once the chain
 /// of trust was sent ends in the teardown's halt wait before the error returns.
-pub(crate) fn start(
+pub(crate) fn start<V: Interface>(
     dev: &Device<Bound>,
     bar: &SharedBar0,
     args: FspArgs<'_>,
     files: BootFiles,
-) -> Result<Gsp> {
-    let FspArgs {
-        spec,
-        version,
-        sizes,
-        facts,
-    } = args;
+) -> Result<Gsp<V>> {
+    let FspArgs { spec, sizes, facts } = args;
+    // The firmware files were chosen for the chip (`FwVersion::supports`), and every version
+    // that supports a chip GSP-FMC boots has its part.
+    let Some(part) = V::FMC else {
+        dev_err!(
+            dev,
+            "GSP firmware {} boots no chip through GSP-FMC\n",
+            V::VERSION
+        );
+        return Err(ENODEV);
+    };
     let chipset = spec.chipset;
     let hal = FspHal::of(chipset).ok_or(ENODEV)?;
     let BootFiles {
@@ -150,43 +154,16 @@ pub(crate) fn start(
     let Starter::Fmc(fmc) = starter else {
         return Err(EINVAL);
     };
-    // Ready: probe waited for its boot status.
-    let fsp = Fsp::new(bar, hal);
-
     let app_version = rm.bootloader_app_version;
-    let (shared, mut input) =
-        allocate(dev, version, Placement::Sizes(sizes), Images::take(&mut rm))?;
+    let placement = Placement::Sizes(sizes, &part);
+    let (shared, mut input) = allocate::<V>(dev, placement, Images::take(&mut rm))?;
     // What the FSP and GSP-FMC read, made before the GSP exists: a failure here frees it all,
     // nothing ran.
-    let fmc_image = Coherent::from_slice(dev, &fmc.image, GFP_KERNEL)?;
-    let mut params = KVec::new();
-    version.write_fmc_boot_params(
-        &FmcBootArgs {
-            wpr_meta: input.wpr_meta(),
-            wpr_meta_size: u32::try_from(input.wpr_meta_size())?,
-            libos: shared.libos_address(),
-        },
-        &mut params,
-    )?;
-    let params = Coherent::from_slice(dev, &params, GFP_KERNEL)?;
-    let cot = Cot {
-        version: hal.cot_version,
-        fmc: fmc_image.dma_address(),
-        frts_vidmem_offset: sizes.frts_offset,
-        frts_vidmem_size: u32::try_from(sizes.frts_size)?,
-        hash: &fmc.hash,
-        public_key: &fmc.public_key,
-        signature: &fmc.signature,
-        boot_params: params.dma_address(),
-    };
-    let boot_params = params.dma_address();
-    input.fmc = Some(FmcInput {
-        _image: fmc_image,
-        _boot_params: params,
-    });
-    let mut gsp = Gsp::new(
+    let fmc_input = FmcInput::new(dev, &part, &fmc, &input, shared.libos_address())?;
+    let (image, boot_params) = (fmc_input.image(), fmc_input.boot_params());
+    input.fmc = Some(fmc_input);
+    let mut gsp = Gsp::<V>::new(
         spec,
-        version,
         shared,
         Teardown::Fsp {
             chipset,
@@ -194,18 +171,55 @@ pub(crate) fn start(
         },
     );
     gsp.keep_boot_input(input);
-    if let Err(e) = gsp.queue_boot_commands(bar, facts) {
+    let booted = match gsp.queue_boot_commands(bar, facts) {
         // Nothing started.
-        gsp.set_unreachable();
-        gsp.shutdown(dev, bar);
-        return Err(e);
+        Err(e) => {
+            gsp.set_unreachable();
+            Err(e)
+        }
+        Ok(()) => {
+            let cot = Cot {
+                version: hal.cot_version,
+                fmc: image,
+                frts_vidmem_offset: sizes.frts_offset,
+                frts_vidmem_size: u32::try_from(sizes.frts_size)?,
+                hash: &fmc.hash,
+                public_key: &fmc.public_key,
+                signature: &fmc.signature,
+                boot_params,
+            };
+            boot(dev, bar, &mut gsp, chipset, hal, &cot, app_version)
+        }
+    };
+    match booted {
+        Ok(()) => Ok(gsp),
+        Err(e) => {
+            gsp.shutdown(dev, bar);
+            Err(e)
+        }
     }
+}
 
+/// [`start`] once GSP-RM's memory is given and its boot commands queued, the same for every
+/// version: the chain of trust `cot` sent to the FSP, GSP-FMC's lockdown released, GSP-RM's
+/// RISC-V core, `GSP_INIT_DONE`. A failure leaves `gsp` marked as it must be stopped
+/// (unreachable, or pinned) for the caller's shutdown.
+fn boot(
+    dev: &Device<Bound>,
+    bar: &SharedBar0,
+    gsp: &mut GspCore,
+    chipset: Chipset,
+    hal: &'static FspHal,
+    cot: &Cot<'_>,
+    app_version: u32,
+) -> Result {
+    // Ready: probe waited for its boot status.
+    let fsp = Fsp::new(bar, hal);
     let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
     let started = Instant::<Monotonic>::now();
     // From here on GSP-FMC may run and read what it was given.
     gsp.fmc_started();
-    if let Err(f) = fsp.chain_of_trust(dev, &cot) {
+    if let Err(f) = fsp.chain_of_trust(dev, cot) {
         if f.may_run {
             // The FSP took the message and gave no answer the driver can read: it may have
             // started GSP-FMC, which reads what the message names whatever the GSP's core
@@ -217,15 +231,13 @@ pub(crate) fn start(
             gsp.pin();
         }
         gsp.set_unreachable();
-        gsp.shutdown(dev, bar);
         return Err(f.error);
     }
-    let running = wait_lockdown(dev, &gsp_falcon, boot_params)
+    let running = wait_lockdown(dev, &gsp_falcon, cot.boot_params)
         .and_then(|()| run_riscv(dev, &gsp_falcon, app_version));
     if let Err(e) = running {
         // No GSP-RM to ask to unload: teardown alone.
         gsp.set_unreachable();
-        gsp.shutdown(dev, bar);
         return Err(e);
     }
     dev_dbg!(
@@ -233,10 +245,7 @@ pub(crate) fn start(
         "GSP lockdown released {} ms after the chain of trust\n",
         started.elapsed().as_millis()
     );
-    if let Err(e) = gsp.wait_init_done(dev, bar, INIT_TIMEOUT) {
-        gsp.shutdown(dev, bar);
-        return Err(e);
-    }
+    gsp.wait_init_done(dev, bar, INIT_TIMEOUT)?;
     dev_dbg!(
         dev,
         "GSP_INIT_DONE {} ms after the chain of trust\n",
@@ -244,5 +253,5 @@ pub(crate) fn start(
     );
     // GSP-RM runs from WPR2: what GSP-FMC read goes.
     gsp.drop_boot_input();
-    Ok(gsp)
+    Ok(())
 }

@@ -48,6 +48,11 @@ use crate::{
         boot::Gsp,
         chain::ChainArgs,
         fsp_chain::FspArgs,
+        interface::Interface,
+        running::{
+            AnyGsp,
+            StartGsp, //
+        },
         teardown::{
             BooterTeardown,
             Teardown, //
@@ -131,25 +136,52 @@ pub(crate) struct StartArgs<'a> {
 }
 
 impl Plan {
-    /// Starts GSP-RM from `files` and waits for `GSP_INIT_DONE`; a GSP-RM that does not come up
-    /// is stopped (or its memory leaked) before the error returns.
+    /// Starts GSP-RM from `files`, of the version the firmware files are, and waits for
+    /// `GSP_INIT_DONE`; a GSP-RM that does not come up is stopped (or its memory leaked) before
+    /// the error returns.
     pub(crate) fn start(
         &self,
         dev: &Device<Bound>,
         bar: &SharedBar0,
         args: StartArgs<'_>,
         files: BootFiles,
-    ) -> Result<Gsp> {
-        let StartArgs { spec, fw, facts } = args;
-        match self {
-            Plan::Booter(plan) => plan.start(dev, bar, spec, fw, facts, files),
+    ) -> Result<AnyGsp> {
+        let version = args.fw.version;
+        AnyGsp::start(
+            version,
+            Start {
+                plan: self,
+                dev,
+                bar,
+                args,
+                files,
+            },
+        )
+    }
+}
+
+/// [`Plan::start`] for one version.
+struct Start<'a> {
+    plan: &'a Plan,
+    dev: &'a Device<Bound>,
+    bar: &'a SharedBar0,
+    args: StartArgs<'a>,
+    files: BootFiles,
+}
+
+impl StartGsp for Start<'_> {
+    fn start<V: Interface>(self) -> Result<Gsp<V>> {
+        let Start {
+            plan,
+            dev,
+            bar,
+            args: StartArgs { spec, fw: _, facts },
+            files,
+        } = self;
+        match plan {
+            Plan::Booter(plan) => plan.start(dev, bar, spec, facts, files),
             Plan::Fsp(sizes) => {
-                let args = FspArgs {
-                    spec,
-                    version: fw.version,
-                    sizes,
-                    facts,
-                };
+                let args = FspArgs { spec, sizes, facts };
                 crate::gsp::fsp_chain::start(dev, bar, args, files)
             }
         }
@@ -169,15 +201,14 @@ impl BooterPlan {
     /// FWSEC-FRTS, then the booter. The teardown (FWSEC-SB, made before FWSEC-FRTS sets WPR2,
     /// while the VBIOS is at hand, and `booter_unload`) undoes every failure once WPR2 is set:
     /// the next probe finds WPR2 clear.
-    fn start(
+    fn start<V: Interface>(
         &self,
         dev: &Device<Bound>,
         bar: &SharedBar0,
         spec: Spec,
-        fw: &GspFirmware,
         facts: &SystemFacts,
         files: BootFiles,
-    ) -> Result<Gsp> {
+    ) -> Result<Gsp<V>> {
         let BootFiles {
             gsp: rm,
             starter: Starter::Booter { load, unload },
@@ -205,7 +236,6 @@ impl BooterPlan {
         }
         let args = ChainArgs {
             spec,
-            version: fw.version,
             boot0: self.boot0,
             layout: &self.layout,
             facts,

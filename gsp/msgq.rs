@@ -280,6 +280,70 @@ pub(crate) struct Message {
     pub(crate) payload: (usize, usize),
 }
 
+/// The RPC functions and events the driver uses; [`Numbering::function`] gives their numbers
+/// in one firmware version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Function {
+    SetSystemInfo,
+    SetRegistry,
+    GetGspStaticInfo,
+    UnloadingGuestDriver,
+    InitDone,
+    RunCpuSequencer,
+}
+
+impl Function {
+    /// How many there are.
+    pub(crate) const COUNT: usize = 6;
+}
+
+/// A firmware version's numbering of functions and events. It is data (the version's copy of
+/// [`versioned`] fills it in from its headers), so the code that reads it is written and
+/// compiled once for every version.
+#[derive(Debug)]
+pub(crate) struct Numbering {
+    /// The numbers of [`Function`]'s functions and events, in its order.
+    pub(crate) functions: [u32; Function::COUNT],
+    /// Function numbers are below this (`NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS`).
+    pub(crate) num_functions: u32,
+    /// Event numbers start here (`NV_VGPU_MSG_EVENT_FIRST_EVENT`).
+    pub(crate) first_event: u32,
+    /// The events the driver names (for its debug lines): those of every version, then the
+    /// version's own.
+    pub(crate) events: &'static [(u32, &'static str)],
+    pub(crate) own_events: &'static [(u32, &'static str)],
+}
+
+impl Numbering {
+    /// The number of `function`.
+    pub(crate) const fn function(&self, function: Function) -> u32 {
+        self.functions[function as usize]
+    }
+
+    /// Whether a status message may carry `function`: one of the version's function numbers (a
+    /// reply), or any event number. An event the driver does not know is skipped where it
+    /// arrives, never an error: GSP-RM sends events of its own (nouveau silences some it does
+    /// not use, `nvkm/subdev/gsp/rm/r535/gsp.c`, `rm/r570/gsp.c`), and a later firmware may add
+    /// others.
+    pub(crate) fn is_known_function(&self, function: u32) -> bool {
+        !(self.num_functions..self.first_event).contains(&function)
+    }
+
+    /// Whether `function` is an event number (something the GSP sends unasked).
+    pub(crate) fn is_event(&self, function: u32) -> bool {
+        function >= self.first_event
+    }
+
+    /// The name of event `function`, where the driver knows it.
+    pub(crate) fn event_name(&self, function: u32) -> Option<&'static str> {
+        self.events
+            .iter()
+            .chain(self.own_events)
+            .find(|(n, _)| *n == function)
+            .map(|(_, name)| *name)
+    }
+}
+
 /// What the driver expects of the next status message.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Expect {
@@ -287,8 +351,8 @@ pub(crate) struct Expect {
     pub(crate) available: u32,
     /// The sequence number the message must carry.
     pub(crate) sequence: u32,
-    /// Whether a function or event number exists in the firmware version in use.
-    pub(crate) known_function: fn(u32) -> bool,
+    /// The numbering of the firmware version in use: which function and event numbers exist.
+    pub(crate) numbering: &'static Numbering,
 }
 
 /// How many elements a status message spans, from its first element's `elemCount`: 1 to
@@ -353,7 +417,7 @@ impl Validator<(&Untrusted<[u8]>, Expect)> for Status {
         {
             return Err(MsgError::BadHeader);
         }
-        if !(expect.known_function)(element.rpc.function) {
+        if !expect.numbering.is_known_function(element.rpc.function) {
             return Err(MsgError::UnknownFunction(element.rpc.function));
         }
         Ok(Status(Message {
@@ -387,41 +451,49 @@ pub(crate) fn decode(bytes: &Untrusted<[u8]>, expect: Expect) -> Result<Message,
 gsp_versioned! {
 /// The function and event numbers of each version: the same below 200, renumbered above.
 pub(crate) mod versioned {
-    /// Whether a status message may carry `function`: a function number of this firmware
-    /// version (a reply), or any event number. An event the driver does not know is skipped
-    /// where it arrives, never an error: GSP-RM sends events of its own (nouveau silences some
-    /// it does not use, `nvkm/subdev/gsp/rm/r535/gsp.c`, `rm/r570/gsp.c`), and a later firmware
-    /// may add others.
-    pub(crate) fn is_known_function(function: u32) -> bool {
-        !(fw::NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS..fw::NV_VGPU_MSG_EVENT_FIRST_EVENT)
-            .contains(&function)
-    }
+    use super::Numbering;
 
-    /// Whether `function` is an event number (something the GSP sends unasked).
-    pub(crate) fn is_event(function: u32) -> bool {
-        function >= fw::NV_VGPU_MSG_EVENT_FIRST_EVENT
-    }
+    /// The events every version has that the driver names.
+    const EVENTS: [(u32, &str); 9] = [
+        (fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE, "GSP_INIT_DONE"),
+        (fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER, "GSP_RUN_CPU_SEQUENCER"),
+        (fw::NV_VGPU_MSG_EVENT_POST_EVENT, "POST_EVENT"),
+        (fw::NV_VGPU_MSG_EVENT_RC_TRIGGERED, "RC_TRIGGERED"),
+        (fw::NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, "MMU_FAULT_QUEUED"),
+        (fw::NV_VGPU_MSG_EVENT_OS_ERROR_LOG, "OS_ERROR_LOG"),
+        (fw::NV_VGPU_MSG_EVENT_UCODE_LIBOS_PRINT, "UCODE_LIBOS_PRINT"),
+        (fw::NV_VGPU_MSG_EVENT_PERF_BRIDGELESS_INFO_UPDATE, "PERF_BRIDGELESS_INFO_UPDATE"),
+        (fw::NV_VGPU_MSG_EVENT_GSP_LOCKDOWN_NOTICE, "GSP_LOCKDOWN_NOTICE"),
+    ];
 
-    /// The name of event `function` in this version, where the driver knows it (for its debug
-    /// lines).
-    pub(crate) fn event_name(function: u32) -> Option<&'static str> {
-        Some(match function {
-            fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE => "GSP_INIT_DONE",
-            fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER => "GSP_RUN_CPU_SEQUENCER",
-            fw::NV_VGPU_MSG_EVENT_POST_EVENT => "POST_EVENT",
-            fw::NV_VGPU_MSG_EVENT_RC_TRIGGERED => "RC_TRIGGERED",
-            fw::NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED => "MMU_FAULT_QUEUED",
-            fw::NV_VGPU_MSG_EVENT_OS_ERROR_LOG => "OS_ERROR_LOG",
-            fw::NV_VGPU_MSG_EVENT_UCODE_LIBOS_PRINT => "UCODE_LIBOS_PRINT",
-            fw::NV_VGPU_MSG_EVENT_PERF_BRIDGELESS_INFO_UPDATE => "PERF_BRIDGELESS_INFO_UPDATE",
-            #[ver(V == r535_113_01)]
-            fw::NV_VGPU_MSG_EVENT_GSP_SEND_USER_SHARED_DATA => "GSP_SEND_USER_SHARED_DATA",
-            fw::NV_VGPU_MSG_EVENT_GSP_LOCKDOWN_NOTICE => "GSP_LOCKDOWN_NOTICE",
-            #[ver(V >= r570_144)]
-            fw::NV_VGPU_MSG_EVENT_GSP_POST_NOCAT_RECORD => "GSP_POST_NOCAT_RECORD",
-            _ => return None,
-        })
-    }
+    /// The events of this version only that the driver names.
+    #[ver(V == r535_113_01)]
+    const OWN_EVENTS: [(u32, &str); 1] = [(
+        fw::NV_VGPU_MSG_EVENT_GSP_SEND_USER_SHARED_DATA,
+        "GSP_SEND_USER_SHARED_DATA",
+    )];
+    #[ver(V >= r570_144)]
+    const OWN_EVENTS: [(u32, &str); 1] = [(
+        fw::NV_VGPU_MSG_EVENT_GSP_POST_NOCAT_RECORD,
+        "GSP_POST_NOCAT_RECORD",
+    )];
+
+    /// This version's numbering.
+    pub(crate) const NUMBERING: Numbering = Numbering {
+        // In `Function`'s order.
+        functions: [
+            fw::NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO,
+            fw::NV_VGPU_MSG_FUNCTION_SET_REGISTRY,
+            fw::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
+            fw::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
+            fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+            fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+        ],
+        num_functions: fw::NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS,
+        first_event: fw::NV_VGPU_MSG_EVENT_FIRST_EVENT,
+        events: &EVENTS,
+        own_events: &OWN_EVENTS,
+    };
 }
 }
 
@@ -461,13 +533,26 @@ mod tests {
         EIO
     }
 
+    /// What the next message must be: `available` elements written, sequence number `sequence`,
+    /// a function of `numbering`.
+    fn expect(numbering: &'static Numbering, available: u32, sequence: u32) -> Expect {
+        Expect {
+            available,
+            sequence,
+            numbering,
+        }
+    }
+
     /// One version's message validator: the common one, with that version's numbering.
     fn v535(b: &Untrusted<[u8]>, available: u32, seq: u32) -> Result<Message, MsgError> {
-        decode(b, FwVersion::R535_113_01.expect(available, seq))
+        decode(
+            b,
+            expect(&versioned::r535_113_01::NUMBERING, available, seq),
+        )
     }
 
     fn v570(b: &Untrusted<[u8]>, available: u32, seq: u32) -> Result<Message, MsgError> {
-        decode(b, FwVersion::R570_144.expect(available, seq))
+        decode(b, expect(&versioned::r570_144::NUMBERING, available, seq))
     }
 
     const SET_REGISTRY: u32 = 73;
@@ -697,20 +782,67 @@ mod tests {
 
     #[test]
     fn names_the_events_of_each_version() {
-        use super::versioned::{
-            r535_113_01 as n535,
-            r570_144 as n570, //
+        let n535 = &versioned::r535_113_01::NUMBERING;
+        let n570 = &versioned::r570_144::NUMBERING;
+        assert_eq!(n570.event_name(0x101c), Some("GSP_LOCKDOWN_NOTICE"));
+        assert_eq!(n535.event_name(0x101d), Some("GSP_LOCKDOWN_NOTICE"));
+        assert_eq!(n535.event_name(0x101b), Some("GSP_SEND_USER_SHARED_DATA"));
+        assert_eq!(n570.event_name(0x1020), Some("GSP_POST_NOCAT_RECORD"));
+        assert_eq!(n535.event_name(0x1020), None);
+        assert_eq!(n570.event_name(0x100f), Some("PERF_BRIDGELESS_INFO_UPDATE"));
+        assert_eq!(n570.event_name(0xabcd), None);
+    }
+
+    /// Each of the driver's functions has the number its version's headers give it.
+    #[test]
+    fn numbers_each_function_from_its_versions_headers() {
+        use crate::gsp::fw::{
+            r535_113_01 as f535,
+            r570_144 as f570, //
         };
-        assert_eq!(n570::event_name(0x101c), Some("GSP_LOCKDOWN_NOTICE"));
-        assert_eq!(n535::event_name(0x101d), Some("GSP_LOCKDOWN_NOTICE"));
-        assert_eq!(n535::event_name(0x101b), Some("GSP_SEND_USER_SHARED_DATA"));
-        assert_eq!(n570::event_name(0x1020), Some("GSP_POST_NOCAT_RECORD"));
-        assert_eq!(n535::event_name(0x1020), None);
+        let n535 = &versioned::r535_113_01::NUMBERING;
+        let n570 = &versioned::r570_144::NUMBERING;
+        let f = Function::GetGspStaticInfo;
         assert_eq!(
-            n570::event_name(0x100f),
-            Some("PERF_BRIDGELESS_INFO_UPDATE")
+            n535.function(f),
+            f535::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO
         );
-        assert_eq!(n570::event_name(0xabcd), None);
+        assert_eq!(
+            n570.function(f),
+            f570::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO
+        );
+        let f = Function::UnloadingGuestDriver;
+        assert_eq!(
+            n535.function(f),
+            f535::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER
+        );
+        assert_eq!(
+            n570.function(f),
+            f570::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER
+        );
+        let f = Function::RunCpuSequencer;
+        assert_eq!(
+            n535.function(f),
+            f535::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER
+        );
+        assert_eq!(
+            n570.function(f),
+            f570::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER
+        );
+        // The numbers of 535.113.01 and 570.144 differ above 200.
+        let all = [
+            Function::SetSystemInfo,
+            Function::SetRegistry,
+            Function::GetGspStaticInfo,
+            Function::UnloadingGuestDriver,
+            Function::InitDone,
+            Function::RunCpuSequencer,
+        ];
+        assert_eq!(all.len(), Function::COUNT);
+        assert_eq!(n535.function(Function::SetSystemInfo), 72);
+        assert_eq!(n570.function(Function::SetSystemInfo), 72);
+        assert_eq!(n535.function(Function::InitDone), 0x1001);
+        assert_eq!(n570.function(Function::InitDone), 0x1001);
     }
 
     #[test]

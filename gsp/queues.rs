@@ -13,20 +13,20 @@ use kernel::{
 };
 
 use crate::{
-    firmware::FwVersion,
     gsp::{
-        commands::{
-            Command,
-            Sink, //
-        },
+        commands::Command,
+        encode::Sink,
         fw::common::msgqTxHeader,
+        interface::Interface,
         msgq::{
             decode,
             encode_header,
             message_elements,
             xor_words_at,
+            Expect,
             Message,
             MsgError,
+            Numbering,
             Ring,
             RingPtr,
             Span,
@@ -178,16 +178,10 @@ impl<M: QueueMemory> Queues<M> {
     /// records) for a large payload. Its bytes are written in place, straight into the command
     /// queue's elements. Returns [`SendError::Full`] without writing anything if the queue has
     /// no room for all of it.
-    pub(crate) fn send<C: Command>(
-        &mut self,
-        version: FwVersion,
-        command: &C,
-    ) -> Result<(), SendError> {
-        self.send_with(
-            version.function(C::FUNCTION),
-            command.size(version),
-            &mut |out| command.write(version, out),
-        )
+    pub(crate) fn send<V: Interface, C: Command>(&mut self, command: &C) -> Result<(), SendError> {
+        self.send_with(V::function(C::FUNCTION), command.size::<V>(), &mut |out| {
+            command.write::<V>(out)
+        })
     }
 
     /// Queues an RPC of `size` payload bytes that `write` writes; `function` is the version's
@@ -240,7 +234,10 @@ impl<M: QueueMemory> Queues<M> {
     ///
     /// The message's elements are copied out of shared memory before they are validated, so
     /// the GSP cannot change them between the check and the use.
-    pub(crate) fn receive(&mut self, version: FwVersion) -> Result<Option<Received>, MsgError> {
+    pub(crate) fn receive(
+        &mut self,
+        numbering: &'static Numbering,
+    ) -> Result<Option<Received>, MsgError> {
         let gsp_write = self
             .mem
             .read_pointer(GspPointer::StatusWrite)
@@ -273,7 +270,12 @@ impl<M: QueueMemory> Queues<M> {
             .subslice(0, size)
             .map_err(|_| MsgError::BadElementCount(count))?;
 
-        let message = decode(bytes, version.expect(available, self.stat_seq))?;
+        let expect = Expect {
+            available,
+            sequence: self.stat_seq,
+            numbering,
+        };
+        let message = decode(bytes, expect)?;
         let (off, len) = message.payload;
         let mut payload = Untrusted::new_untrusted(KVec::new());
         let part = bytes
@@ -492,9 +494,60 @@ pub(crate) fn encode_message(
 mod tests {
     use super::*;
     use crate::{
-        firmware::FwVersion,
-        untrusted::Validator, //
+        gsp::{
+            interface::ForVersion,
+            versions::FwVersion,
+            Function, //
+        },
+        untrusted::Validator,
     };
+
+    /// Version `v`'s numbering.
+    fn numbering(v: FwVersion) -> &'static Numbering {
+        struct Of;
+        impl ForVersion for Of {
+            type Output = &'static Numbering;
+            fn run<V: Interface>(self) -> Self::Output {
+                V::NUMBERING
+            }
+        }
+        v.with(Of)
+    }
+
+    /// `q.receive(..)`, with version `v`'s numbering.
+    fn receive(q: &mut Queues<RamMemory>, v: FwVersion) -> Result<Option<Received>, MsgError> {
+        q.receive(numbering(v))
+    }
+
+    /// `q.send::<V, _>(command)`, for the version `v`.
+    fn send<C: Command>(
+        q: &mut Queues<RamMemory>,
+        v: FwVersion,
+        command: &C,
+    ) -> Result<(), SendError> {
+        struct Send<'a, C>(&'a mut Queues<RamMemory>, &'a C);
+        impl<C: Command> ForVersion for Send<'_, C> {
+            type Output = Result<(), SendError>;
+            fn run<V: Interface>(self) -> Self::Output {
+                self.0.send::<V, C>(self.1)
+            }
+        }
+        v.with(Send(q, command))
+    }
+
+    /// The number of `function` in version `v`.
+    fn function(v: FwVersion, function: Function) -> u32 {
+        numbering(v).function(function)
+    }
+
+    /// What the next status message must be, in version `v`'s numbering.
+    fn expect(v: FwVersion, available: u32, sequence: u32) -> Expect {
+        Expect {
+            available,
+            sequence,
+            numbering: numbering(v),
+        }
+    }
 
     // The header page's layout as `docs/gsp-queues.md` gives it, written out by hand:
     // msgqTxHeader's size, element count, write pointer, RX header and first element offsets,
@@ -592,7 +645,7 @@ mod tests {
             let cmdq = q.offsets().0;
             assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 3);
             let bytes = &q.memory().0[cmdq + PAGE + ELEMENT_SIZE..cmdq + PAGE + 3 * ELEMENT_SIZE];
-            let m = decode(Untrusted::new_untrusted_ref(bytes), v.expect(2, 1))
+            let m = decode(Untrusted::new_untrusted_ref(bytes), expect(v, 2, 1))
                 .map_err(MsgError::errno)?;
             assert_eq!(
                 (m.function, m.elements, m.payload.1),
@@ -648,23 +701,23 @@ mod tests {
     struct Pieces<'a>(&'a [u8], usize);
 
     impl Command for Pieces<'_> {
-        const FUNCTION: crate::gsp::Function = crate::gsp::Function::SetRegistry;
+        const FUNCTION: crate::gsp::Function = Function::SetRegistry;
         const NAME: &'static str = "SET_REGISTRY";
         type Reply = ();
         type ReplyError = crate::gsp::commands::NoReplyError;
 
-        fn size(&self, _: FwVersion) -> usize {
+        fn size<V: Interface>(&self) -> usize {
             self.0.len()
         }
 
-        fn write(&self, _: FwVersion, out: &mut dyn Sink) -> Result {
+        fn write<V: Interface>(&self, out: &mut dyn Sink) -> Result {
             for piece in self.0.chunks(self.1) {
                 out.put(piece)?;
             }
             Ok(())
         }
 
-        fn reply(_: FwVersion, _: &Untrusted<[u8]>) -> Result<(), Self::ReplyError> {
+        fn reply<V: Interface>(_: &Untrusted<[u8]>) -> Result<(), Self::ReplyError> {
             Ok(())
         }
     }
@@ -680,8 +733,8 @@ mod tests {
         for &v in FwVersion::ALL {
             for piece in [1, 7, 4093, 100_000] {
                 let mut q = queues()?;
-                q.send(v, &Pieces(&payload, piece))?;
-                let framed = framed_parts(v.function(Pieces::FUNCTION), 0, &payload)?;
+                send(&mut q, v, &Pieces(&payload, piece))?;
+                let framed = framed_parts(function(v, Pieces::FUNCTION), 0, &payload)?;
                 let cmdq = q.offsets().0;
                 assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
                 let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
@@ -698,14 +751,16 @@ mod tests {
             SetRegistry,
             REGISTRY, //
         };
+        // The registry table is the same in every version.
+        type V570 = crate::gsp::interface::versioned::r570_144::Fw;
         for &v in FwVersion::ALL {
             let command = SetRegistry(REGISTRY);
             let mut bytes = KVec::new();
-            command.write(v, &mut bytes)?;
-            assert_eq!(bytes.len(), command.size(v));
+            command.write::<V570>(&mut bytes)?;
+            assert_eq!(bytes.len(), command.size::<V570>());
             let mut q = queues()?;
-            q.send(v, &command)?;
-            let framed = framed_parts(v.function(SetRegistry::FUNCTION), 0, &bytes)?;
+            send(&mut q, v, &command)?;
+            let framed = framed_parts(function(v, SetRegistry::FUNCTION), 0, &bytes)?;
             let cmdq = q.offsets().0;
             let written = &q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()];
             assert!(written == &framed[..]);
@@ -756,7 +811,7 @@ mod tests {
         assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 25);
         let second =
             &q.memory().0[cmdq + PAGE + 16 * ELEMENT_SIZE..cmdq + PAGE + 25 * ELEMENT_SIZE];
-        let m = decode(Untrusted::new_untrusted_ref(second), v.expect(9, 1))
+        let m = decode(Untrusted::new_untrusted_ref(second), expect(v, 9, 1))
             .map_err(MsgError::errno)?;
         assert_eq!(m.function, CONTINUATION);
         Ok(())
@@ -791,7 +846,7 @@ mod tests {
                 let off = cmdq + PAGE + i * ELEMENT_SIZE;
                 bytes.extend_from_slice(&q.memory().0[off..off + ELEMENT_SIZE], GFP_KERNEL)?;
             }
-            let m = decode(Untrusted::new_untrusted_ref(&bytes[..]), v.expect(16, seq))
+            let m = decode(Untrusted::new_untrusted_ref(&bytes[..]), expect(v, 16, seq))
                 .map_err(MsgError::errno)?;
             let want = left.min(MAX_PAYLOAD);
             assert_eq!(m.payload.1, want);
@@ -810,7 +865,7 @@ mod tests {
     #[test]
     fn payload_sizes_at_the_framing_edges_are_framed_and_decode() -> Result {
         let v = FwVersion::R570_144;
-        let function = v.function(crate::gsp::Function::SetRegistry);
+        let function = function(v, Function::SetRegistry);
         // (payload size, elements of each message).
         let cases: [(usize, &[u32]); 8] = [
             // An empty payload (GET_GSP_STATIC_INFO): one element of headers and padding.
@@ -952,19 +1007,19 @@ mod tests {
     fn receive_takes_messages_in_order_and_moves_the_read_pointer() -> Result {
         let v = FwVersion::R535_113_01;
         let mut q = queues()?;
-        assert!(matches!(q.receive(v), Ok(None)));
+        assert!(matches!(receive(&mut q, v), Ok(None)));
         gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
         gsp_post(&mut q, v, SET_REGISTRY, 1, &[9u8; 6000])?;
-        let (m, p) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = receive(&mut q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!((m.function, p.len()), (INIT_DONE, 0));
-        let (m, p) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = receive(&mut q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!(
             (m.function, p.len(), byte(&p[5999])),
             (SET_REGISTRY, 6000, 9)
         );
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
-        assert!(matches!(q.receive(v), Ok(None)));
+        assert!(matches!(receive(&mut q, v), Ok(None)));
         Ok(())
     }
 
@@ -1003,7 +1058,7 @@ mod tests {
         let (cmdq, statq) = q.offsets();
         gsp_post(&mut q, v, INIT_DONE, 0, &[])?;
         q.memory().2.on = true;
-        q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        receive(&mut q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         let t = ops(&mut q)?;
         // The GSP's write pointer, a read barrier, the element, a full barrier, the driver's
         // read pointer.
@@ -1026,7 +1081,7 @@ mod tests {
             gsp_post(&mut q, v, INIT_DONE, seq, &[])?;
         }
         let before = q.memory().1.get();
-        let (m, _) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, _) = receive(&mut q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!(m.elements, 1);
         // The write pointer and the message's one element, not the eight written.
         assert_eq!(q.memory().1.get() - before, 4 + ELEMENT_SIZE);
@@ -1049,7 +1104,7 @@ mod tests {
         q.stat_read = 61;
         wr(&mut q, cmdq + RX_HEADER, 61);
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[5u8; 10_000])?;
-        let (m, p) = q.receive(v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let (m, p) = receive(&mut q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
         assert_eq!((m.elements, p.len(), byte(&p[9999])), (3, 10_000, 5));
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 1);
         Ok(())
@@ -1061,13 +1116,16 @@ mod tests {
         let mut q = queues()?;
         let statq = q.offsets().1;
         wr(&mut q, statq + TX_WRITE_PTR, 63);
-        assert_eq!(q.receive(v).map(|_| ()), Err(MsgError::BadPointer(63)));
+        assert_eq!(
+            receive(&mut q, v).map(|_| ()),
+            Err(MsgError::BadPointer(63))
+        );
         wr(&mut q, statq + TX_WRITE_PTR, 0);
         // A message claiming two elements when only one was written.
         gsp_post(&mut q, v, SET_REGISTRY, 0, &[1u8; 5000])?;
         wr(&mut q, statq + TX_WRITE_PTR, 1);
         assert_eq!(
-            q.receive(v).map(|_| ()),
+            receive(&mut q, v).map(|_| ()),
             Err(MsgError::ElementsNotWritten {
                 count: 2,
                 available: 1
@@ -1082,7 +1140,7 @@ mod tests {
         let mut q = queues()?;
         gsp_post(&mut q, FwVersion::R570_144, 210, 0, &[])?;
         assert_eq!(
-            q.receive(FwVersion::R535_113_01).map(|_| ()),
+            receive(&mut q, FwVersion::R535_113_01).map(|_| ()),
             Err(MsgError::UnknownFunction(210))
         );
         Ok(())

@@ -21,9 +21,73 @@ use crate::{
     bar0::SharedBar0,
     gsp::{
         boot::Gsp,
-        logs::Logs, //
+        interface::{
+            versioned,
+            Interface, //
+        },
+        logs::Logs,
+        versions::FwVersion,
     },
 };
+
+/// Starts GSP-RM of one version: what [`AnyGsp::start`] runs for the version chosen.
+pub(crate) trait StartGsp {
+    /// Starts GSP-RM of version `V` and waits until it is up.
+    fn start<V: Interface>(self) -> Result<Gsp<V>>;
+}
+
+/// Code run on GSP-RM of whichever version it runs ([`AnyGsp::on`]).
+pub(crate) trait OnGsp {
+    /// What the code gives back.
+    type Output;
+
+    /// Runs the code on `gsp`, of version `V`.
+    fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Self::Output;
+}
+
+/// [`AnyGsp`], generated from the version list.
+macro_rules! any_gsp {
+    ([$(($v:ident, $V:ident, $($rest:tt)*)),* $(,)?]) => {
+        /// GSP-RM of the version its firmware files gave: one variant per entry of the version
+        /// list. Its methods are where the driver enters versioned code once GSP-RM was started:
+        /// one `match` each, generic code below it.
+        pub(crate) enum AnyGsp {
+            $($V(Gsp<versioned::$v::Fw>)),*
+        }
+
+        impl AnyGsp {
+            /// Starts GSP-RM of `version` with `start`.
+            pub(crate) fn start<S: StartGsp>(version: FwVersion, start: S) -> Result<AnyGsp> {
+                match version {
+                    $(FwVersion::$V => start.start::<versioned::$v::Fw>().map(AnyGsp::$V)),*
+                }
+            }
+
+            /// Runs `code` on GSP-RM.
+            pub(crate) fn on<O: OnGsp>(&mut self, code: O) -> O::Output {
+                match self {
+                    $(AnyGsp::$V(gsp) => code.run(gsp)),*
+                }
+            }
+
+            /// Stops GSP-RM ([`Gsp::shutdown`]).
+            pub(crate) fn shutdown(self, dev: &Device<Bound>, bar: &SharedBar0) {
+                match self {
+                    $(AnyGsp::$V(gsp) => gsp.shutdown(dev, bar)),*
+                }
+            }
+
+            /// GSP-RM's log buffers, for debugfs.
+            fn logs(&self) -> Option<Arc<Logs>> {
+                match self {
+                    $(AnyGsp::$V(gsp) => gsp.logs()),*
+                }
+            }
+        }
+    };
+}
+
+gsp_version_table!(any_gsp {});
 
 /// A running GSP-RM. [`RunningGsp::stop`], or its drop, stops it ([`Gsp::shutdown`]: unloaded,
 /// then stopped through the chain's teardown; its memory freed only once it is seen stopped,
@@ -43,7 +107,7 @@ pub(crate) struct Shared {
     pub(crate) bar: SharedBar0,
     /// GSP-RM, until [`RunningGsp::stop`] takes it.
     #[pin]
-    pub(crate) gsp: Mutex<Option<Gsp>>,
+    pub(crate) gsp: Mutex<Option<AnyGsp>>,
     /// GSP-RM's log buffers (the chain through the booter), read through debugfs; the GSP
     /// holds them too, and keeps them for good if it cannot be stopped.
     pub(crate) logs: Option<Arc<Logs>>,
@@ -51,7 +115,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// GSP-RM, to be shared with debugfs.
-    pub(crate) fn new(bar: &SharedBar0, gsp: Gsp) -> impl PinInit<Self, Error> {
+    pub(crate) fn new(bar: &SharedBar0, gsp: AnyGsp) -> impl PinInit<Self, Error> {
         let bar = bar.clone();
         try_pin_init!(Shared {
             bar,
@@ -75,11 +139,22 @@ impl<'bound> RunningGsp<'bound> {
 
     /// Asks GSP-RM for its static information and logs the line that says it is up.
     pub(crate) fn greet(&self) -> Result {
+        struct Greet<'a>(&'a Device<Bound>, &'a SharedBar0);
+
+        impl OnGsp for Greet<'_> {
+            type Output = Result;
+
+            fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result {
+                let Greet(dev, bar) = self;
+                let info = gsp.static_info(dev, bar)?;
+                dev_info!(dev, "GSP {} up: {}\n", V::VERSION, info.name());
+                Ok(())
+            }
+        }
+
         let mut gsp = self.files.gsp.lock();
         let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
-        let info = gsp.static_info(self.dev, &self.files.bar)?;
-        dev_info!(self.dev, "GSP {} up: {}\n", gsp.version(), info.name());
-        Ok(())
+        gsp.on(Greet(self.dev, &self.files.bar))
     }
 }
 

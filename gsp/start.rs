@@ -23,16 +23,25 @@ use crate::{
         gsp::Gsp as GspEngine,
         Falcon, //
     },
+    fb::{
+        layout::FbLayout,
+        sizes::FmcSizes, //
+    },
     firmware::{
-        FwVersion,
+        FmcFiles,
         GspFiles, //
     },
     gsp::{
-        commands::{
+        encode::{
             write_libos_args,
+            FmcBootArgs,
             LibosRegion,
-            Placement,
+            Sink,
             WprMetaArgs, //
+        },
+        interface::{
+            Fmc,
+            Interface, //
         },
         libos::{
             libos_id8,
@@ -91,8 +100,43 @@ pub(crate) struct BootInput {
 
 /// The FMC image and `GSP_FMC_BOOT_PARAMS`, in DMA memory.
 pub(crate) struct FmcInput {
-    pub(crate) _image: Coherent<[u8]>,
-    pub(crate) _boot_params: Coherent<[u8]>,
+    image: Coherent<[u8]>,
+    boot_params: Coherent<[u8]>,
+}
+
+impl FmcInput {
+    /// The FMC image of `files`, and `GSP_FMC_BOOT_PARAMS` as the version's `part` writes it:
+    /// the WPR meta of `input`, the LIBOS arguments at `libos`.
+    pub(crate) fn new(
+        dev: &Device<Bound>,
+        part: &Fmc,
+        files: &FmcFiles,
+        input: &BootInput,
+        libos: u64,
+    ) -> Result<FmcInput> {
+        let image = Coherent::from_slice(dev, &files.image, GFP_KERNEL)?;
+        let mut params = KVec::new();
+        (part.write_boot_params)(
+            &FmcBootArgs {
+                wpr_meta: input.wpr_meta(),
+                wpr_meta_size: u32::try_from(input.wpr_meta_size())?,
+                libos,
+            },
+            &mut params,
+        )?;
+        let boot_params = Coherent::from_slice(dev, &params, GFP_KERNEL)?;
+        Ok(FmcInput { image, boot_params })
+    }
+
+    /// The FMC image's DMA address.
+    pub(crate) fn image(&self) -> u64 {
+        self.image.dma_address()
+    }
+
+    /// `GSP_FMC_BOOT_PARAMS`' DMA address.
+    pub(crate) fn boot_params(&self) -> u64 {
+        self.boot_params.dma_address()
+    }
 }
 
 impl BootInput {
@@ -135,15 +179,54 @@ impl<'a> Images<'a> {
     }
 }
 
-/// What GSP-RM is given and what its starter reads, all allocated before anything runs; WPR2
-/// is placed as `placement` says.
-pub(crate) fn allocate(
+/// Who places WPR2's regions in video memory.
+pub(crate) enum Placement<'a> {
+    /// The driver (Turing to Ada): the booter gets every region's offset.
+    Layout(&'a FbLayout),
+    /// GSP-FMC (Hopper and later): it gets the sizes, every offset left 0, in the WPR meta of
+    /// the version's GSP-FMC part.
+    Sizes(&'a FmcSizes, &'a Fmc),
+}
+
+/// What GSP-RM of version `V` is given and what its starter reads, all allocated before
+/// anything runs; WPR2 is placed as `placement` says. The version's writers are called from
+/// here; the rest is [`allocate_with`], compiled once for every version.
+pub(crate) fn allocate<V: Interface>(
     dev: &Device<Bound>,
-    version: FwVersion,
     placement: Placement<'_>,
     images: Images<'_>,
 ) -> Result<(Shared, BootInput)> {
-    let (queues, rmargs) = queues_and_rmargs(dev, version)?;
+    allocate_with(
+        dev,
+        images,
+        &mut |q, out| V::write_rmargs(q.base, q.pages, q.cmdq, q.statq, out),
+        &mut |args, out| match placement {
+            Placement::Layout(layout) => V::write_wpr_meta(args, layout, out),
+            Placement::Sizes(sizes, fmc) => (fmc.write_wpr_meta)(args, sizes, out),
+        },
+    )
+}
+
+/// Where the queues are, as `GSP_ARGUMENTS_CACHED` tells GSP-RM.
+#[derive(Clone, Copy)]
+pub(crate) struct QueuePlace {
+    /// The shared region's DMA address and its pages.
+    pub(crate) base: u64,
+    pub(crate) pages: u32,
+    /// The command and status queues' offsets in it.
+    pub(crate) cmdq: u64,
+    pub(crate) statq: u64,
+}
+
+/// [`allocate`] with the version's writers of RMARGS (`write_rmargs`) and of the WPR meta
+/// (`write_meta`).
+fn allocate_with(
+    dev: &Device<Bound>,
+    images: Images<'_>,
+    write_rmargs: &mut dyn FnMut(QueuePlace, &mut dyn Sink) -> Result,
+    write_meta: &mut dyn FnMut(&WprMetaArgs, &mut dyn Sink) -> Result,
+) -> Result<(Shared, BootInput)> {
+    let (queues, rmargs) = queues_and_rmargs(dev, write_rmargs)?;
     let logs = Arc::new(Logs::new(dev)?, GFP_KERNEL)?;
     let log_size = u64::try_from(LOG_SIZE)?;
     let regions = [
@@ -173,19 +256,16 @@ pub(crate) fn allocate(
     let bootloader = Coherent::from_slice(dev, images.bootloader, GFP_KERNEL)?;
     let signature = Coherent::from_slice(dev, images.signature, GFP_KERNEL)?;
     let mut meta = KVec::new();
-    version.write_wpr_meta(
-        &WprMetaArgs {
-            radix3: radix3.root(),
-            image_size: u64::try_from(radix3.size())?,
-            bootloader: bootloader.dma_address(),
-            bootloader_size: u64::try_from(bootloader.len())?,
-            bootloader_offsets: images.offsets.map(u64::from),
-            signature: signature.dma_address(),
-            signature_size: u64::try_from(signature.len())?,
-            placement,
-        },
-        &mut meta,
-    )?;
+    let args = WprMetaArgs {
+        radix3: radix3.root(),
+        image_size: u64::try_from(radix3.size())?,
+        bootloader: bootloader.dma_address(),
+        bootloader_size: u64::try_from(bootloader.len())?,
+        bootloader_offsets: images.offsets.map(u64::from),
+        signature: signature.dma_address(),
+        signature_size: u64::try_from(signature.len())?,
+    };
+    write_meta(&args, &mut meta)?;
     let wpr_meta = Coherent::from_slice(dev, &meta, GFP_KERNEL)?;
     Ok((
         Shared::new(queues, rmargs, libos, logs),
@@ -200,10 +280,10 @@ pub(crate) fn allocate(
     ))
 }
 
-/// The command queue, its region and RMARGS (the queues' place) for `version`.
-pub(crate) fn queues_and_rmargs(
+/// The command queue, its region and RMARGS (the queues' place), which `write_rmargs` writes.
+fn queues_and_rmargs(
     dev: &Device<Bound>,
-    version: FwVersion,
+    write_rmargs: &mut dyn FnMut(QueuePlace, &mut dyn Sink) -> Result,
 ) -> Result<(Queues<CoherentMemory>, Coherent<[u8]>)> {
     let region = CoherentMemory::new(dev)?;
     let base = region.dma_address();
@@ -217,14 +297,14 @@ pub(crate) fn queues_and_rmargs(
         cmdq,
         statq
     );
-    let mut rmargs = KVec::new();
-    version.write_rmargs(
+    let place = QueuePlace {
         base,
-        u32::try_from(queues.pages())?,
-        u64::try_from(cmdq)?,
-        u64::try_from(statq)?,
-        &mut rmargs,
-    )?;
+        pages: u32::try_from(queues.pages())?,
+        cmdq: u64::try_from(cmdq)?,
+        statq: u64::try_from(statq)?,
+    };
+    let mut rmargs = KVec::new();
+    write_rmargs(place, &mut rmargs)?;
     // LIBOS maps whole pages: the region is one page, the arguments at its start.
     if rmargs.len() > GSP_PAGE {
         return Err(EOVERFLOW);

@@ -125,14 +125,140 @@ impl FwVersion {
         out
     }
 
-    /// Looks a version up by its major number.
-    pub(crate) fn from_major(major: u32) -> Option<FwVersion> {
-        Self::ALL.iter().copied().find(|v| v.major() == major)
+    /// The version named `name` as in file names; a name not in the list fails the build where
+    /// it is evaluated in a constant (each version's interface names its own).
+    pub(crate) const fn named(name: &str) -> FwVersion {
+        let mut i = 0;
+        while i < Self::OLDEST_FIRST.len() {
+            let v = Self::OLDEST_FIRST[i];
+            if const_str_eq(v.name(), name) {
+                return v;
+            }
+            i += 1;
+        }
+        panic!("not a version of the version list")
     }
+
+    /// The version's name without its dots, as a number (570144 for 570.144): what the
+    /// `gsp_version` module parameter takes where the major number alone names more than one
+    /// version.
+    pub(crate) const fn number(self) -> u32 {
+        let name = self.name().as_bytes();
+        let mut n = 0u32;
+        let mut i = 0;
+        while i < name.len() {
+            if name[i] != b'.' {
+                n = n * 10 + (name[i] - b'0') as u32;
+            }
+            i += 1;
+        }
+        n
+    }
+
+    /// The version the `gsp_version` module parameter `param` names: its whole number
+    /// ([`FwVersion::number`]), or its major number where no other version has that major.
+    pub(crate) fn from_param(param: u32) -> Result<FwVersion, VersionParamError> {
+        choose(Self::ALL, param, FwVersion::number, FwVersion::major)
+    }
+}
+
+/// Why the `gsp_version` module parameter names no version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VersionParamError {
+    /// No version has this number or major number.
+    Unknown(u32),
+    /// More than one version has this major number: the whole number is needed.
+    Ambiguous(u32),
+}
+
+impl fmt::Display for VersionParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            VersionParamError::Unknown(n) => write!(f, "gsp_version={n}: not a supported version")?,
+            VersionParamError::Ambiguous(n) => write!(
+                f,
+                "gsp_version={n}: more than one supported version has that major number"
+            )?,
+        }
+        f.write_str(" (supported:")?;
+        for v in FwVersion::ALL {
+            write!(f, " {} as {} or {},", v, v.number(), v.major())?;
+        }
+        f.write_str(" the major number only where it names one version)")
+    }
+}
+
+/// The one of `versions` whose `number` is `param`, else the one whose `major` is `param`.
+fn choose<T: Copy>(
+    versions: &[T],
+    param: u32,
+    number: fn(T) -> u32,
+    major: fn(T) -> u32,
+) -> Result<T, VersionParamError> {
+    if let Some(&v) = versions.iter().find(|&&v| number(v) == param) {
+        return Ok(v);
+    }
+    let mut same_major = versions.iter().filter(|&&v| major(v) == param);
+    match (same_major.next(), same_major.next()) {
+        (Some(&v), None) => Ok(v),
+        (Some(_), Some(_)) => Err(VersionParamError::Ambiguous(param)),
+        (None, _) => Err(VersionParamError::Unknown(param)),
+    }
+}
+
+/// Whether `a` and `b` are the same string, in a constant.
+const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl fmt::Display for FwVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_gsp_versions)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_is_named_by_its_number_or_its_major() {
+        assert_eq!(FwVersion::R570_144.number(), 570144);
+        assert_eq!(FwVersion::R535_113_01.number(), 53511301);
+        for &v in FwVersion::ALL {
+            assert_eq!(FwVersion::from_param(v.number()), Ok(v));
+            assert_eq!(FwVersion::from_param(v.major()), Ok(v));
+            assert_eq!(FwVersion::named(v.name()), v);
+        }
+        assert_eq!(
+            FwVersion::from_param(580),
+            Err(VersionParamError::Unknown(580))
+        );
+        assert_eq!(FwVersion::from_param(0), Err(VersionParamError::Unknown(0)));
+    }
+
+    /// Two releases of one major number: each is chosen by its whole number, neither by the
+    /// major.
+    #[test]
+    fn two_releases_of_one_major_are_told_apart_by_their_numbers() {
+        let list = [(570144, 570), (570172, 570), (53511301, 535)];
+        let choose = |param| choose(&list, param, |v: (u32, u32)| v.0, |v: (u32, u32)| v.1);
+        assert_eq!(choose(570172), Ok((570172, 570)));
+        assert_eq!(choose(570144), Ok((570144, 570)));
+        assert_eq!(choose(535), Ok((53511301, 535)));
+        assert_eq!(choose(570), Err(VersionParamError::Ambiguous(570)));
+        assert_eq!(choose(571), Err(VersionParamError::Unknown(571)));
     }
 }

@@ -62,48 +62,13 @@ pub(crate) mod versioned {
     /// The heap sizing of the chips GSP-FMC boots (Hopper and later): LIBOS 3 with GH100's
     /// larger base RM. 535.113.01 boots none of them (`FwVersion::supports`).
     #[ver(V >= r570_144)]
-    pub(crate) const fn heap_params_fsp() -> Option<HeapParams> {
+    pub(crate) const fn heap_params_fsp() -> HeapParams {
         let mut p = heap_params(true);
         p.base_rm = fw::GSP_FW_HEAP_PARAM_BASE_RM_SIZE_GH100 as u64;
-        Some(p)
-    }
-    #[ver(V == r535_113_01)]
-    pub(crate) const fn heap_params_fsp() -> Option<HeapParams> {
-        None
+        p
     }
 
     /// Size of the version's `GspFwWprMeta`.
     pub(crate) const WPR_META_SIZE: u64 = core::mem::size_of::<fw::GspFwWprMeta>() as u64;
 }
 }
-
-/// The versioned numbers, dispatched on the version (static dispatch, as in `gsp.rs`).
-macro_rules! wpr_dispatch {
-    ([$(($v:ident, $V:ident, $($rest:tt)*)),* $(,)?]) => {
-        impl super::versions::FwVersion {
-            /// How this version's GSP-RM sizes its heap in WPR2 (LIBOS 3 from GA102 on).
-            pub(crate) fn heap_params(self, libos3: bool) -> crate::fb::layout::HeapParams {
-                match self {
-                    $(Self::$V => versioned::$v::heap_params(libos3)),*
-                }
-            }
-
-            /// How this version's GSP-RM sizes its heap on the chips GSP-FMC boots, if it runs
-            /// on them.
-            pub(crate) fn heap_params_fsp(self) -> Option<crate::fb::layout::HeapParams> {
-                match self {
-                    $(Self::$V => versioned::$v::heap_params_fsp()),*
-                }
-            }
-
-            /// Size of this version's `GspFwWprMeta`.
-            pub(crate) fn wpr_meta_size(self) -> u64 {
-                match self {
-                    $(Self::$V => versioned::$v::WPR_META_SIZE),*
-                }
-            }
-        }
-    };
-}
-
-gsp_version_table!(wpr_dispatch {});

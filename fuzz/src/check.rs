@@ -26,6 +26,7 @@ use crate::{
         FbRegs,
         FbSizeFields,
         FbSizeReg,
+        HeapParams,
         MmuLockRegs,
         VgaWorkspaceReg,
         Wpr2,
@@ -86,6 +87,7 @@ use crate::{
             HEADER_SIZE,
             REG_SAVE_SLOTS, //
         },
+        wpr,
     },
     pci::{
         Bar0Len,
@@ -175,9 +177,20 @@ type DecodeStaticInfo =
 /// Every version's numbering of functions and events, and its static-info validator, in the
 /// order of the version list.
 macro_rules! versions_under_test {
-    ([$(($v:ident, $($rest:tt)*)),* $(,)?]) => {
-        const KNOWN_FUNCTIONS: &[fn(u32) -> bool] = &[$(msgq::versioned::$v::is_known_function),*];
+    ([$(($v:ident, $V:ident, $($rest:tt)*)),* $(,)?]) => {
+        const NUMBERINGS: &[&msgq::Numbering] = &[$(&msgq::versioned::$v::NUMBERING),*];
         const STATIC_INFO: &[DecodeStaticInfo] = &[$(replies::versioned::$v::decode_static_info),*];
+
+        /// Version `version`'s heap sizing, on LIBOS 3 (`libos3`) or 2, and its WPR meta's size
+        /// (the driver takes both through its `Interface`).
+        fn wpr_numbers(version: FwVersion, libos3: bool) -> (HeapParams, u64) {
+            match version {
+                $(FwVersion::$V => (
+                    wpr::versioned::$v::heap_params(libos3),
+                    wpr::versioned::$v::WPR_META_SIZE,
+                )),*
+            }
+        }
     };
 }
 
@@ -471,11 +484,11 @@ fn queue_message_with(bytes: &[u8], available: u32, seq: u32) -> usize {
     let span = Untrusted::new_untrusted_ref(first)
         .validate_ref_against::<msgq::Span, _>(available)
         .map(|s| s.0);
-    for &known_function in KNOWN_FUNCTIONS {
+    for &numbering in NUMBERINGS {
         let expect = msgq::Expect {
             available,
             sequence: seq,
-            known_function,
+            numbering,
         };
         if let Ok(n) = span {
             // The span the queue copies: within the message's limits and what was written.
@@ -1044,12 +1057,13 @@ pub fn fb_layout_locked(
         .iter()
         .find(|v| v.name() == version)
         .ok_or_else(|| format!("no version {version}"))?;
+    let (heap, wpr_meta) = wpr_numbers(version, !chipset.boots_like_turing());
     let needs = FbNeeds {
         family,
         bootloader,
         elf,
-        heap: version.heap_params(!chipset.boots_like_turing()),
-        wpr_meta: version.wpr_meta_size(),
+        heap,
+        wpr_meta,
     };
     // Read on GA100 where CFG_PRIV_LEVEL_MASK bit 0 lets the CPU, as the driver does.
     // The registers' page fields (bits 31:4), as the driver's reader takes them.
@@ -1120,7 +1134,7 @@ pub fn fb_layout_locked(
 /// `fb_size` bytes of video memory.
 pub fn heap_size(version: &str, libos3: bool, fb_size: u64) -> Option<u64> {
     let version = FwVersion::ALL.iter().find(|v| v.name() == version)?;
-    Some(version.heap_params(libos3).heap_size(fb_size))
+    Some(wpr_numbers(*version, libos3).0.heap_size(fb_size))
 }
 
 /// The WPR2 registers' page fields (bits 31:4 of each word), as the driver's reader takes them.

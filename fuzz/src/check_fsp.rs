@@ -25,7 +25,7 @@ use crate::{
             REPLY_SIZE, //
         },
     },
-    gsp::versions::FwVersion,
+    gsp::wpr,
     untrusted::Untrusted,
 };
 
@@ -124,9 +124,7 @@ pub fn fmc_sizes(chip: &str, fb_mib: u32) -> Result<FmcFacts, String> {
     let chipset = chipset(chip)?;
     let needs = FmcNeeds {
         hal: FspHal::of(chipset).ok_or_else(|| format!("{chip} has no FSP"))?,
-        heap: FwVersion::R570_144
-            .heap_params_fsp()
-            .expect("570.144 boots Hopper"),
+        heap: wpr::versioned::r570_144::heap_params_fsp(),
     };
     let r = Untrusted::new_untrusted(fb_mib)
         .validate_ref_against::<FmcSizes, _>(needs)

@@ -5,8 +5,8 @@
 //! The GSP firmware interface changes from release to release. Generic code is written once,
 //! with the parts that differ between versions marked by conditions, and this macro expands it
 //! into one module per supported version; the copy to use is picked at run time from the
-//! firmware loaded (`FwVersion`'s methods, generated from the version list, match on the
-//! version and call that version's copy).
+//! firmware loaded (`FwVersion::with`, generated from the version list, matches on the version
+//! and enters code generic over the version's `Interface`).
 //!
 //! # Use
 //!
@@ -71,8 +71,10 @@
 //! 2. One entry in the version list, `gsp_version_table!` in `gsp/versions.rs`:
 //!    `(r580_65, R580_65, "580.65", 580, Turing | ... )`. `FwVersion` (file names, the
 //!    `gsp_version` parameter, the chips it supports), the bindings modules, every versioned
-//!    module and `FwVersion`'s dispatch (`gsp_dispatch!` in `gsp.rs`) are generated from that
-//!    list (and the host build of the parsing core in `fuzz/` expands the same list).
+//!    module, the version's `Interface` implementation and the dispatch into it
+//!    (`FwVersion::with` in `gsp/interface.rs`, `AnyGsp` in `gsp/running.rs`) are generated
+//!    from that list (and the host build of the parsing core in `fuzz/` expands the same
+//!    list).
 //! 3. `#[ver(...)]` conditions where its interface differs, and the KUnit layout tests of the
 //!    structures that changed.
 //! 4. The emulated GSP's own wire definitions for it (`emu/src/gsp/wire.rs`), so that the tests
