@@ -28,6 +28,7 @@ pub(crate) mod msgq;
 pub(crate) mod queues;
 pub(crate) mod radix3;
 pub(crate) mod replies;
+pub(crate) mod rm;
 pub(crate) mod running;
 pub(crate) mod sequencer;
 pub(crate) mod shared;

@@ -86,6 +86,7 @@ kernel_display!(
     gsp::sequencer::poll::PollMismatch,
     gsp::msgq::MsgError,
     gsp::replies::StaticInfoError,
+    gsp::rm::status::NvStatus,
     gsp::sequencer::commands::SeqError,
     gsp::versions::VersionParamError,
     pci::BarError,

@@ -56,6 +56,7 @@ use crate::{
         },
         queues::Queues,
         replies::StaticInfo,
+        rm::status::NvStatus,
         shared::CoherentMemory,
         start::{
             BootInput,
@@ -405,9 +406,9 @@ impl GspCore {
                 Ok(Some((m, _))) if m.result != 0 => {
                     dev_err!(
                         dev,
-                        "GSP RPC {:#x} failed with status {:#x} (waiting for {:#x})\n",
+                        "GSP RPC {:#x} failed: {} (waiting for {:#x})\n",
                         m.function,
-                        m.result,
+                        NvStatus(m.result),
                         function
                     );
                     break Err(EIO);

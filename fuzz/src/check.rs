@@ -1385,3 +1385,13 @@ pub fn poll_match(raw: u32, mask: u32, val: u32) -> Result<(), String> {
         .map(|_| ())
         .map_err(|e| e.to_string())
 }
+
+/// GSP-RM's status `code` as the driver's log lines name it.
+pub fn nv_status(code: u32) -> String {
+    crate::gsp::rm::status::NvStatus(code).to_string()
+}
+
+/// Every status code the driver names, by number.
+pub fn nv_status_names() -> Vec<(u32, &'static str)> {
+    crate::gsp::rm::status::NAMES.to_vec()
+}

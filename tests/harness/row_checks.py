@@ -388,7 +388,7 @@ def check_gsp_stopped(name, counts, results, unstoppable=False, expect_runs=Fals
 
 # What a device may end with when the GSP lies: up, or one of the driver's clear errors.
 GSP_OUTCOME = (r"^(GSP \S+ up: |GSP status queue: |GSP command queue: |GSP: no reply |"
-               r"GSP replied to |GET_GSP_STATIC_INFO reply rejected: )")
+               r"GSP replied to |GSP RPC \S+ failed: |GET_GSP_STATIC_INFO reply rejected: )")
 
 
 # What a device may end with whatever its identification registers say.

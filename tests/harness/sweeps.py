@@ -18,7 +18,8 @@ from .table import Scenario
 # Every GSP lie of nova-emu (nova-emu --list-gsp-faults), and the messages of the boot.
 LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "count-huge",
         "count-unwritten", "length-huge", "length-short", "checksum", "seq-repeat", "seq-skip",
-        "function-unknown", "event-unknown", "reply-function", "reply-short", "reply-long", "other-version",
+        "function-unknown", "event-unknown", "reply-function", "reply-status", "reply-short",
+        "reply-long", "other-version",
         "flood", "mute", "stream", "chatter")
 
 

@@ -53,6 +53,8 @@ pub enum Lie {
     EventUnknown,
     /// The reply carries the function of another command.
     ReplyFunction,
+    /// The reply says the call failed: `rpc_result` is NV_ERR_INVALID_ARGUMENT (0x1f).
+    ReplyStatus,
     /// The reply's payload is cut to half its size.
     ReplyShort,
     /// The reply's payload has 64 bytes too many.
@@ -137,6 +139,11 @@ pub const LIES: &[(&str, Lie, &str)] = &[
         Lie::ReplyFunction,
         "reply carries another command's function",
     ),
+    (
+        "reply-status",
+        Lie::ReplyStatus,
+        "reply's rpc_result NV_ERR_INVALID_ARGUMENT (0x1f)",
+    ),
     ("reply-short", Lie::ReplyShort, "reply payload cut to half"),
     (
         "reply-long",
@@ -184,6 +191,9 @@ pub const UNKNOWN_FUNCTION: u32 = 0xfff;
 
 /// An event number no supported firmware version defines (their events end below 0x1023).
 pub const UNKNOWN_EVENT: u32 = 0x1fff;
+
+/// The status the `reply-status` lie gives: NV_ERR_INVALID_ARGUMENT.
+pub const REPLY_STATUS: u32 = 0x1f;
 
 /// An event both versions define (NV_VGPU_MSG_EVENT_OS_ERROR_LOG), the
 /// one the flood, the stream and the chatter post.

@@ -1080,6 +1080,7 @@ impl Gsp {
             Lie::FunctionUnknown => (r + rpc::FUNCTION, fault::UNKNOWN_FUNCTION),
             // A command the driver sent and GSP-RM never answers.
             Lie::ReplyFunction => (r + rpc::FUNCTION, function::SET_REGISTRY),
+            Lie::ReplyStatus => (r + rpc::RPC_RESULT, fault::REPLY_STATUS),
             _ => return,
         };
         let old = get_u32(msg, at);
