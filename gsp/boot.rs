@@ -369,7 +369,7 @@ impl GspCore {
     /// Events are dropped, whether the driver knows their number or not (one debug line per
     /// wait names them). A reply nobody asked for ends the wait with an error, as does a message
     /// with a non-zero `rpc_result` (an event's too, as nouveau's `r535_gsp_msg_recv` ends its
-    /// wait on any), a message that does not validate, or a failed [`Gsp::check_device`]. The wait has one deadline, `timeout`, and checks the device every
+    /// wait on any), a message that does not validate, or a failed [`GspCore::check_device`]. The wait has one deadline, `timeout`, and checks the device every
     /// [`CHECK_INTERVAL`], however many messages keep coming.
     fn wait_for(
         &mut self,

@@ -18,9 +18,6 @@ use core::fmt;
 pub(crate) struct NvStatus(pub(crate) u32);
 
 impl NvStatus {
-    /// `NV_OK`.
-    pub(crate) const OK: NvStatus = NvStatus(0);
-
     /// The code's name, where OpenRM names it.
     pub(crate) fn name(self) -> Option<&'static str> {
         NAMES
@@ -215,7 +212,7 @@ mod tests {
     #[test]
     fn the_names_are_sorted_and_unique() {
         assert!(NAMES.windows(2).all(|w| w[0].0 < w[1].0));
-        assert_eq!(NvStatus::OK.name(), Some("NV_OK"));
+        assert_eq!(NvStatus(0).name(), Some("NV_OK"));
     }
 
     #[test]
