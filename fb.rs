@@ -28,10 +28,6 @@ use crate::{
         FlushRegs,
         FspHal, //
     },
-    gsp::interface::{
-        ForVersion,
-        Interface, //
-    },
     regs,
     untrusted::Untrusted,
 };
@@ -126,37 +122,17 @@ fn read_regs(bar: &Bar0<'_>, family: FbFamily) -> Untrusted<FbRegs> {
     })
 }
 
-/// What WPR2 takes from a firmware version: GSP-RM's heap sizing on the chips the booter starts
-/// (LIBOS 3 or not), the WPR meta's size, and the heap sizing on the chips GSP-FMC boots where
-/// the version boots them.
-struct WprNumbers {
-    libos3: bool,
-}
-
-impl ForVersion for WprNumbers {
-    type Output = (HeapParams, u64, Option<HeapParams>);
-
-    fn run<V: Interface>(self) -> Self::Output {
-        (
-            V::heap_params(self.libos3),
-            V::WPR_META_SIZE,
-            V::FMC.map(|fmc| fmc.heap),
-        )
-    }
-}
-
 /// Reads and validates the framebuffer layout of a chip that boots through FWSEC, for the
-/// firmware `fw`; a device whose registers give no layout fails with one line.
+/// firmware `fw`, whose version sizes GSP-RM's heap as `heap` says and whose WPR meta is
+/// `wpr_meta` bytes; a device whose registers give no layout fails with one line.
 pub(crate) fn read_layout(
     dev: &device::Device,
     bar: &SharedBar0,
     spec: &Spec,
     fw: &GspFirmware,
+    (heap, wpr_meta): (HeapParams, u64),
 ) -> Result<FbLayout> {
     let family = FbFamily::of(spec.chipset).ok_or(ENODEV)?;
-    let (heap, wpr_meta, _) = fw.version.with(WprNumbers {
-        libos3: !spec.chipset.boots_like_turing(),
-    });
     let needs = FbNeeds {
         family,
         bootloader: fw.bootloader_size as u64,
@@ -176,23 +152,14 @@ pub(crate) fn read_layout(
 }
 
 /// Reads the video memory size of a chip that boots through the FSP and works out the sizes
-/// GSP-FMC is given, for the firmware `fw`; a size that is no size fails with one line.
+/// GSP-FMC is given, for a firmware version that sizes GSP-RM's heap on these chips as `heap`
+/// says; a size that is no size fails with one line.
 pub(crate) fn read_fmc_sizes(
     dev: &device::Device,
     bar: &SharedBar0,
     spec: &Spec,
-    fw: &GspFirmware,
+    heap: HeapParams,
 ) -> Result<FmcSizes> {
-    let (_, _, heap) = fw.version.with(WprNumbers { libos3: true });
-    let Some(heap) = heap else {
-        // The firmware files were chosen for the chip (`FwVersion::supports`).
-        dev_err!(
-            dev,
-            "GSP firmware {} boots no chip through GSP-FMC\n",
-            fw.version
-        );
-        return Err(ENODEV);
-    };
     let needs = FmcNeeds {
         hal: FspHal::of(spec.chipset).ok_or(ENODEV)?,
         heap,
@@ -384,9 +351,7 @@ mod tests {
     };
 
     fn needs(version: FwVersion, chipset: Chipset) -> FbNeeds {
-        let (heap, wpr_meta, _) = version.with(WprNumbers {
-            libos3: !chipset.boots_like_turing(),
-        });
+        let (heap, wpr_meta) = crate::gsp::hal::wpr_numbers(version, !chipset.boots_like_turing());
         FbNeeds {
             family: FbFamily::of(chipset).unwrap(),
             bootloader: 0x6000,

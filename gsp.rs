@@ -7,7 +7,8 @@
 //! supported firmware version; what is the same is written and compiled once, on the bindings'
 //! common structures (`gsp/fw.rs`). The driver reaches the versioned copies only through the
 //! trait [`interface::Interface`], which every version implements: code generic over it, entered
-//! from the version chosen at run time by [`versions::FwVersion::with`] (static dispatch).
+//! from the version chosen at run time through the matches generated from the version list
+//! (`FwVersion::with`, `AnyGsp`).
 
 #[macro_use]
 pub(crate) mod versions;

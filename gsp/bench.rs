@@ -129,7 +129,10 @@ impl ForVersion for SystemInfoNumbers {
     type Output = (u32, usize);
 
     fn run<V: Interface>(self) -> (u32, usize) {
-        (V::function(Function::SetSystemInfo), V::SYSTEM_INFO_SIZE)
+        (
+            V::NUMBERING.function(Function::SetSystemInfo),
+            V::SYSTEM_INFO_SIZE,
+        )
     }
 }
 

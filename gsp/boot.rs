@@ -225,11 +225,38 @@ impl<V: Interface> Gsp<V> {
     ///
     /// The doorbell rings after each, as all three references ring it after every message
     /// (OpenRM `_kgspRpcSendMessage`, nouveau `r535_gsp_cmdq_push`, nova-core `Cmdq`).
-    pub(crate) fn queue_boot_commands(&mut self, bar: &SharedBar0, facts: &SystemFacts) -> Result {
+    fn queue_boot_commands(&mut self, bar: &SharedBar0, facts: &SystemFacts) -> Result {
         self.queues()?.send::<V, _>(&SetSystemInfo(facts))?;
         ring(bar)?;
         self.queues()?.send::<V, _>(&SetRegistry(REGISTRY))?;
         ring(bar)
+    }
+
+    /// Queues the boot commands, then runs `boot` (the starter's steps, the same for every
+    /// version) on the core. Whatever fails ends in [`Gsp::shutdown`] before the error returns;
+    /// a GSP-RM whose boot commands could not be queued never started, and is not asked to
+    /// unload.
+    pub(crate) fn start_with(
+        mut self,
+        dev: &Device<Bound>,
+        bar: &SharedBar0,
+        facts: &SystemFacts,
+        boot: impl FnOnce(&mut GspCore) -> Result,
+    ) -> Result<Gsp<V>> {
+        let booted = match self.queue_boot_commands(bar, facts) {
+            Err(e) => {
+                self.set_unreachable();
+                Err(e)
+            }
+            Ok(()) => boot(&mut self.core),
+        };
+        match booted {
+            Ok(()) => Ok(self),
+            Err(e) => {
+                self.shutdown(dev, bar);
+                Err(e)
+            }
+        }
     }
 
     /// Sends `command`, waits for its reply at most `timeout` and validates it.
@@ -240,7 +267,7 @@ impl<V: Interface> Gsp<V> {
         command: &C,
         timeout: Delta,
     ) -> Result<C::Reply> {
-        let f = V::function(C::FUNCTION);
+        let f = V::NUMBERING.function(C::FUNCTION);
         let reply = self.call(dev, bar, f, command.size::<V>(), timeout, &mut |out| {
             command.write::<V>(out)
         })?;
@@ -369,8 +396,9 @@ impl GspCore {
     /// Events are dropped, whether the driver knows their number or not (one debug line per
     /// wait names them). A reply nobody asked for ends the wait with an error, as does a message
     /// with a non-zero `rpc_result` (an event's too, as nouveau's `r535_gsp_msg_recv` ends its
-    /// wait on any), a message that does not validate, or a failed [`GspCore::check_device`]. The wait has one deadline, `timeout`, and checks the device every
-    /// [`CHECK_INTERVAL`], however many messages keep coming.
+    /// wait on any), a message that does not validate, or a failed [`GspCore::check_device`].
+    /// The wait has one deadline, `timeout`, and checks the device every [`CHECK_INTERVAL`],
+    /// however many messages keep coming.
     fn wait_for(
         &mut self,
         dev: &Device,

@@ -101,23 +101,11 @@ pub(crate) fn start<V: Interface>(
             return Err(e);
         }
     };
-    let mut gsp = Gsp::<V>::new(args.spec, shared, teardown);
-    let booted = match gsp.queue_boot_commands(bar, args.facts) {
-        // GSP-RM never started: nothing runs that the unload message could reach.
-        Err(e) => {
-            gsp.keep_boot_input(input);
-            gsp.set_unreachable();
-            Err(e)
-        }
-        Ok(()) => boot(dev, bar, &args, &mut gsp, input, &booter_load, app_version),
-    };
-    match booted {
-        Ok(()) => Ok(gsp),
-        Err(e) => {
-            gsp.shutdown(dev, bar);
-            Err(e)
-        }
-    }
+    // What the booter reads goes with the closure if the boot commands cannot be queued:
+    // nothing read it yet.
+    Gsp::<V>::new(args.spec, shared, teardown).start_with(dev, bar, args.facts, |gsp| {
+        boot(dev, bar, &args, gsp, input, &booter_load, app_version)
+    })
 }
 
 /// [`start`] once GSP-RM's memory is given and its boot commands queued, the same for every

@@ -4,9 +4,9 @@
 //! expects, written once, generic over the firmware version's [`Interface`] where the versions
 //! differ.
 //!
-//! `SET_REGISTRY`, `GET_GSP_STATIC_INFO`'s request and `UNLOADING_GUEST_DRIVER` are the same in
-//! every version (the bindings' common structures); `GSP_SET_SYSTEM_INFO`'s layout and
-//! `GET_GSP_STATIC_INFO`'s size and reply are the version's.
+//! `SET_REGISTRY` and `UNLOADING_GUEST_DRIVER` are the same in every version (the bindings'
+//! common structures); `GSP_SET_SYSTEM_INFO`'s layout, and `GET_GSP_STATIC_INFO`'s request (a
+//! zeroed `GspStaticConfigInfo`, whose size differs) and reply, are the version's.
 //!
 //! A command writes its payload into a [`Sink`]: the command queue's elements themselves when
 //! it is sent (`Queues::send`), so no RPC is built in a buffer of its own first.
@@ -39,7 +39,7 @@ use crate::{
 /// An RPC the driver sends: which function it is, its payload in the firmware version in use,
 /// and what its reply, once validated, gives the driver.
 pub(crate) trait Command {
-    /// The RPC, numbered per firmware version by [`Interface::function`].
+    /// The RPC, numbered per firmware version by [`Interface::NUMBERING`].
     const FUNCTION: Function;
     /// Its name in the firmware's headers, for the log.
     const NAME: &'static str;
@@ -220,9 +220,15 @@ impl Command for UnloadingGuestDriver {
 #[kunit_tests(nova_core_gsp_commands)]
 mod tests {
     use super::*;
-    use crate::gsp::interface::versioned::{
-        r535_113_01::Fw as V535,
-        r570_144::Fw as V570, //
+    use crate::gsp::{
+        interface::{
+            versioned::{
+                r535_113_01::Fw as V535,
+                r570_144::Fw as V570, //
+            },
+            ForVersion,
+        },
+        versions::FwVersion,
     };
 
     fn u32_at(b: &[u8], off: usize) -> u32 {
@@ -285,15 +291,24 @@ mod tests {
 
     #[test]
     fn unloading_payload_is_a_full_unload() -> Result {
-        fn check<V: Interface>() -> Result {
-            let mut b = KVec::new();
-            UnloadingGuestDriver.write::<V>(&mut b)?;
-            assert_eq!(UnloadingGuestDriver.size::<V>(), b.len());
-            assert_eq!(&b[..], &[0u8; 8]);
-            Ok(())
+        struct Check;
+
+        impl ForVersion for Check {
+            type Output = Result;
+
+            fn run<V: Interface>(self) -> Result {
+                let mut b = KVec::new();
+                UnloadingGuestDriver.write::<V>(&mut b)?;
+                assert_eq!(UnloadingGuestDriver.size::<V>(), b.len());
+                assert_eq!(&b[..], &[0u8; 8]);
+                Ok(())
+            }
         }
-        check::<V535>()?;
-        check::<V570>()
+
+        for &v in FwVersion::ALL {
+            v.with(Check)?;
+        }
+        Ok(())
     }
 
     /// `GSP_SET_SYSTEM_INFO` is the version's payload, at the version's size.

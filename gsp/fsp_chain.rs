@@ -160,44 +160,27 @@ pub(crate) fn start<V: Interface>(
     // What the FSP and GSP-FMC read, made before the GSP exists: a failure here frees it all,
     // nothing ran.
     let fmc_input = FmcInput::new(dev, &part, &fmc, &input, shared.libos_address())?;
-    let (image, boot_params) = (fmc_input.image(), fmc_input.boot_params());
-    input.fmc = Some(fmc_input);
-    let mut gsp = Gsp::<V>::new(
-        spec,
-        shared,
-        Teardown::Fsp {
-            chipset,
-            started: false,
-        },
-    );
-    gsp.keep_boot_input(input);
-    let booted = match gsp.queue_boot_commands(bar, facts) {
-        // Nothing started.
-        Err(e) => {
-            gsp.set_unreachable();
-            Err(e)
-        }
-        Ok(()) => {
-            let cot = Cot {
-                version: hal.cot_version,
-                fmc: image,
-                frts_vidmem_offset: sizes.frts_offset,
-                frts_vidmem_size: u32::try_from(sizes.frts_size)?,
-                hash: &fmc.hash,
-                public_key: &fmc.public_key,
-                signature: &fmc.signature,
-                boot_params,
-            };
-            boot(dev, bar, &mut gsp, chipset, hal, &cot, app_version)
-        }
+    let cot = Cot {
+        version: hal.cot_version,
+        fmc: fmc_input.image(),
+        frts_vidmem_offset: sizes.frts_offset,
+        frts_vidmem_size: u32::try_from(sizes.frts_size)?,
+        hash: &fmc.hash,
+        public_key: &fmc.public_key,
+        signature: &fmc.signature,
+        boot_params: fmc_input.boot_params(),
     };
-    match booted {
-        Ok(()) => Ok(gsp),
-        Err(e) => {
-            gsp.shutdown(dev, bar);
-            Err(e)
-        }
-    }
+    input.fmc = Some(fmc_input);
+    // From here on every way out goes through the GSP's shutdown below.
+    let teardown = Teardown::Fsp {
+        chipset,
+        started: false,
+    };
+    let mut gsp = Gsp::<V>::new(spec, shared, teardown);
+    gsp.keep_boot_input(input);
+    gsp.start_with(dev, bar, facts, |gsp| {
+        boot(dev, bar, gsp, chipset, hal, &cot, app_version)
+    })
 }
 
 /// [`start`] once GSP-RM's memory is given and its boot commands queued, the same for every

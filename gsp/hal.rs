@@ -30,12 +30,14 @@ use crate::{
     fb::{
         layout::{
             FbLayout,
+            HeapParams,
             Wpr2, //
         },
         sizes::FmcSizes,
     },
     firmware::{
         BootFiles,
+        FwVersion,
         GspFirmware,
         Starter, //
     },
@@ -48,7 +50,10 @@ use crate::{
         boot::Gsp,
         chain::ChainArgs,
         fsp_chain::FspArgs,
-        interface::Interface,
+        interface::{
+            ForVersion,
+            Interface, //
+        },
         running::{
             AnyGsp,
             StartGsp, //
@@ -104,13 +109,54 @@ impl GspHal {
     ) -> Result<Plan> {
         let spec = &id.spec;
         Ok(match self {
-            GspHal::Booter => Plan::Booter(BooterPlan {
-                rom: read_vbios(dev, bar)?,
-                layout: crate::fb::read_layout(dev, bar, spec, fw)?,
-                boot0: id.regs.boot0,
-            }),
-            GspHal::Fsp(_) => Plan::Fsp(crate::fb::read_fmc_sizes(dev, bar, spec, fw)?),
+            GspHal::Booter => {
+                let numbers = wpr_numbers(fw.version, !spec.chipset.boots_like_turing());
+                Plan::Booter(BooterPlan {
+                    rom: read_vbios(dev, bar)?,
+                    layout: crate::fb::read_layout(dev, bar, spec, fw, numbers)?,
+                    boot0: id.regs.boot0,
+                })
+            }
+            GspHal::Fsp(_) => {
+                let Some(heap) = fw.version.with(FmcHeap) else {
+                    // The firmware files were chosen for the chip (`FwVersion::supports`).
+                    dev_err!(
+                        dev,
+                        "GSP firmware {} boots no chip through GSP-FMC\n",
+                        fw.version
+                    );
+                    return Err(ENODEV);
+                };
+                Plan::Fsp(crate::fb::read_fmc_sizes(dev, bar, spec, heap)?)
+            }
         })
+    }
+}
+
+/// What WPR2 takes from firmware `version` on the chips the booter starts: GSP-RM's heap
+/// sizing (LIBOS 3 or not) and the WPR meta's size.
+pub(crate) fn wpr_numbers(version: FwVersion, libos3: bool) -> (HeapParams, u64) {
+    struct Numbers(bool);
+
+    impl ForVersion for Numbers {
+        type Output = (HeapParams, u64);
+
+        fn run<V: Interface>(self) -> Self::Output {
+            (V::heap_params(self.0), V::WPR_META_SIZE)
+        }
+    }
+
+    version.with(Numbers(libos3))
+}
+
+/// GSP-RM's heap sizing on the chips GSP-FMC boots, where the version boots them.
+struct FmcHeap;
+
+impl ForVersion for FmcHeap {
+    type Output = Option<HeapParams>;
+
+    fn run<V: Interface>(self) -> Self::Output {
+        V::FMC.map(|fmc| fmc.heap)
     }
 }
 

@@ -6,9 +6,11 @@
 //! implementation comes from the one `impl` below, which `gsp_versioned!` expands once per
 //! entry of the version list (`gsp/versions.rs`) with `#[ver]` where the versions differ. The
 //! driver reaches versioned code only through the trait: the code that needs it is generic over
-//! `V: Interface`, and [`FwVersion::with`] is the one `match` on the version, where a call
-//! enters that code from the version the firmware files gave at run time. Below it every call
-//! is static, to the version's own copy.
+//! `V: Interface`, and the version the firmware files gave at run time enters it only through
+//! the matches generated from the version list: [`FwVersion::with`] here, and `AnyGsp`'s methods
+//! once GSP-RM runs (`gsp/running.rs`). Below them the version's code is called statically, but
+//! for GSP-FMC's writers ([`Fmc`]), held as function pointers so that the code around them is
+//! compiled once.
 //!
 //! What a version does not have is a fact of its implementation, known at compile time: 535.113.01
 //! boots no chip through GSP-FMC, so its [`Interface::FMC`] is `None`, and the FSP chain, which
@@ -36,7 +38,6 @@ use crate::{
             StaticInfoError, //
         },
         versions::FwVersion,
-        Function,
     },
     pci::SystemFacts,
     untrusted::Untrusted,
@@ -51,11 +52,6 @@ pub(crate) trait Interface: Sized + 'static {
     /// The numbering of functions and events (data: the code that reads it is the same for
     /// every version).
     const NUMBERING: &'static Numbering;
-
-    /// The number of the RPC or event `function`.
-    fn function(function: Function) -> u32 {
-        Self::NUMBERING.function(function)
-    }
 
     /// Size of the `GSP_SET_SYSTEM_INFO` payload.
     const SYSTEM_INFO_SIZE: usize;
@@ -107,8 +103,8 @@ pub(crate) trait ForVersion {
 macro_rules! interface_dispatch {
     ([$(($v:ident, $V:ident, $($rest:tt)*)),* $(,)?]) => {
         impl FwVersion {
-            /// Runs `code` for this version: the one `match` on the version, where generic code
-            /// is entered with the version's [`Interface`].
+            /// Runs `code` for this version: a `match` on the version, where generic code is
+            /// entered with the version's [`Interface`].
             pub(crate) fn with<W: ForVersion>(self, code: W) -> W::Output {
                 match self {
                     $(FwVersion::$V => code.run::<versioned::$v::Fw>()),*
@@ -227,7 +223,7 @@ mod tests {
 
     /// A version supports a chip GSP-FMC boots exactly where it has what GSP-FMC's boot takes.
     #[test]
-    fn a_version_boots_through_gsp_fmc_only_with_its_fmc_part() {
+    fn every_version_supporting_a_gsp_fmc_chip_has_its_fmc_part() {
         for &v in FwVersion::ALL {
             let fmc = v.with(Name).1.is_some();
             for &chipset in Chipset::ALL {

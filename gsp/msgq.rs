@@ -280,21 +280,36 @@ pub(crate) struct Message {
     pub(crate) payload: (usize, usize),
 }
 
-/// The RPC functions and events the driver uses; [`Numbering::function`] gives their numbers
-/// in one firmware version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Function {
+/// [`Function`] and the list of its variants, from one list.
+macro_rules! functions {
+    ($($name:ident),* $(,)?) => {
+        /// The RPC functions and events the driver uses; [`Numbering::function`] gives their
+        /// numbers in one firmware version.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Function {
+            $($name),*
+        }
+
+        impl Function {
+            /// Every function, in declaration order: `ALL[f as usize] == f`.
+            pub(crate) const ALL: [Function; [$(Function::$name),*].len()] =
+                [$(Function::$name),*];
+        }
+    };
+}
+
+functions!(
     SetSystemInfo,
     SetRegistry,
     GetGspStaticInfo,
     UnloadingGuestDriver,
     InitDone,
     RunCpuSequencer,
-}
+);
 
 impl Function {
     /// How many there are.
-    pub(crate) const COUNT: usize = 6;
+    pub(crate) const COUNT: usize = Function::ALL.len();
 }
 
 /// A firmware version's numbering of functions and events. It is data (the version's copy of
@@ -302,15 +317,15 @@ impl Function {
 /// compiled once for every version.
 #[derive(Debug)]
 pub(crate) struct Numbering {
-    /// The numbers of [`Function`]'s functions and events, in its order.
+    /// The numbers of [`Function`]'s functions and events, in [`Function::ALL`]'s order.
     pub(crate) functions: [u32; Function::COUNT],
     /// Function numbers are below this (`NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS`).
     pub(crate) num_functions: u32,
     /// Event numbers start here (`NV_VGPU_MSG_EVENT_FIRST_EVENT`).
     pub(crate) first_event: u32,
-    /// The events the driver names (for its debug lines): those of every version, then the
-    /// version's own.
+    /// The events every version has that the driver names (for its debug lines).
     pub(crate) events: &'static [(u32, &'static str)],
+    /// The events of this version only that the driver names.
     pub(crate) own_events: &'static [(u32, &'static str)],
 }
 
@@ -451,7 +466,10 @@ pub(crate) fn decode(bytes: &Untrusted<[u8]>, expect: Expect) -> Result<Message,
 gsp_versioned! {
 /// The function and event numbers of each version: the same below 200, renumbered above.
 pub(crate) mod versioned {
-    use super::Numbering;
+    use super::{
+        Function,
+        Numbering, //
+    };
 
     /// The events every version has that the driver names.
     const EVENTS: [(u32, &str); 9] = [
@@ -478,17 +496,32 @@ pub(crate) mod versioned {
         "GSP_POST_NOCAT_RECORD",
     )];
 
+    /// The number of `function` in this version.
+    const fn number(function: Function) -> u32 {
+        match function {
+            Function::SetSystemInfo => fw::NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO,
+            Function::SetRegistry => fw::NV_VGPU_MSG_FUNCTION_SET_REGISTRY,
+            Function::GetGspStaticInfo => fw::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
+            Function::UnloadingGuestDriver => fw::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
+            Function::InitDone => fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+            Function::RunCpuSequencer => fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+        }
+    }
+
+    /// The numbers of every function, in [`Function::ALL`]'s order.
+    const fn numbers() -> [u32; Function::COUNT] {
+        let mut out = [0; Function::COUNT];
+        let mut i = 0;
+        while i < Function::COUNT {
+            out[i] = number(Function::ALL[i]);
+            i += 1;
+        }
+        out
+    }
+
     /// This version's numbering.
     pub(crate) const NUMBERING: Numbering = Numbering {
-        // In `Function`'s order.
-        functions: [
-            fw::NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO,
-            fw::NV_VGPU_MSG_FUNCTION_SET_REGISTRY,
-            fw::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
-            fw::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
-            fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
-            fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
-        ],
+        functions: numbers(),
         num_functions: fw::NV_VGPU_MSG_FUNCTION_NUM_FUNCTIONS,
         first_event: fw::NV_VGPU_MSG_EVENT_FIRST_EVENT,
         events: &EVENTS,
@@ -796,53 +829,41 @@ mod tests {
     /// Each of the driver's functions has the number its version's headers give it.
     #[test]
     fn numbers_each_function_from_its_versions_headers() {
-        use crate::gsp::fw::{
-            r535_113_01 as f535,
-            r570_144 as f570, //
-        };
-        let n535 = &versioned::r535_113_01::NUMBERING;
-        let n570 = &versioned::r570_144::NUMBERING;
-        let f = Function::GetGspStaticInfo;
-        assert_eq!(
-            n535.function(f),
-            f535::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO
-        );
-        assert_eq!(
-            n570.function(f),
-            f570::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO
-        );
-        let f = Function::UnloadingGuestDriver;
-        assert_eq!(
-            n535.function(f),
-            f535::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER
-        );
-        assert_eq!(
-            n570.function(f),
-            f570::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER
-        );
-        let f = Function::RunCpuSequencer;
-        assert_eq!(
-            n535.function(f),
-            f535::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER
-        );
-        assert_eq!(
-            n570.function(f),
-            f570::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER
-        );
-        // The numbers of 535.113.01 and 570.144 differ above 200.
-        let all = [
-            Function::SetSystemInfo,
-            Function::SetRegistry,
-            Function::GetGspStaticInfo,
-            Function::UnloadingGuestDriver,
-            Function::InitDone,
-            Function::RunCpuSequencer,
-        ];
-        assert_eq!(all.len(), Function::COUNT);
-        assert_eq!(n535.function(Function::SetSystemInfo), 72);
-        assert_eq!(n570.function(Function::SetSystemInfo), 72);
-        assert_eq!(n535.function(Function::InitDone), 0x1001);
-        assert_eq!(n570.function(Function::InitDone), 0x1001);
+        macro_rules! check {
+            ($v:ident) => {{
+                use crate::gsp::fw::$v as f;
+                let n = &versioned::$v::NUMBERING;
+                let want = [
+                    (
+                        Function::SetSystemInfo,
+                        f::NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO,
+                    ),
+                    (Function::SetRegistry, f::NV_VGPU_MSG_FUNCTION_SET_REGISTRY),
+                    (
+                        Function::GetGspStaticInfo,
+                        f::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
+                    ),
+                    (
+                        Function::UnloadingGuestDriver,
+                        f::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
+                    ),
+                    (Function::InitDone, f::NV_VGPU_MSG_EVENT_GSP_INIT_DONE),
+                    (
+                        Function::RunCpuSequencer,
+                        f::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+                    ),
+                ];
+                assert_eq!(want.len(), Function::COUNT);
+                for (function, number) in want {
+                    assert_eq!(n.function(function), number);
+                }
+            }};
+        }
+        check!(r535_113_01);
+        check!(r570_144);
+        for (i, f) in Function::ALL.iter().enumerate() {
+            assert_eq!(*f as usize, i);
+        }
     }
 
     #[test]

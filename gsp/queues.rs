@@ -179,9 +179,11 @@ impl<M: QueueMemory> Queues<M> {
     /// queue's elements. Returns [`SendError::Full`] without writing anything if the queue has
     /// no room for all of it.
     pub(crate) fn send<V: Interface, C: Command>(&mut self, command: &C) -> Result<(), SendError> {
-        self.send_with(V::function(C::FUNCTION), command.size::<V>(), &mut |out| {
-            command.write::<V>(out)
-        })
+        self.send_with(
+            V::NUMBERING.function(C::FUNCTION),
+            command.size::<V>(),
+            &mut |out| command.write::<V>(out),
+        )
     }
 
     /// Queues an RPC of `size` payload bytes that `write` writes; `function` is the version's

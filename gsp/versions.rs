@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The list of GSP firmware versions, and what is generated from it: [`FwVersion`], the
-//! bindings modules (`gsp/fw.rs`), every versioned module and the table of interface
-//! implementations (`gsp.rs`).
+//! bindings modules (`gsp/fw.rs`), every versioned module (among them each version's
+//! `Interface` implementation, `gsp/interface.rs`), and the matches on the version
+//! (`FwVersion::with` in `gsp/interface.rs`, `AnyGsp` in `gsp/running.rs`).
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): the host build (`fuzz/`) expands the
 //! same versioned code from the same list.
@@ -148,6 +149,9 @@ impl FwVersion {
         let mut i = 0;
         while i < name.len() {
             if name[i] != b'.' {
+                // A name of digits and dots, short enough for a u32: the constant check below
+                // evaluates this for every version at build time.
+                assert!(name[i].is_ascii_digit());
                 n = n * 10 + (name[i] - b'0') as u32;
             }
             i += 1;
@@ -161,6 +165,21 @@ impl FwVersion {
         choose(Self::ALL, param, FwVersion::number, FwVersion::major)
     }
 }
+
+// Every version's whole number is its own, and no other version's major.
+const _: () = {
+    let all = FwVersion::OLDEST_FIRST;
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = 0;
+        while j < all.len() {
+            assert!(i == j || all[i].number() != all[j].number());
+            assert!(all[i].number() != all[j].major());
+            j += 1;
+        }
+        i += 1;
+    }
+};
 
 /// Why the `gsp_version` module parameter names no version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,7 +201,11 @@ impl fmt::Display for VersionParamError {
         }
         f.write_str(" (supported:")?;
         for v in FwVersion::ALL {
-            write!(f, " {} as {} or {},", v, v.number(), v.major())?;
+            write!(f, " {} as {}", v, v.number())?;
+            if FwVersion::from_param(v.major()) == Ok(*v) {
+                write!(f, " or {}", v.major())?;
+            }
+            f.write_str(",")?;
         }
         f.write_str(" the major number only where it names one version)")
     }
@@ -239,7 +262,17 @@ mod tests {
         assert_eq!(FwVersion::R535_113_01.number(), 53511301);
         for &v in FwVersion::ALL {
             assert_eq!(FwVersion::from_param(v.number()), Ok(v));
-            assert_eq!(FwVersion::from_param(v.major()), Ok(v));
+            // The major names the version where no other version has it.
+            let shared = FwVersion::ALL
+                .iter()
+                .filter(|w| w.major() == v.major())
+                .count();
+            let by_major = if shared == 1 {
+                Ok(v)
+            } else {
+                Err(VersionParamError::Ambiguous(v.major()))
+            };
+            assert_eq!(FwVersion::from_param(v.major()), by_major);
             assert_eq!(FwVersion::named(v.name()), v);
         }
         assert_eq!(

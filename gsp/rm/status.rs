@@ -224,7 +224,7 @@ mod tests {
             NvStatus(0xff10_0001).name(),
             Some("NV_VGPU_MSG_RESULT_RPC_UNKNOWN_FUNCTION")
         );
-        assert_eq!(NvStatus(0x85).name(), None);
+        assert_eq!(NvStatus(0x7fff).name(), None);
         assert_eq!(NvStatus(0xdead_beef).name(), None);
     }
 }

@@ -4,7 +4,7 @@
 //! names, exactly as documented, and logged; the messages before it are
 //! honest.
 
-use super::fault::{FLOOD_EVENT, LIES, UNKNOWN_FUNCTION};
+use super::fault::{FLOOD_EVENT, LIES, REPLY_STATUS, UNKNOWN_FUNCTION};
 use super::tests::{boot, boot_commands, Driver, STATQ_OFF};
 use super::wire::*;
 
@@ -53,6 +53,7 @@ fn header_lies_change_one_field_and_keep_the_checksum_right() {
         ("seq-skip", elem::SEQ_NUM, 3),
         ("function-unknown", r + rpc::FUNCTION, UNKNOWN_FUNCTION),
         ("reply-function", r + rpc::FUNCTION, function::SET_REGISTRY),
+        ("reply-status", r + rpc::RPC_RESULT, REPLY_STATUS),
     ];
     for &(fault, at, value) in cases {
         let d = lie_at_static_info(fault);
