@@ -225,6 +225,75 @@ typedef struct rpc_unloading_guest_driver_v1F_07 {
 
 typedef rpc_unloading_guest_driver_v1F_07 rpc_unloading_guest_driver_v;
 
+/*
+ * The RM API's calls: GSP_RM_ALLOC, GSP_RM_CONTROL and FREE. The same in 535.113.01 and
+ * 570.144 (OpenRM src/nvidia/generated/g_rpc-structures.h, rpc_gsp_rm_alloc_v03_00,
+ * rpc_gsp_rm_control_v03_00, rpc_free_v03_00; nouveau nvkm/subdev/gsp/rm/r535/nvrm/alloc.h,
+ * ctrl.h). Each fixed part is followed by the call's parameters (paramsSize bytes).
+ */
+typedef struct rpc_gsp_rm_alloc_v03_00 {
+	NvHandle hClient;
+	NvHandle hParent;
+	NvHandle hObject;
+	NvU32 hClass;
+	NvU32 status;		/* NV_STATUS of the allocation, in the reply */
+	NvU32 paramsSize;
+	NvU32 flags;
+	NvU8 reserved[4];
+	/* paramsSize bytes of the class's allocation parameters follow. */
+} rpc_gsp_rm_alloc_v03_00;
+
+typedef struct rpc_gsp_rm_control_v03_00 {
+	NvHandle hClient;
+	NvHandle hObject;
+	NvU32 cmd;
+	NvU32 status;		/* NV_STATUS of the control, in the reply */
+	NvU32 paramsSize;
+	NvU32 flags;
+	/* paramsSize bytes of the control's parameters follow, answered in place. */
+} rpc_gsp_rm_control_v03_00;
+
+typedef struct NVOS00_PARAMETERS_v03_00 {
+	NvHandle hRoot;		/* the client */
+	NvHandle hObjectParent;
+	NvHandle hObjectOld;	/* the object freed (the client itself frees its tree) */
+	NvU32 status;
+} NVOS00_PARAMETERS_v03_00;
+
+typedef struct rpc_free_v03_00 {
+	NVOS00_PARAMETERS_v03_00 params;
+} rpc_free_v03_00;
+
+/* The classes of the objects every client starts with (OpenRM class/cl0000.h, cl0080.h, cl2080.h). */
+#define NV01_ROOT		0x00000000
+#define NV01_DEVICE_0		0x00000080
+#define NV20_SUBDEVICE_0	0x00002080
+
+/* NV01_DEVICE_0's allocation parameters (OpenRM class/cl0080.h, the same in both versions). */
+typedef struct NV0080_ALLOC_PARAMETERS {
+	NvU32 deviceId;
+	NvHandle hClientShare;
+	NvHandle hTargetClient;
+	NvHandle hTargetDevice;
+	NvU32 flags;
+	NvU64 vaSpaceSize;
+	NvU64 vaStartInternal;
+	NvU64 vaLimitInternal;
+	NvU32 vaMode;
+} NV0080_ALLOC_PARAMETERS;
+
+/* NV20_SUBDEVICE_0's allocation parameters (OpenRM class/cl2080.h). */
+typedef struct NV2080_ALLOC_PARAMETERS {
+	NvU32 subDeviceId;
+} NV2080_ALLOC_PARAMETERS;
+
+/* NV01_ROOT's allocation parameters, a client (OpenRM class/cl0000.h at 535.113.01). */
+typedef struct NV0000_ALLOC_PARAMETERS {
+	NvHandle hClient;
+	NvU32 processID;
+	char processName[100];
+} NV0000_ALLOC_PARAMETERS;
+
 typedef struct PACKED_REGISTRY_ENTRY {
 	NvU32 nameOffset;	/* offset of the NUL-terminated key name */
 	NvU8 type;		/* REGISTRY_TABLE_ENTRY_TYPE_* */
@@ -796,6 +865,29 @@ NVRM_OFF(PACKED_REGISTRY_ENTRY, length, 12);
 NVRM_SIZE(PACKED_REGISTRY_TABLE, 8);
 NVRM_SIZE(rpc_unloading_guest_driver_v1F_07, 8);
 NVRM_OFF(rpc_unloading_guest_driver_v1F_07, newLevel, 4);
+NVRM_SIZE(rpc_gsp_rm_alloc_v03_00, 32);
+NVRM_OFF(rpc_gsp_rm_alloc_v03_00, hClass, 12);
+NVRM_OFF(rpc_gsp_rm_alloc_v03_00, status, 16);
+NVRM_OFF(rpc_gsp_rm_alloc_v03_00, paramsSize, 20);
+NVRM_OFF(rpc_gsp_rm_alloc_v03_00, flags, 24);
+NVRM_OFF(rpc_gsp_rm_alloc_v03_00, reserved, 28);
+NVRM_SIZE(rpc_gsp_rm_control_v03_00, 24);
+NVRM_OFF(rpc_gsp_rm_control_v03_00, cmd, 8);
+NVRM_OFF(rpc_gsp_rm_control_v03_00, status, 12);
+NVRM_OFF(rpc_gsp_rm_control_v03_00, paramsSize, 16);
+NVRM_OFF(rpc_gsp_rm_control_v03_00, flags, 20);
+NVRM_SIZE(rpc_free_v03_00, 16);
+NVRM_OFF(NVOS00_PARAMETERS_v03_00, hObjectOld, 8);
+NVRM_OFF(NVOS00_PARAMETERS_v03_00, status, 12);
+NVRM_SIZE(NV0080_ALLOC_PARAMETERS, 56);
+NVRM_OFF(NV0080_ALLOC_PARAMETERS, hClientShare, 4);
+NVRM_OFF(NV0080_ALLOC_PARAMETERS, flags, 16);
+NVRM_OFF(NV0080_ALLOC_PARAMETERS, vaSpaceSize, 24);
+NVRM_OFF(NV0080_ALLOC_PARAMETERS, vaLimitInternal, 40);
+NVRM_OFF(NV0080_ALLOC_PARAMETERS, vaMode, 48);
+NVRM_SIZE(NV2080_ALLOC_PARAMETERS, 4);
+NVRM_SIZE(NV0000_ALLOC_PARAMETERS, 108);
+NVRM_OFF(NV0000_ALLOC_PARAMETERS, processName, 8);
 NVRM_ALIGN(PACKED_REGISTRY_TABLE, 4);
 NVRM_OFF(PACKED_REGISTRY_TABLE, size, 0);
 NVRM_OFF(PACKED_REGISTRY_TABLE, numEntries, 4);
