@@ -235,6 +235,9 @@ pub struct Falcon {
     dma_in_flight: bool,
     /// The RISC-V core runs (what the booter left running on the GSP).
     riscv_active: bool,
+    /// SEC2 holds the SEC2-RTOS the booter left there when it started GSP-RM: a start of the
+    /// CPU resumes GSP-RM (the CPU sequence's CORE_RESUME); a reset scrubs it away.
+    holds_rtos: bool,
     /// GSP-FMC's hold on the registers.
     lock: PrivLock,
 }
@@ -274,6 +277,7 @@ impl Falcon {
             never_reset_ready: false,
             dma_in_flight: false,
             riscv_active: false,
+            holds_rtos: false,
             lock: PrivLock::Open,
         };
         f.power_on();
@@ -325,6 +329,7 @@ impl Falcon {
         self.dma_until = None;
         self.dma_in_flight = false;
         self.riscv_active = false;
+        self.holds_rtos = false;
     }
 
     /// The engine's name, for the log.
@@ -731,6 +736,16 @@ impl Falcon {
     /// Whether the RISC-V core runs.
     pub fn riscv_active(&self) -> bool {
         self.riscv_active
+    }
+
+    /// The booter left SEC2-RTOS in this (SEC2) falcon; until its next reset.
+    pub fn set_holds_rtos(&mut self) {
+        self.holds_rtos = true;
+    }
+
+    /// Whether this (SEC2) falcon holds SEC2-RTOS: its start is GSP-RM's resume.
+    pub fn holds_rtos(&self) -> bool {
+        self.holds_rtos
     }
 
     /// Sets GSP-FMC's hold on the registers.

@@ -162,9 +162,14 @@ impl Device {
             size: fb.size(),
             frts: fb.frts_region(),
         };
-        let (wants_resume, gsp_rm_up) = self.gsp.as_ref().map_or((false, false), |g| {
-            (g.wants_resume(), g.running() || engines.gsp.riscv_active())
-        });
+        // The resume starts SEC2-RTOS, left in SEC2 by the booter (OpenRM's
+        // kgspExecuteSequencerCommand_TU102, CORE_RESUME: SEC2 is started, not reset): after a
+        // SEC2 reset, a start runs what the driver loaded since. GSP-RM waiting for its resume
+        // has its core in reset: to booter_unload it does not run.
+        let waits = self.gsp.as_ref().is_some_and(|g| g.wants_resume());
+        let wants_resume = waits && engines.sec2.holds_rtos();
+        let gsp_rm_up = engines.gsp.riscv_active()
+            || self.gsp.as_ref().is_some_and(|g| g.running() && !waits);
         let log = &self.log;
         let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
         let (outcome, wpr2) = chain.sec2_start(
@@ -189,6 +194,7 @@ impl Device {
             Sec2Outcome::Unloaded => {
                 engines.sec2.set_mailbox(0, 0);
                 engines.sec2.set_halted(true);
+                self.booter_unloaded();
             }
             Sec2Outcome::GspRmStarts { .. } if chain.lie() == Some(BootLie::RiscvNeverActive) => {
                 engines.sec2.set_mailbox(0, 0);
@@ -221,11 +227,21 @@ impl Device {
         }
     }
 
+    /// What `booter_unload` does once its checks pass, beyond WPR2 (cleared by the caller).
+    /// GSP-RM's state lives in WPR2: one still waiting for its resume is gone with it.
+    pub(crate) fn booter_unloaded(&mut self) {
+        if let Some(gsp) = &mut self.gsp {
+            gsp.wpr2_torn_down();
+        }
+        self.note_gsp();
+    }
+
     /// What `booter_load` does once its checks pass: the GSP's RISC-V core runs, and GSP-RM of
     /// `version` starts (on the GSP thread's next tick) with the LIBOS arguments at `libos`.
     fn gsp_rm_starts(&mut self, libos: u64, version: Version) {
         if let Some(e) = &mut self.engines {
             e.gsp.set_riscv_active(true);
+            e.sec2.set_holds_rtos();
         }
         // A new boot: its stage 3 handoff is still to come. The model's assumption (no
         // reference says who clears the bit): every driver polls it after starting SEC2 for
@@ -245,9 +261,11 @@ impl Device {
     /// arguments the GSP falcon's mailboxes hold.
     #[cfg(test)]
     pub fn booter_starts_gsp_rm(&mut self, version: Version) {
-        let Some(e) = &self.engines else {
+        let Some(e) = &mut self.engines else {
             return;
         };
+        // booter_load halts once GSP-RM starts, as play_sec2 leaves it.
+        e.sec2.set_halted(true);
         let libos = (u64::from(e.gsp.mailbox(1)) << 32) | u64::from(e.gsp.mailbox(0));
         self.gsp_rm_starts(libos, version);
     }

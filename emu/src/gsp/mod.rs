@@ -261,6 +261,8 @@ pub enum Stop {
     NoBusMaster,
     /// The booter started it while it ran: it starts again.
     Restart,
+    /// booter_unload tore down WPR2, where GSP-RM waiting for its resume kept its state.
+    BooterUnload,
 }
 
 impl Stop {
@@ -273,6 +275,7 @@ impl Stop {
             Stop::Fault => "fault",
             Stop::NoBusMaster => "no-bus-master",
             Stop::Restart => "restart",
+            Stop::BooterUnload => "booter-unload",
         }
     }
 }

@@ -136,6 +136,17 @@ impl Gsp {
         );
     }
 
+    /// booter_unload tore down WPR2 (it runs only while GSP-RM's core does not): GSP-RM
+    /// waiting there for its resume is gone.
+    pub fn wpr2_torn_down(&mut self) {
+        if self.wants_resume() {
+            self.halt(
+                Stop::BooterUnload,
+                "stopped by booter_unload while waiting for its resume (its state in WPR2 is gone)",
+            );
+        }
+    }
+
     /// Whether GSP-RM lies that nothing stops it.
     pub fn unstoppable(&self) -> bool {
         self.state.is_some() && self.lies(Lie::Unstoppable)

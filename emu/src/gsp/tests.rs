@@ -245,8 +245,8 @@ impl Driver {
         );
         self.reg_write(super::sequencer::SCRATCH, super::sequencer::SCRATCH_AFTER);
         self.falcon_reset();
-        self.reg_write(NV_PSEC_FALCON_ENGINE, 1);
-        self.reg_write(NV_PSEC_FALCON_ENGINE, 0);
+        // SEC2 still holds what the booter left (SEC2-RTOS): it is started, not reset
+        // (OpenRM's kgspExecuteSequencerCommand_TU102, CORE_RESUME).
         self.reg_write(NV_PSEC_FALCON_CPUCTL, 2);
         // SEC2 runs the resume on the GSP thread's time; SEC2 reads running until then.
         assert_eq!(self.reg_read(NV_PSEC_FALCON_CPUCTL) & 0x10, 0, "SEC2 runs");
@@ -955,7 +955,7 @@ fn a_falcon_reset_stops_the_gsp_and_its_memory_accesses() {
     assert_eq!(runs[0].stopped_by, Some("falcon-reset"));
     // It starts again.
     assert_eq!(d.start(), 0);
-    assert!(!d.halted());
+    assert!(!d.halted(), "{}", d.log());
     assert_eq!(d.dev.counts().gsp_runs().len(), 2);
 }
 
@@ -1093,4 +1093,44 @@ fn a_falcon_reset_or_a_device_reset_stops_the_code_it_runs() {
         "{}",
         d.log()
     );
+}
+
+/// GSP-RM started and its CPU sequence played up to the core reset: it waits for its resume.
+fn waiting_for_the_resume(d: &mut Driver) {
+    d.booter_starts();
+    d.tick();
+    let msgs = d.receive();
+    assert_eq!(msgs.len(), 1, "{}", d.log());
+    d.reg_write(super::sequencer::SCRATCH, super::sequencer::SCRATCH_AFTER);
+    d.falcon_reset();
+    assert!(d.dev.gsp().is_some_and(Gsp::wants_resume), "{}", d.log());
+}
+
+#[test]
+fn a_sec2_reset_before_its_start_is_no_resume() {
+    // The resume starts SEC2-RTOS, which the booter left in SEC2. A SEC2 reset scrubs it: a
+    // start afterwards runs what SEC2 holds then (here nothing the boot ROM takes), and
+    // GSP-RM keeps waiting.
+    let mut d = Driver::new(Version::R570_144, None);
+    waiting_for_the_resume(&mut d);
+    d.reg_write(NV_PSEC_FALCON_ENGINE, 1);
+    d.reg_write(NV_PSEC_FALCON_ENGINE, 0);
+    d.reg_write(NV_PSEC_FALCON_CPUCTL, 2);
+    d.dev.finish_run();
+    assert!(!d.log().contains("resumes it"), "{}", d.log());
+    assert_ne!(d.reg_read(NV_PSEC_FALCON_MAILBOX0), 0);
+    assert!(d.dev.gsp().is_some_and(Gsp::wants_resume), "{}", d.log());
+}
+
+#[test]
+fn booter_unload_stops_a_gsp_rm_waiting_for_its_resume() {
+    // GSP-RM's state lives in WPR2: booter_unload, which tears WPR2 down, leaves nothing to
+    // resume. The run ends there, in the phase it began in.
+    let mut d = Driver::new(Version::R570_144, None);
+    waiting_for_the_resume(&mut d);
+    d.dev.booter_unloaded();
+    assert!(d.halted(), "{}", d.log());
+    let runs = d.dev.counts().gsp_runs().to_vec();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].stopped_by, Some("booter-unload"));
 }
