@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::gsp::rm::RmSummary;
+
 /// The counted regions. The declaration order is the order of their names,
 /// which is the order of the counts file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -76,6 +78,8 @@ pub struct GspRun {
     pub started_phase: u32,
     pub stopped_phase: Option<u32>,
     pub stopped_by: Option<&'static str>,
+    /// What GSP-RM's resource manager saw over the run (set at its stop).
+    pub rm: Option<RmSummary>,
 }
 
 /// All counts of one device.
@@ -131,14 +135,17 @@ impl Counts {
             started_phase: self.phase,
             stopped_phase: None,
             stopped_by: None,
+            rm: None,
         });
     }
 
-    /// Notes that the running GSP stopped, in the current phase, by `cause`.
-    pub fn gsp_stopped(&mut self, cause: &'static str) {
+    /// Notes that the running GSP stopped, in the current phase, by `cause`, its resource
+    /// manager having seen `rm`.
+    pub fn gsp_stopped(&mut self, cause: &'static str, rm: RmSummary) {
         if let Some(run) = self.gsp_runs.last_mut().filter(|r| r.stopped_by.is_none()) {
             run.stopped_phase = Some(self.phase);
             run.stopped_by = Some(cause);
+            run.rm = Some(rm);
         }
     }
 

@@ -413,8 +413,8 @@ impl Device {
         for t in gsp.take_transitions() {
             match t {
                 Transition::Started => self.counts.gsp_started(),
-                Transition::Stopped(stop) => {
-                    self.counts.gsp_stopped(stop.name());
+                Transition::Stopped(stop, rm) => {
+                    self.counts.gsp_stopped(stop.name(), rm);
                     if let Some(e) = &mut self.engines {
                         // An orderly unload says so in mailbox 0: LIBOS writes
                         // LIBOS_INTERRUPT_PROCESSOR_SUSPENDED there, whatever it held (nouveau

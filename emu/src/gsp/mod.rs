@@ -23,6 +23,7 @@ pub mod events;
 pub mod fault;
 pub mod firmware;
 pub mod package;
+pub mod rm;
 pub mod sequencer;
 mod start;
 pub mod system_info;
@@ -182,6 +183,8 @@ struct Running {
     doorbell: bool,
     /// Ticks since GSP-RM came up (its own clock, for the events of its schedule).
     ticks: u32,
+    /// The RM objects the driver allocated.
+    rm: rm::Tree,
 }
 
 /// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`).
@@ -241,7 +244,8 @@ pub struct Taken {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transition {
     Started,
-    Stopped(Stop),
+    /// What stopped it, and what its resource manager saw.
+    Stopped(Stop, rm::RmSummary),
 }
 
 /// What stopped a running GSP.
@@ -337,8 +341,9 @@ impl Gsp {
 
     /// Stops a running GSP for `why`, without touching memory.
     fn halt(&mut self, why: Stop, line: &str) {
-        if self.state.take().is_some() {
-            self.transitions.push(Transition::Stopped(why));
+        if let Some(s) = self.state.take() {
+            self.transitions
+                .push(Transition::Stopped(why, s.rm.summary()));
             self.line(line);
         }
     }
@@ -811,6 +816,20 @@ impl Gsp {
                 return Ok(Delivered::Done);
             }
             function::GET_GSP_STATIC_INFO => self.fill_static_info(version, p.payload),
+            function::GSP_RM_ALLOC => {
+                let mut request = p.payload;
+                let s = self.state.as_mut().expect("running");
+                let answer = s.rm.alloc(version, &mut request);
+                self.line(&answer.line);
+                (answer.status, request)
+            }
+            function::FREE => {
+                let mut request = p.payload;
+                let s = self.state.as_mut().expect("running");
+                let answer = s.rm.free(&mut request);
+                self.line(&answer.line);
+                (answer.status, request)
+            }
             function::UNLOADING_GUEST_DRIVER => {
                 self.line("UNLOADING_GUEST_DRIVER");
                 stop = true;
@@ -870,8 +889,8 @@ impl Gsp {
         (0, request)
     }
 
-    /// GspStaticConfigInfo of `version`: zero but for the name and the
-    /// framebuffer size.
+    /// GspStaticConfigInfo of `version`: zero but for the name, the framebuffer size and
+    /// GSP-RM's internal client, device and subdevice.
     fn static_info(&self, version: Version) -> Vec<u8> {
         let mut info = vec![0u8; version.static_info_size()];
         let name = format!("NVIDIA {}", self.chip.product);
@@ -884,6 +903,10 @@ impl Gsp {
             version.static_info_fb_length_offset(),
             self.config.fb_size,
         );
+        let at = version.static_info_internal_handles_offset();
+        for (i, handle) in rm::INTERNAL.iter().enumerate() {
+            put_u32(&mut info, at + 4 * i, *handle);
+        }
         info
     }
 

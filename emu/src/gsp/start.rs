@@ -443,6 +443,7 @@ impl Gsp {
             logs,
             pci,
             ticks: 0,
+            rm: super::rm::Tree::default(),
             system_info: false,
             registry: false,
             refused: false,

@@ -523,11 +523,18 @@ fn boot_static_info_and_unload_for_each_version() {
         assert_eq!(&name[..end], b"NVIDIA GeForce RTX 3090", "{v}");
         let fb = get_u64(&m.payload, v.static_info_fb_length_offset());
         assert_eq!(fb, 24 << 30);
+        let at = v.static_info_internal_handles_offset();
+        let handles: Vec<u32> = (0..3).map(|i| get_u32(&m.payload, at + 4 * i)).collect();
+        assert_eq!(handles, super::rm::INTERNAL, "{v}");
         let nonzero = m.payload.iter().filter(|&&b| b != 0).count();
+        let nonzero_handles: usize = super::rm::INTERNAL
+            .iter()
+            .map(|h| h.to_le_bytes().iter().filter(|&&b| b != 0).count())
+            .sum();
         assert_eq!(
             nonzero,
-            end + 1,
-            "zero but name and fb_length (24 GiB = one 0x06 byte)"
+            end + 1 + nonzero_handles,
+            "zero but name, fb_length (24 GiB = one 0x06 byte) and the internal handles"
         );
 
         d.set_phase(5);

@@ -75,6 +75,15 @@ impl Version {
         }
     }
 
+    /// Offset of GspStaticConfigInfo.hInternalClient, followed by hInternalDevice and
+    /// hInternalSubdevice (OpenRM `gsp_abi_check.c` at 570.144: 1600).
+    pub fn static_info_internal_handles_offset(self) -> usize {
+        match self {
+            Version::R535_113_01 => 2152,
+            Version::R570_144 => 1600,
+        }
+    }
+
     /// Offset of GspStaticConfigInfo.fb_length (u64).
     pub fn static_info_fb_length_offset(self) -> usize {
         match self {
@@ -191,6 +200,8 @@ pub const MAX_ELEMS: u32 = (MAX_MSG_SIZE / queue::MSG_SIZE as usize) as u32;
 
 /// RPC function numbers (the same in both versions).
 pub mod function {
+    /// Frees an RM object (and its descendants).
+    pub const FREE: u32 = 10;
     pub const UNLOADING_GUEST_DRIVER: u32 = 47;
     pub const GET_GSP_STATIC_INFO: u32 = 65;
     pub const CONTINUATION_RECORD: u32 = 71;
@@ -198,6 +209,8 @@ pub mod function {
     pub const SET_REGISTRY: u32 = 73;
     /// An RM control (the RM API; the model does not serve it).
     pub const GSP_RM_CONTROL: u32 = 76;
+    /// Allocates an RM object.
+    pub const GSP_RM_ALLOC: u32 = 103;
     /// Event: the GSP is up.
     pub const GSP_INIT_DONE: u32 = 0x1001;
     /// Event: GSP-RM's CPU sequence, for the driver to carry out.
@@ -212,6 +225,8 @@ pub mod function {
             GSP_SET_SYSTEM_INFO => "GSP_SET_SYSTEM_INFO",
             SET_REGISTRY => "SET_REGISTRY",
             GSP_RM_CONTROL => "GSP_RM_CONTROL",
+            GSP_RM_ALLOC => "GSP_RM_ALLOC",
+            FREE => "FREE",
             GSP_INIT_DONE => "GSP_INIT_DONE",
             GSP_RUN_CPU_SEQUENCER => "GSP_RUN_CPU_SEQUENCER",
             _ => "unknown",

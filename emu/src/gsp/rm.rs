@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! GSP-RM's resource manager: the object tree the driver builds with `GSP_RM_ALLOC` and takes
+//! down with `FREE`, under the rules OpenRM's resource server enforces, answered with the codes it
+//! returns. The GSP side of these calls is not published; the rules are those of the resserv and
+//! rmapi code GSP-RM is built from (`docs/rm-api.md`, section 3, has every file and line), in the
+//! compatibility mode its open build uses. Where the model decides something no reference shows,
+//! the comment says it is the model's assumption.
+//!
+//! Classes known: `NV01_ROOT` (a client), `NV01_DEVICE_0` under a client, `NV20_SUBDEVICE_0`
+//! under a device. Anything else is refused by name.
+
+use std::collections::BTreeMap;
+
+use super::wire::{get_u32, put_u32, Version};
+
+/// `rpc_gsp_rm_alloc_v03_00` (OpenRM `g_rpc-structures.h`, the same in both versions): its
+/// fixed part, then `paramsSize` bytes of parameters.
+pub mod alloc {
+    pub const H_CLIENT: usize = 0;
+    pub const H_PARENT: usize = 4;
+    pub const H_OBJECT: usize = 8;
+    pub const H_CLASS: usize = 12;
+    pub const STATUS: usize = 16;
+    pub const PARAMS_SIZE: usize = 20;
+    pub const SIZE_OF: usize = 32;
+}
+
+/// `rpc_free_v03_00`: `NVOS00_PARAMETERS_v03_00` (OpenRM `g_sdk-structures.h`).
+pub mod free {
+    pub const H_ROOT: usize = 0;
+    pub const H_OBJECT_OLD: usize = 8;
+    pub const STATUS: usize = 12;
+    pub const SIZE_OF: usize = 16;
+}
+
+/// The classes the model knows (OpenRM `class/cl0000.h`, `cl0080.h`, `cl2080.h`).
+pub const NV01_ROOT: u32 = 0x0;
+pub const NV01_DEVICE_0: u32 = 0x80;
+pub const NV20_SUBDEVICE_0: u32 = 0x2080;
+
+/// The `NV_ERR_*` codes the tree answers with (OpenRM `nvstatuscodes.h`).
+pub const NV_ERR_INSERT_DUPLICATE_NAME: u32 = 0x19;
+pub const NV_ERR_INSUFFICIENT_RESOURCES: u32 = 0x1a;
+pub const NV_ERR_INVALID_ARGUMENT: u32 = 0x1f;
+pub const NV_ERR_INVALID_CLASS: u32 = 0x22;
+pub const NV_ERR_INVALID_OBJECT_HANDLE: u32 = 0x33;
+pub const NV_ERR_INVALID_OBJECT_PARENT: u32 = 0x36;
+pub const NV_ERR_OBJECT_NOT_FOUND: u32 = 0x57;
+
+/// GSP-RM's own client, device and subdevice, which the static information names
+/// (`hInternalClient`, `hInternalDevice`, `hInternalSubdevice`) and nouveau sends controls to:
+/// RM allocates them itself (`_gpuAllocateInternalObjects`, gpu.c), the client from the
+/// internal clients' base 0xc1e00000, the others from the generated handles' base 0xcaf00000
+/// (resserv.h, rs_client.c; docs/rm-api.md, section 2).
+pub const INTERNAL: [u32; 3] = [0xc1e0_0000, 0xcaf0_0000, 0xcaf0_0001];
+
+/// The size of a class's allocation parameters in `version`: `NV0000_ALLOC_PARAMETERS` grew
+/// `pOsPidInfo` in 570.144 (108 to 120 bytes); `NV0080_ALLOC_PARAMETERS` (56) and
+/// `NV2080_ALLOC_PARAMETERS` (4) are the same in both.
+fn params_size(version: Version, class: u32) -> Option<usize> {
+    match (class, version) {
+        (NV01_ROOT, Version::R535_113_01) => Some(108),
+        (NV01_ROOT, Version::R570_144) => Some(120),
+        (NV01_DEVICE_0, _) => Some(56),
+        (NV20_SUBDEVICE_0, _) => Some(4),
+        _ => None,
+    }
+}
+
+/// The name of a class the model knows, for the log.
+pub fn class_name(class: u32) -> &'static str {
+    match class {
+        NV01_ROOT => "NV01_ROOT",
+        NV01_DEVICE_0 => "NV01_DEVICE_0",
+        NV20_SUBDEVICE_0 => "NV20_SUBDEVICE_0",
+        _ => "an unknown class",
+    }
+}
+
+/// One object of a client.
+#[derive(Debug, Clone, Copy)]
+struct Object {
+    parent: u32,
+    class: u32,
+    /// The device's `deviceId` or the subdevice's `subDeviceId`.
+    instance: u32,
+}
+
+/// What the tree saw over one GSP-RM run, for the counts file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RmSummary {
+    /// Objects allocated (clients included).
+    pub allocated: u32,
+    /// Objects freed, by a free of their own or of an ancestor.
+    pub freed: u32,
+    /// Allocations and frees refused.
+    pub refused: u32,
+    /// Calls that named a handle freed before in its client (a use after free; a second free
+    /// included).
+    pub after_free: u32,
+    /// Objects still allocated when GSP-RM stopped (set then).
+    pub live: u32,
+}
+
+/// The object tree of one GSP-RM run: its clients, each with its objects by handle (the client
+/// itself is an object of its own, its handle its client's). It starts with GSP-RM's internal
+/// objects ([`INTERNAL`]), which are not the driver's: not counted, not the driver's to free.
+#[derive(Debug)]
+pub struct Tree {
+    clients: BTreeMap<u32, BTreeMap<u32, Object>>,
+    /// Handles freed in each client (clients freed too, under their own handle).
+    freed: BTreeMap<u32, Vec<u32>>,
+    summary: RmSummary,
+}
+
+/// What a call answered: its status and a line for the log.
+pub struct Answer {
+    pub status: u32,
+    pub line: String,
+}
+
+impl Answer {
+    fn ok(line: String) -> Answer {
+        Answer { status: 0, line }
+    }
+
+    fn refused(status: u32, line: String) -> Answer {
+        Answer { status, line }
+    }
+}
+
+impl Default for Tree {
+    fn default() -> Self {
+        let [client, device, subdevice] = INTERNAL;
+        let object = |parent, class| Object {
+            parent,
+            class,
+            instance: 0,
+        };
+        let internal = BTreeMap::from([
+            (client, object(client, NV01_ROOT)),
+            (device, object(client, NV01_DEVICE_0)),
+            (subdevice, object(device, NV20_SUBDEVICE_0)),
+        ]);
+        Tree {
+            clients: BTreeMap::from([(client, internal)]),
+            freed: BTreeMap::new(),
+            summary: RmSummary::default(),
+        }
+    }
+}
+
+impl Tree {
+    /// What the tree saw so far, with the driver's objects still allocated.
+    pub fn summary(&self) -> RmSummary {
+        RmSummary {
+            live: self
+                .clients
+                .iter()
+                .filter(|(&c, _)| c != INTERNAL[0])
+                .map(|(_, objects)| objects.len() as u32)
+                .sum(),
+            ..self.summary
+        }
+    }
+
+    fn was_freed(&self, client: u32, handle: u32) -> bool {
+        self.freed.get(&client).is_some_and(|f| f.contains(&handle))
+    }
+
+    /// Counts a call naming a handle that was freed before.
+    fn note_after_free(&mut self, client: u32, handles: &[u32]) {
+        if handles.iter().any(|&h| self.was_freed(client, h)) {
+            self.summary.after_free += 1;
+        }
+    }
+
+    /// `GSP_RM_ALLOC`: the request is answered in place (its status field set) and sent back.
+    pub fn alloc(&mut self, version: Version, request: &mut [u8]) -> Answer {
+        let answer = self.try_alloc(version, request);
+        if answer.status != 0 {
+            self.summary.refused += 1;
+        } else {
+            self.summary.allocated += 1;
+        }
+        if request.len() >= alloc::SIZE_OF {
+            put_u32(request, alloc::STATUS, answer.status);
+        }
+        answer
+    }
+
+    fn try_alloc(&mut self, version: Version, request: &[u8]) -> Answer {
+        if request.len() < alloc::SIZE_OF {
+            return Answer::refused(
+                NV_ERR_INVALID_ARGUMENT,
+                format!(
+                    "GSP_RM_ALLOC refused: {} bytes, shorter than rpc_gsp_rm_alloc_v03_00 ({})",
+                    request.len(),
+                    alloc::SIZE_OF
+                ),
+            );
+        }
+        let client = get_u32(request, alloc::H_CLIENT);
+        let parent = get_u32(request, alloc::H_PARENT);
+        let object = get_u32(request, alloc::H_OBJECT);
+        let class = get_u32(request, alloc::H_CLASS);
+        let size = get_u32(request, alloc::PARAMS_SIZE) as usize;
+        let what = format!(
+            "GSP_RM_ALLOC of {} {object:#010x} under {parent:#010x} in client {client:#010x}",
+            class_name(class)
+        );
+        if class != NV01_ROOT {
+            // A freed handle may be taken again; a freed parent is a use after free.
+            self.note_after_free(client, &[parent]);
+        }
+        // Resource server order (serverAllocResourceUnderLock): the class first.
+        let Some(want) = params_size(version, class) else {
+            return Answer::refused(
+                NV_ERR_INVALID_CLASS,
+                format!("{what} refused: class {class:#x} unknown: NV_ERR_INVALID_CLASS"),
+            );
+        };
+        // The model's assumption (the GSP side is not published): parameters of another size
+        // than the class's structure in this version are refused, as 570.144's control path
+        // refuses them (rmapi/control.c).
+        let params = &request[alloc::SIZE_OF..];
+        if size != want || params.len() < size {
+            return Answer::refused(
+                NV_ERR_INVALID_ARGUMENT,
+                format!(
+                    "{what} refused: paramsSize {size} ({} bytes sent), but {} of {version} \
+                     has {want}: NV_ERR_INVALID_ARGUMENT",
+                    params.len(),
+                    class_name(class)
+                ),
+            );
+        }
+        let params = &params[..size];
+        if class == NV01_ROOT {
+            return self.alloc_client(&what, client, parent, object, params);
+        }
+        let Some(objects) = self.clients.get(&client) else {
+            return Answer::refused(
+                NV_ERR_INVALID_OBJECT_HANDLE,
+                format!("{what} refused: no client {client:#010x}: NV_ERR_INVALID_OBJECT_HANDLE"),
+            );
+        };
+        if object == client {
+            // 570.144 refuses it as a parent error; 535.113.01 goes on and refuses the handle
+            // (docs/rm-api.md, section 3, step 3).
+            let status = match version {
+                Version::R570_144 => NV_ERR_INVALID_OBJECT_PARENT,
+                Version::R535_113_01 => NV_ERR_INVALID_OBJECT_HANDLE,
+            };
+            return Answer::refused(
+                status,
+                format!("{what} refused: the handle is the client's"),
+            );
+        }
+        let Some(parent_object) = objects.get(&parent).copied() else {
+            return Answer::refused(
+                NV_ERR_OBJECT_NOT_FOUND,
+                format!("{what} refused: no parent {parent:#010x}: NV_ERR_OBJECT_NOT_FOUND"),
+            );
+        };
+        let allowed_parent = match class {
+            NV01_DEVICE_0 => NV01_ROOT,
+            _ => NV01_DEVICE_0,
+        };
+        if parent_object.class != allowed_parent {
+            return Answer::refused(
+                NV_ERR_INVALID_OBJECT_PARENT,
+                format!(
+                    "{what} refused: its parent is {}, not {}: NV_ERR_INVALID_OBJECT_PARENT",
+                    class_name(parent_object.class),
+                    class_name(allowed_parent)
+                ),
+            );
+        }
+        if object == 0 {
+            // RM would pick a handle and tell it only inside RM: no driver sends 0.
+            return Answer::refused(
+                NV_ERR_INVALID_OBJECT_HANDLE,
+                format!("{what} refused: handle 0 (the model does not pick handles)"),
+            );
+        }
+        if objects.contains_key(&object) {
+            return Answer::refused(
+                NV_ERR_INSERT_DUPLICATE_NAME,
+                format!("{what} refused: the handle is taken: NV_ERR_INSERT_DUPLICATE_NAME"),
+            );
+        }
+        // deviceId (NV0080_ALLOC_PARAMETERS) or subDeviceId (NV2080_ALLOC_PARAMETERS), both
+        // at offset 0: one GPU, so only instance 0; a second of one instance under one parent
+        // is refused (gpu/device.c, subdevice/subdevice.c).
+        let instance = get_u32(params, 0);
+        if instance != 0 {
+            return Answer::refused(
+                NV_ERR_INVALID_CLASS,
+                format!(
+                    "{what} refused: instance {instance}, the GPU has only 0: NV_ERR_INVALID_CLASS"
+                ),
+            );
+        }
+        if objects
+            .values()
+            .any(|o| o.class == class && o.parent == parent && o.instance == instance)
+        {
+            return Answer::refused(
+                NV_ERR_INSUFFICIENT_RESOURCES,
+                format!(
+                    "{what} refused: instance {instance} already allocated under its parent: \
+                     NV_ERR_INSUFFICIENT_RESOURCES"
+                ),
+            );
+        }
+        self.clients.get_mut(&client).expect("found").insert(
+            object,
+            Object {
+                parent,
+                class,
+                instance,
+            },
+        );
+        if let Some(f) = self.freed.get_mut(&client) {
+            f.retain(|&h| h != object);
+        }
+        Answer::ok(what)
+    }
+
+    /// A client (`NV01_ROOT`). nouveau asks for the handle it picked in `hClient`, `hObject`
+    /// and the parameters' `hClient` alike (`rm/r535/client.c`), which RM's compatibility mode
+    /// takes verbatim. The model's assumption: the three must agree and be non-zero (RM would
+    /// pick a handle for 0, and no reference shows which field GSP-RM reads).
+    fn alloc_client(
+        &mut self,
+        what: &str,
+        client: u32,
+        parent: u32,
+        object: u32,
+        params: &[u8],
+    ) -> Answer {
+        let asked = get_u32(params, 0);
+        if client == 0 || object != client || parent != client || asked != client {
+            return Answer::refused(
+                NV_ERR_INVALID_ARGUMENT,
+                format!(
+                    "{what} refused: hClient, hParent, hObject and the parameters' hClient \
+                     ({asked:#010x}) must name one non-zero handle"
+                ),
+            );
+        }
+        if self.clients.contains_key(&client) {
+            return Answer::refused(
+                NV_ERR_INSERT_DUPLICATE_NAME,
+                format!("{what} refused: the client exists: NV_ERR_INSERT_DUPLICATE_NAME"),
+            );
+        }
+        self.clients.insert(
+            client,
+            BTreeMap::from([(
+                client,
+                Object {
+                    parent: client,
+                    class: NV01_ROOT,
+                    instance: 0,
+                },
+            )]),
+        );
+        // A handle freed before is free again.
+        if let Some(f) = self.freed.get_mut(&client) {
+            f.retain(|&h| h != client);
+        }
+        Answer::ok(what.to_string())
+    }
+
+    /// `FREE`: the request is answered in place and sent back. RM frees the object's
+    /// descendants with it (children first), and the whole tree for the client's own handle; a
+    /// handle the client does not hold is no error in compatibility mode
+    /// (`serverFreeResourceTree`).
+    pub fn free(&mut self, request: &mut [u8]) -> Answer {
+        let answer = self.try_free(request);
+        if answer.status != 0 {
+            self.summary.refused += 1;
+        }
+        if request.len() >= free::SIZE_OF {
+            put_u32(request, free::STATUS, answer.status);
+        }
+        answer
+    }
+
+    fn try_free(&mut self, request: &[u8]) -> Answer {
+        if request.len() < free::SIZE_OF {
+            return Answer::refused(
+                NV_ERR_INVALID_ARGUMENT,
+                format!(
+                    "FREE refused: {} bytes, shorter than rpc_free_v03_00 ({})",
+                    request.len(),
+                    free::SIZE_OF
+                ),
+            );
+        }
+        let client = get_u32(request, free::H_ROOT);
+        let object = get_u32(request, free::H_OBJECT_OLD);
+        let what = format!("FREE of {object:#010x} in client {client:#010x}");
+        self.note_after_free(client, &[object]);
+        if client == INTERNAL[0] {
+            // The model's assumption: GSP-RM's own objects are not the driver's to free (nouveau
+            // never frees them; RM would refuse a client without the privilege).
+            return Answer::refused(
+                NV_ERR_INVALID_OBJECT_HANDLE,
+                format!("{what} refused: GSP-RM's internal client is not the driver's"),
+            );
+        }
+        let Some(objects) = self.clients.get(&client) else {
+            return Answer::refused(
+                NV_ERR_INVALID_OBJECT_HANDLE,
+                format!("{what} refused: no client {client:#010x}: NV_ERR_INVALID_OBJECT_HANDLE"),
+            );
+        };
+        if !objects.contains_key(&object) {
+            return Answer::ok(format!("{what}: no such object, nothing freed (NV_OK)"));
+        }
+        // The object and its descendants.
+        let mut gone = vec![object];
+        let mut i = 0;
+        while i < gone.len() {
+            let h = gone[i];
+            gone.extend(
+                objects
+                    .iter()
+                    .filter(|(&c, o)| o.parent == h && c != h)
+                    .map(|(&c, _)| c),
+            );
+            i += 1;
+        }
+        let objects = self.clients.get_mut(&client).expect("found");
+        for h in &gone {
+            objects.remove(h);
+        }
+        if objects.is_empty() {
+            self.clients.remove(&client);
+        }
+        self.summary.freed += gone.len() as u32;
+        self.freed.entry(client).or_default().extend(&gone);
+        let also = match gone.len() - 1 {
+            0 => String::new(),
+            n => format!(" and {n} descendant(s)"),
+        };
+        Answer::ok(format!("{what}: freed{also}"))
+    }
+}
+
+#[cfg(test)]
+#[path = "rm_tests.rs"]
+mod tests;
