@@ -7,7 +7,7 @@
   made small: every section kept but `.fwimage` (cut to 256 bytes), the section table
   rewritten to the new offsets. The real headers, names, versions and signatures stay.
 - bin_file, firmware_file: the real booter and bootloader files, whole.
-- queue_message, static_info: status queue messages the emulated GSP posted and recorded
+- queue_message, static_info, rm_replies: status queue messages the emulated GSP posted and recorded
   (`nova-emu --record`, done by the lifecycle test of `make test`) under RECORDED, if any.
 - sequencer: the `RUN_CPU_SEQUENCER` payload of the emulated GSP (`emu/src/gsp/sequencer.rs`),
   and one command of each opcode.
@@ -158,6 +158,8 @@ def main():
         length, = struct.unpack_from("<I", data, 48 + 8)
         if function == 65:  # GET_GSP_STATIC_INFO
             put(out, "static_info", data[48 + 32: 48 + length])
+        if function in (103, 10):  # GSP_RM_ALLOC, FREE
+            put(out, "rm_replies", data[48 + 32: 48 + length])
     put(out, "queue_ring", struct.pack("<IIII", 63, 5, 4, 70))
     for words in (EMULATED_SEQUENCE, [0, 0x100, 1], [1, 0x100, 1, 1], [2, 0x100, 1, 1, 0, 0],
                   [3, 10], [4, 0x100, 7], [5, 6, 7, 8]):

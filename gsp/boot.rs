@@ -47,7 +47,11 @@ use crate::{
             UnloadingGuestDriver,
             REGISTRY, //
         },
-        encode::Sink,
+        encode::{
+            put_struct,
+            Sink, //
+        },
+        fw::common,
         interface::Interface,
         logs::Logs,
         msgq::{
@@ -56,7 +60,23 @@ use crate::{
         },
         queues::Queues,
         replies::StaticInfo,
-        rm::status::NvStatus,
+        rm::{
+            calls::{
+                Allocated,
+                Freed,
+                Object,
+                ReplyError,
+                ALLOC_HEADER,
+                FREE_SIZE, //
+            },
+            objects::{
+                device_of,
+                subdevice_of,
+                Objects,
+                RmDevice, //
+            },
+            status::NvStatus,
+        },
         shared::CoherentMemory,
         start::{
             BootInput,
@@ -185,6 +205,8 @@ pub(crate) struct GspCore {
     /// Something that reads the GSP's memory could not be stopped (SEC2 running the booter):
     /// the memory is leaked whatever the teardown finds.
     pinned: bool,
+    /// The RM objects GSP-RM holds for the driver, freed before it is unloaded.
+    objects: Objects,
 }
 
 impl Drop for GspCore {
@@ -211,6 +233,7 @@ impl<V: Interface> Gsp<V> {
                 unreachable: false,
                 teardown: Some(teardown),
                 pinned: false,
+                objects: Objects::new(),
             },
             version: PhantomData,
         }
@@ -284,12 +307,25 @@ impl<V: Interface> Gsp<V> {
         self.rpc(dev, bar, &GetGspStaticInfo, RPC_TIMEOUT)
     }
 
-    /// Stops the GSP, on every way out once it was started: asks it to unload (unless it is
-    /// unreachable) and, acknowledged, waits for its suspend, then stops it whatever the answer
-    /// through the chain's teardown ([`Teardown::run`]). Seen stopped, the GSP's memory is freed
-    /// as it goes; otherwise it is leaked, and the log says so.
+    /// Allocates what nouveau allocates at probe (`nvkm_gsp_client_device_ctor`): a client
+    /// (`NV01_ROOT`, with this version's parameters), its device (`NV01_DEVICE_0`) and the
+    /// device's subdevice (`NV20_SUBDEVICE_0`). What was allocated before a failure is freed at
+    /// shutdown like the rest.
+    pub(crate) fn alloc_rm_device(&mut self, dev: &Device, bar: &SharedBar0) -> Result<RmDevice> {
+        self.core
+            .alloc_rm_device(dev, bar, V::CLIENT_PARAMS_SIZE, V::write_client_params)
+    }
+
+    /// Stops the GSP, on every way out once it was started: frees the RM objects and asks
+    /// GSP-RM to unload (unless it is unreachable) and, acknowledged, waits for its suspend, then
+    /// stops it whatever the answer through the chain's teardown ([`Teardown::run`]). Seen
+    /// stopped, the GSP's memory is freed as it goes; otherwise it is leaked, and the log says
+    /// so.
     pub(crate) fn shutdown(mut self, dev: &Device<Bound>, bar: &SharedBar0) {
         let mut acknowledged = false;
+        if !self.unreachable {
+            self.core.free_objects(dev, bar);
+        }
         if !self.unreachable {
             // A full unload (not a suspend); the acknowledgement means the GSP stopped using
             // the driver's memory.
@@ -504,6 +540,20 @@ impl GspCore {
         timeout: Delta,
         write: &mut dyn FnMut(&mut dyn Sink) -> Result,
     ) -> Result<Untrusted<KVec<u8>>> {
+        self.send(dev, bar, function, size, write)?;
+        self.wait_for(dev, bar, function, timeout)
+    }
+
+    /// Sends the RPC `function` of `size` payload bytes that `write` writes and rings the
+    /// doorbell. Failed, GSP-RM was sent nothing.
+    fn send(
+        &mut self,
+        dev: &Device,
+        bar: &SharedBar0,
+        function: u32,
+        size: usize,
+        write: &mut dyn FnMut(&mut dyn Sink) -> Result,
+    ) -> Result {
         self.queues()?
             .send_with(function, size, write)
             .map_err(|e| {
@@ -515,8 +565,112 @@ impl GspCore {
                 );
                 Error::from(e)
             })?;
-        ring(bar)?;
-        self.wait_for(dev, bar, function, timeout)
+        ring(bar)
+    }
+
+    /// [`Gsp::alloc_rm_device`], for a version whose client parameters are `client_params`
+    /// bytes that `write_client_params` writes.
+    fn alloc_rm_device(
+        &mut self,
+        dev: &Device,
+        bar: &SharedBar0,
+        client_params: usize,
+        write_client_params: fn(u32, &mut dyn Sink) -> Result,
+    ) -> Result<RmDevice> {
+        let client = self.objects.new_client()?;
+        self.alloc(dev, bar, client, client_params, &mut |out| {
+            write_client_params(client.handle, out)
+        })?;
+        let device = device_of(&client);
+        // nouveau's device parameters: the client shares itself, all else 0
+        // (`rm/r535/device.c`).
+        let params = common::NV0080_ALLOC_PARAMETERS {
+            hClientShare: client.handle,
+            ..Default::default()
+        };
+        self.alloc(
+            dev,
+            bar,
+            device,
+            core::mem::size_of_val(&params),
+            &mut |out| put_struct(out, &params),
+        )?;
+        let subdevice = subdevice_of(&device);
+        let params = common::NV2080_ALLOC_PARAMETERS::default();
+        self.alloc(
+            dev,
+            bar,
+            subdevice,
+            core::mem::size_of_val(&params),
+            &mut |out| put_struct(out, &params),
+        )?;
+        Ok(RmDevice::allocated(client, device, subdevice))
+    }
+
+    /// Allocates `object` (`GSP_RM_ALLOC`) with `params_size` bytes of parameters that `params`
+    /// writes, and checks GSP-RM's answer. The object is held (freed at shutdown) from before
+    /// the request goes out until GSP-RM says it refused it.
+    fn alloc(
+        &mut self,
+        dev: &Device,
+        bar: &SharedBar0,
+        object: Object,
+        params_size: usize,
+        params: &mut dyn FnMut(&mut dyn Sink) -> Result,
+    ) -> Result {
+        let size = u32::try_from(params_size)?;
+        self.objects.hold(object)?;
+        let f = self.numbering.function(Function::RmAlloc);
+        let sent = self.send(dev, bar, f, ALLOC_HEADER + params_size, &mut |out| {
+            put_struct(out, &object.alloc_header(size))?;
+            params(out)
+        });
+        if let Err(e) = sent {
+            // GSP-RM was asked nothing: it holds nothing.
+            self.objects.refused(&object);
+            return Err(e);
+        }
+        let reply = self.wait_for(dev, bar, f, RPC_TIMEOUT)?;
+        match (*reply).validate_ref_against::<Allocated, _>((&object, size)) {
+            Ok(Allocated) => Ok(()),
+            Err(e) => {
+                if let ReplyError::Failed(_) = e {
+                    self.objects.refused(&object);
+                }
+                dev_err!(dev, "GSP-RM: allocation of {} refused: {}\n", object, e);
+                Err(EIO)
+            }
+        }
+    }
+
+    /// Frees every RM object GSP-RM holds for the driver, the last allocated first (children
+    /// before their parents), each with its own `FREE`, as nouveau frees them. A GSP-RM that
+    /// stops answering keeps the rest: they go with its unload.
+    fn free_objects(&mut self, dev: &Device, bar: &SharedBar0) {
+        while let Some(object) = self.objects.take_last() {
+            let f = self.numbering.function(Function::Free);
+            let reply = self.call(dev, bar, f, FREE_SIZE, RPC_TIMEOUT, &mut |out| {
+                put_struct(out, &object.free_request())
+            });
+            match reply {
+                Ok(reply) => match (*reply).validate_ref_against::<Freed, _>(&object) {
+                    Ok(Freed) => dev_dbg!(dev, "GSP-RM: {} freed\n", object),
+                    Err(e) => dev_warn!(dev, "GSP-RM: free of {} refused: {}\n", object, e),
+                },
+                // A failed status was logged; the others may still be freed.
+                Err(e) if e == EIO => {}
+                Err(e) => {
+                    dev_warn!(
+                        dev,
+                        "GSP-RM: {} and {} more objects not freed (error {})\n",
+                        object,
+                        self.objects.len(),
+                        e.to_errno()
+                    );
+                    return;
+                }
+            }
+        }
     }
 
     /// The end of [`Gsp::shutdown`]: once GSP-RM `acknowledged` the unload, waits for its

@@ -99,6 +99,16 @@ gsp_versions!(fw_common {
             PACKED_REGISTRY_ENTRY { nameOffset, type_, data, length }
             LibosMemoryRegionInitArgument { id8, pa, size, kind, loc }
             rpc_unloading_guest_driver_v { bInPMTransition, bGc6Entering, newLevel }
+            rpc_gsp_rm_alloc_v03_00 {
+                hClient, hParent, hObject, hClass, status, paramsSize, flags, reserved
+            }
+            NVOS00_PARAMETERS_v03_00 { hRoot, hObjectParent, hObjectOld, status }
+            rpc_free_v03_00 { params }
+            NV0080_ALLOC_PARAMETERS {
+                deviceId, hClientShare, hTargetClient, hTargetDevice, flags, vaSpaceSize,
+                vaStartInternal, vaLimitInternal, vaMode
+            }
+            NV2080_ALLOC_PARAMETERS { subDeviceId }
         }
         consts {
             NV_VGPU_MSG_HEADER_VERSION: u32,
@@ -107,6 +117,9 @@ gsp_versions!(fw_common {
             REGISTRY_TABLE_ENTRY_TYPE_DWORD: u32,
             LIBOS_MEMORY_REGION_CONTIGUOUS: u32,
             LIBOS_MEMORY_REGION_LOC_SYSMEM: u32,
+            NV01_ROOT: u32,
+            NV01_DEVICE_0: u32,
+            NV20_SUBDEVICE_0: u32,
         }
     }
 });

@@ -73,6 +73,12 @@ pub(crate) trait Interface: Sized + 'static {
     /// boots no chip through GSP-FMC.
     const FMC: Option<Fmc>;
 
+    /// Size of `NV0000_ALLOC_PARAMETERS`, a client's allocation parameters.
+    const CLIENT_PARAMS_SIZE: usize;
+    /// Writes the allocation parameters of the client `handle`: exactly
+    /// [`Interface::CLIENT_PARAMS_SIZE`] bytes.
+    fn write_client_params(handle: u32, out: &mut dyn Sink) -> Result;
+
     /// Size of `GspStaticConfigInfo`: the `GET_GSP_STATIC_INFO` request and its reply.
     const STATIC_INFO_SIZE: usize;
     /// Validates a `GET_GSP_STATIC_INFO` reply payload.
@@ -188,6 +194,12 @@ pub(crate) mod versioned {
         // No chip GSP-FMC boots runs 535.113.01 (`FwVersion::supports`).
         #[ver(V == r535_113_01)]
         const FMC: Option<Fmc> = None;
+
+        const CLIENT_PARAMS_SIZE: usize = crate::gsp::encode::versioned::V::CLIENT_PARAMS_SIZE;
+
+        fn write_client_params(handle: u32, out: &mut dyn Sink) -> Result {
+            crate::gsp::encode::versioned::V::write_client_params(handle, out)
+        }
 
         const STATIC_INFO_SIZE: usize = crate::gsp::replies::versioned::V::STATIC_INFO_SIZE;
 

@@ -303,6 +303,8 @@ functions!(
     SetRegistry,
     GetGspStaticInfo,
     UnloadingGuestDriver,
+    RmAlloc,
+    Free,
     InitDone,
     RunCpuSequencer,
 );
@@ -503,6 +505,8 @@ pub(crate) mod versioned {
             Function::SetRegistry => fw::NV_VGPU_MSG_FUNCTION_SET_REGISTRY,
             Function::GetGspStaticInfo => fw::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
             Function::UnloadingGuestDriver => fw::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
+            Function::RmAlloc => fw::NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC,
+            Function::Free => fw::NV_VGPU_MSG_FUNCTION_FREE,
             Function::InitDone => fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
             Function::RunCpuSequencer => fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
         }
@@ -847,6 +851,8 @@ mod tests {
                         Function::UnloadingGuestDriver,
                         f::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
                     ),
+                    (Function::RmAlloc, f::NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC),
+                    (Function::Free, f::NV_VGPU_MSG_FUNCTION_FREE),
                     (Function::InitDone, f::NV_VGPU_MSG_EVENT_GSP_INIT_DONE),
                     (
                         Function::RunCpuSequencer,

@@ -137,7 +137,8 @@ impl<'bound> RunningGsp<'bound> {
         try_pin_init!(RunningGsp { dev, files <- files })
     }
 
-    /// Asks GSP-RM for its static information and logs the line that says it is up.
+    /// Asks GSP-RM for its static information, allocates the probe's RM objects, and logs the
+    /// line that says it is up.
     pub(crate) fn greet(&self) -> Result {
         struct Greet<'a>(&'a Device<Bound>, &'a SharedBar0);
 
@@ -147,6 +148,8 @@ impl<'bound> RunningGsp<'bound> {
             fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result {
                 let Greet(dev, bar) = self;
                 let info = gsp.static_info(dev, bar)?;
+                let rm = gsp.alloc_rm_device(dev, bar)?;
+                dev_dbg!(dev, "GSP-RM: {} allocated\n", rm);
                 dev_info!(dev, "GSP {} up: {}\n", V::VERSION, info.name());
                 Ok(())
             }

@@ -18,7 +18,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 CARGO_FUZZ_VERSION=0.12.0   # the newest whose locked dependencies build with trixie's rustc
-TARGETS=(identify pci_function elf_sections bin_file firmware_file queue_message queue_ring static_info bench_request vbios sequencer)
+TARGETS=(identify pci_function elf_sections bin_file firmware_file queue_message queue_ring static_info bench_request vbios sequencer rm_replies)
 
 limit=(-max_total_time=60)
 what="60 s"

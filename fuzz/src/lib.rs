@@ -45,3 +45,4 @@ pub(crate) mod vbios;
 
 pub mod check;
 pub mod check_fsp;
+pub mod check_rm;

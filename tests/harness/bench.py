@@ -8,7 +8,7 @@ from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND
 from .guest import boot, new_run_dir
 from .kernel_log import device_lines
 from .report import log
-from .row_checks import check_gsp_stopped, check_quiet_after, check_unloads
+from .row_checks import check_gsp_stopped, check_quiet_after, check_rm_objects, check_unloads
 from .table import Scenario
 
 
@@ -118,6 +118,8 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
             check_unloads(name, lines, emu, results, lying=bool(sc.gsp_fault))
             counts = emu.read_counts() or {}
             check_gsp_stopped(name, counts, results, expect_runs=True)
+            check_rm_objects(name, counts, results,
+                             ups=sum(1 for l in lines if re.match(r"GSP \S+ up: ", l)))
             check_quiet_after(name, counts, results)
 
     return Job("bench", rows, steps, check=check)

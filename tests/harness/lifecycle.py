@@ -7,7 +7,7 @@ import shutil
 from .boots import Job
 from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND
 from .kernel_log import device_lines
-from .row_checks import check_gsp_stopped, check_quiet_after, check_unloads
+from .row_checks import check_gsp_stopped, check_quiet_after, check_rm_objects, check_unloads
 from .settings import BOOT_TIMEOUT_S, RECORDED
 from .table import Scenario
 
@@ -45,6 +45,7 @@ def lifecycle_job(cycles, modcycles):
             job.survived = getattr(job, "survived", 0) + max(0, ups - 1)
             check_unloads(sc.name, lines, emu, results)
             check_gsp_stopped(sc.name, emu.read_counts() or {}, results, expect_runs=True)
+            check_rm_objects(sc.name, emu.read_counts() or {}, results, ups=ups)
             check_quiet_after(sc.name, emu.read_counts() or {}, results)
 
     # Its time limit grows with its cycles: a cycle of both GPUs took 6 to 7 s of the guest's

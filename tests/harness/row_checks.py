@@ -175,6 +175,8 @@ def check_scenarios(console, scenarios, emus, results):
         # A device whose log shows a GSP conversation must have started the GSP.
         talked = any(re.search(GSP_OUTCOME, l) or l.startswith("GSP RPC ") for l in lines)
         check_gsp_stopped(sc.name, counts, results, unstoppable, expect_runs=talked)
+        check_rm_objects(sc.name, counts, results,
+                         ups=sum(1 for l in lines if re.match(r"GSP \S+ up: ", l)))
         if early and not told_once(sc) and not any(sc.emu_option(o) in RIDDEN_OUT
                                                    for o, _, _ in early):
             # The boot ends where the lie is: the GSP is never started.
@@ -386,9 +388,32 @@ def check_gsp_stopped(name, counts, results, unstoppable=False, expect_runs=Fals
                   not late, f"{len(runs)} runs; unstopped or stopped late: {late}")
 
 
+def check_rm_objects(name, counts, results, ups=None):
+    """What the emulated GSP-RM's object tree saw in each run (the counts file's `rm`): no call
+    named a handle freed before, and a GSP-RM unloaded in order had nothing of the driver's
+    left. With `ups` (the 'GSP ... up' lines), each GSP-RM that came up was given the probe's
+    client, device and subdevice."""
+    runs = [r for r in counts.get("gsp_runs", []) if r.get("rm")]
+    if not runs and not ups:
+        return
+    late = [r["rm"] for r in runs if r["rm"]["after_free"]]
+    results.check(f"{name}: no RM call named a handle already freed", not late,
+                  f"runs: {late}")
+    unloaded = [r["rm"] for r in runs if r.get("stopped_by") == "unload"]
+    if unloaded:
+        left = [rm for rm in unloaded if rm["live"]]
+        results.check(f"{name}: every RM object was freed before GSP-RM unloaded", not left,
+                      f"{len(unloaded)} unloads; objects left: {left}")
+    if ups:
+        trees = sum(1 for r in runs if r["rm"]["allocated"] >= 3)
+        results.check(f"{name}: the probe's RM client, device and subdevice allocated at each "
+                      f"GSP-RM up", trees >= ups, f"{ups} up, {trees} trees: {runs}")
+
+
 # What a device may end with when the GSP lies: up, or one of the driver's clear errors.
 GSP_OUTCOME = (r"^(GSP \S+ up: |GSP status queue: |GSP command queue: |GSP: no reply |"
-               r"GSP replied to |GSP RPC \S+ failed: |GET_GSP_STATIC_INFO reply rejected: )")
+               r"GSP replied to |GSP RPC \S+ failed: |GET_GSP_STATIC_INFO reply rejected: |"
+               r"GSP-RM: allocation of )")
 
 
 # What a device may end with whatever its identification registers say.

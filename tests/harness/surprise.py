@@ -58,13 +58,16 @@ SURPRISES = (
     SurprisePlan("surprise-probe", "mute@1", "load,settle,settle,devices,rmmod,kmemleak",
                  r"GSP: fault mute at message 1", 0.0, None,
                  [GONE + r"\(waiting for 0x41\)$"], True),
-    # device_del while bound: acpiphp unbinds the driver, which sends UNLOADING_GUEST_DRIVER;
-    # the slot is ejected as soon as that RPC reached the GSP.
-    SurprisePlan("surprise-unbind", "mute@2", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
-                 r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 2",
+    # device_del while bound: acpiphp unbinds the driver, which frees its RM objects (the
+    # subdevice first) before it unloads GSP-RM; the slot is ejected as soon as the first FREE
+    # (message 5, after GSP_INIT_DONE, the static information and three allocations) reached
+    # the GSP. The GPU gone, nothing more is sent.
+    SurprisePlan("surprise-unbind", "mute@5", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
+                 r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 5",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$",
-                  GONE + r"\(waiting for 0x2f\)$",
-                  r"GSP did not acknowledge the unload \(error -19\)$"], False),
+                  GONE + r"\(waiting for 0xa\)$",
+                  r"GSP-RM: NV20_SUBDEVICE_0 0x5d1d0000 .* and 2 more objects not freed "
+                  r"\(error -19\)$"], False),
 )
 
 

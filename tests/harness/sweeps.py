@@ -23,7 +23,9 @@ LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "co
         "flood", "mute", "stream", "chatter")
 
 
-MESSAGES = range(3)
+# GSP_INIT_DONE, the static information, the probe's three allocations, their three frees,
+# the unload (emu/src/gsp/fault.rs).
+MESSAGES = range(9)
 
 
 def lie_rows():

@@ -5,9 +5,11 @@
 //!
 //! `N` counts the messages of the conversation GSP-RM posts, from 0: in the
 //! driver's boot these are GSP_INIT_DONE (0), the reply to
-//! GET_GSP_STATIC_INFO (1) and to UNLOADING_GUEST_DRIVER (2), on both boot
-//! chains. GSP_SET_SYSTEM_INFO and SET_REGISTRY get no reply, so they have
-//! no message. RUN_CPU_SEQUENCER, GSP-RM's own events (`super::events`),
+//! GET_GSP_STATIC_INFO (1), to the three GSP_RM_ALLOCs of the probe's client,
+//! device and subdevice (2 to 4), and at unbind to their three FREEs (5 to 7)
+//! and to UNLOADING_GUEST_DRIVER (8), on both boot chains.
+//! GSP_SET_SYSTEM_INFO and SET_REGISTRY get no reply, so they have no
+//! message. RUN_CPU_SEQUENCER, GSP-RM's own events (`super::events`),
 //! continuation records and flood events are not counted. Without `@N` the
 //! lie is told at message 1.
 //!
