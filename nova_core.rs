@@ -85,6 +85,7 @@ kernel_display!(
     falcon::state::Failed,
     gsp::sequencer::poll::PollMismatch,
     gsp::msgq::MsgError,
+    gsp::replies::InternalHandles,
     gsp::replies::StaticInfoError,
     gsp::rm::calls::Object,
     gsp::rm::calls::ReplyError,

@@ -10,13 +10,35 @@ use core::fmt;
 /// Longest GPU name the GSP reports, terminating NUL included.
 pub(crate) const NAME_LEN: usize = 64;
 
-/// What the driver keeps of the `GET_GSP_STATIC_INFO` reply: the GPU's name. (The reply's
-/// `fb_length` is not kept: the driver has nothing yet to check it against; the framebuffer
-/// layout of the real boot will read the size from the hardware.)
+/// What the driver keeps of the `GET_GSP_STATIC_INFO` reply: the GPU's name, and GSP-RM's
+/// internal client, device and subdevice (`hInternalClient`, `hInternalDevice`,
+/// `hInternalSubdevice`), which RM allocates itself and nouveau sends controls to
+/// (`rm/r535/gsp.c`, `r535_gsp_get_static_info`). (The reply's `fb_length` is not kept: the
+/// driver has nothing yet to check it against; the framebuffer layout of the real boot will
+/// read the size from the hardware.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StaticInfo {
     name: [u8; NAME_LEN],
     name_len: usize,
+    internal: InternalHandles,
+}
+
+/// GSP-RM's own client, device and subdevice, as the static information names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct InternalHandles {
+    pub(crate) client: u32,
+    pub(crate) device: u32,
+    pub(crate) subdevice: u32,
+}
+
+impl fmt::Display for InternalHandles {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "client {:#010x}, device {:#010x}, subdevice {:#010x}",
+            self.client, self.device, self.subdevice
+        )
+    }
 }
 
 impl StaticInfo {
@@ -24,6 +46,11 @@ impl StaticInfo {
     pub(crate) fn name(&self) -> &str {
         // `decode_static_info` only accepts printable ASCII names.
         core::str::from_utf8(&self.name[..self.name_len]).unwrap_or("?")
+    }
+
+    /// GSP-RM's internal client, device and subdevice.
+    pub(crate) fn internal(&self) -> InternalHandles {
+        self.internal
     }
 }
 
@@ -37,6 +64,9 @@ pub(crate) enum StaticInfoError {
     NameNotTerminated,
     /// The GPU name holds bytes other than printable ASCII, or is empty.
     NameNotPrintable,
+    /// GSP-RM's internal handles are not three distinct non-zero handles (RM never gives 0, its
+    /// "no object"; two objects never share a handle in one client).
+    InternalHandles(InternalHandles),
 }
 
 impl fmt::Display for StaticInfoError {
@@ -49,6 +79,10 @@ impl fmt::Display for StaticInfoError {
             ),
             StaticInfoError::NameNotTerminated => f.write_str("GPU name not terminated"),
             StaticInfoError::NameNotPrintable => f.write_str("GPU name empty or not printable"),
+            StaticInfoError::InternalHandles(h) => write!(
+                f,
+                "GSP-RM's internal {h}: not three distinct non-zero handles"
+            ),
         }
     }
 }
@@ -58,6 +92,7 @@ pub(crate) mod versioned {
     use core::mem::size_of;
 
     use super::{
+        InternalHandles,
         StaticInfo,
         StaticInfoError,
         NAME_LEN, //
@@ -94,9 +129,22 @@ pub(crate) mod versioned {
             if name_len == 0 || !name_bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
                 return Err(StaticInfoError::NameNotPrintable);
             }
+            let internal = InternalHandles {
+                client: info.hInternalClient,
+                device: info.hInternalDevice,
+                subdevice: info.hInternalSubdevice,
+            };
+            let [c, d, sd] = [internal.client, internal.device, internal.subdevice];
+            if c == 0 || d == 0 || sd == 0 || c == d || d == sd || c == sd {
+                return Err(StaticInfoError::InternalHandles(internal));
+            }
             let mut name = [0u8; NAME_LEN];
             name[..name_len].copy_from_slice(name_bytes);
-            Ok(StaticInfoReply(StaticInfo { name, name_len }))
+            Ok(StaticInfoReply(StaticInfo {
+                name,
+                name_len,
+                internal,
+            }))
         }
     }
 
@@ -123,12 +171,33 @@ mod tests {
     use crate::untrusted::Untrusted;
     use kernel::prelude::*;
 
-    /// A reply of `len` zero bytes with `name` at `name_at` and the FB size at `fb_at`.
+    /// A reply of `len` zero bytes with `name` at `name_at`, the FB size at `fb_at`, and
+    /// GSP-RM's internal handles (as OpenRM picks them) right before the last 8 bytes of
+    /// 535.113.01's struct or the last 56 of 570.144's.
     fn reply(len: usize, name_at: usize, name: &[u8], fb_at: usize) -> Result<KVec<u8>> {
         let mut b = KVec::from_elem(0u8, len, GFP_KERNEL)?;
         b[name_at..name_at + name.len()].copy_from_slice(name);
         b[fb_at..fb_at + 8].copy_from_slice(&(24u64 << 30).to_le_bytes());
+        let at = handles_at(len);
+        if at + 12 <= len {
+            for (i, h) in [0xc1e0_0000u32, 0xcaf0_0000, 0xcaf0_0001]
+                .iter()
+                .enumerate()
+            {
+                b[at + 4 * i..at + 4 * i + 4].copy_from_slice(&h.to_le_bytes());
+            }
+        }
         Ok(b)
+    }
+
+    /// Where `hInternalClient` sits in a struct of `len` bytes (OpenRM gsp_abi_check.c: 1600 in
+    /// 570.144; 2152 in 535.113.01).
+    fn handles_at(len: usize) -> usize {
+        if len == 2168 {
+            2152
+        } else {
+            1600
+        }
     }
 
     #[test]
@@ -187,6 +256,36 @@ mod tests {
             v570::decode_static_info(Untrusted::new_untrusted_ref(&b[..])),
             Err(StaticInfoError::NameNotPrintable)
         );
+        Ok(())
+    }
+
+    /// GSP-RM's internal handles sit where each version puts them, and must be three distinct
+    /// non-zero handles.
+    #[test]
+    fn static_info_internal_handles_are_read_and_checked() -> Result {
+        let name = b"NVIDIA\0";
+        for (len, name_at, fb_at, decode) in [
+            (1656, 1260, 1224, v570::decode_static_info as fn(&_) -> _),
+            (2168, 1820, 1752, v535::decode_static_info),
+        ] {
+            let b = reply(len, name_at, name, fb_at)?;
+            let info = decode(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
+            let h = info.internal();
+            assert_eq!(
+                (h.client, h.device, h.subdevice),
+                (0xc1e0_0000, 0xcaf0_0000, 0xcaf0_0001)
+            );
+            let at = handles_at(len);
+            // Zero, or the device's handle twice.
+            for (off, value) in [(0, 0u32), (8, 0xcaf0_0000)] {
+                let mut bad = reply(len, name_at, name, fb_at)?;
+                bad[at + off..at + off + 4].copy_from_slice(&value.to_le_bytes());
+                assert!(matches!(
+                    decode(Untrusted::new_untrusted_ref(&bad[..])),
+                    Err(StaticInfoError::InternalHandles(_))
+                ));
+            }
+        }
         Ok(())
     }
 }

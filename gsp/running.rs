@@ -148,6 +148,7 @@ impl<'bound> RunningGsp<'bound> {
             fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result {
                 let Greet(dev, bar) = self;
                 let info = gsp.static_info(dev, bar)?;
+                dev_dbg!(dev, "GSP-RM's internal {}\n", info.internal());
                 let rm = gsp.alloc_rm_device(dev, bar)?;
                 dev_dbg!(dev, "GSP-RM: {} allocated\n", rm);
                 dev_info!(dev, "GSP {} up: {}\n", V::VERSION, info.name());

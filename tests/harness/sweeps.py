@@ -20,19 +20,21 @@ LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "co
         "count-unwritten", "length-huge", "length-short", "checksum", "seq-repeat", "seq-skip",
         "function-unknown", "event-unknown", "reply-function", "reply-status", "reply-short",
         "reply-long", "other-version",
-        "flood", "mute", "stream", "chatter")
+        "flood", "mute", "stream", "chatter", "rm-status", "rm-other-handle", "rm-twice")
 
 
 # GSP_INIT_DONE, the static information, the probe's three allocations, their three frees,
 # the unload (emu/src/gsp/fault.rs).
 MESSAGES = range(9)
+# The messages that answer an RM call (GSP_RM_ALLOC, FREE): where the rm-* lies are told.
+RM_MESSAGES = range(2, 8)
 
 
 def lie_rows():
     """Every lie at every message of the conversation, alternating the firmware version."""
     rows = []
     for lie in LIES:
-        for at in MESSAGES:
+        for at in RM_MESSAGES if lie.startswith("rm-") else MESSAGES:
             if at % 2 == 0:
                 chip, fw, name = "ga102", "-", "570"
             else:

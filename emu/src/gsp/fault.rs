@@ -76,6 +76,15 @@ pub enum Lie {
     /// From message N on one event comes before every message, and the GSP
     /// posts one more on every tick of its own while there is room.
     Chatter,
+    /// The RM call (`GSP_RM_ALLOC`, `FREE`) at message N is not carried out, and its reply says
+    /// so in the call's own status (NV_ERR_INSUFFICIENT_RESOURCES), the RPC's `rpc_result`
+    /// saying success.
+    RmStatus,
+    /// The reply to the RM call at message N names another object (its handle plus one); the
+    /// call was carried out.
+    RmOtherHandle,
+    /// The reply to the RM call at message N is posted twice.
+    RmTwice,
     /// The GSP ignores falcon resets and keeps running after it acknowledged
     /// UNLOADING_GUEST_DRIVER: nothing the driver does stops it (N unused).
     Unstoppable,
@@ -178,6 +187,17 @@ pub const LIES: &[(&str, Lie, &str)] = &[
         "an event before every message and one more every tick",
     ),
     (
+        "rm-status",
+        Lie::RmStatus,
+        "RM call not carried out, its status NV_ERR_INSUFFICIENT_RESOURCES",
+    ),
+    (
+        "rm-other-handle",
+        Lie::RmOtherHandle,
+        "RM call's reply names the next handle",
+    ),
+    ("rm-twice", Lie::RmTwice, "RM call's reply posted twice"),
+    (
         "unstoppable",
         Lie::Unstoppable,
         "keeps running through falcon resets and after the unload",
@@ -196,6 +216,9 @@ pub const UNKNOWN_EVENT: u32 = 0x1fff;
 
 /// The status the `reply-status` lie gives: NV_ERR_INVALID_ARGUMENT.
 pub const REPLY_STATUS: u32 = 0x1f;
+
+/// The status the `rm-status` lie gives an RM call: NV_ERR_INSUFFICIENT_RESOURCES.
+pub const RM_STATUS: u32 = 0x1a;
 
 /// An event both versions define (NV_VGPU_MSG_EVENT_OS_ERROR_LOG), the
 /// one the flood, the stream and the chatter post.

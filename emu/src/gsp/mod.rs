@@ -816,20 +816,7 @@ impl Gsp {
                 return Ok(Delivered::Done);
             }
             function::GET_GSP_STATIC_INFO => self.fill_static_info(version, p.payload),
-            function::GSP_RM_ALLOC => {
-                let mut request = p.payload;
-                let s = self.state.as_mut().expect("running");
-                let answer = s.rm.alloc(version, &mut request);
-                self.line(&answer.line);
-                (answer.status, request)
-            }
-            function::FREE => {
-                let mut request = p.payload;
-                let s = self.state.as_mut().expect("running");
-                let answer = s.rm.free(&mut request);
-                self.line(&answer.line);
-                (answer.status, request)
-            }
+            function::GSP_RM_ALLOC | function::FREE => self.rm_call(version, &p),
             function::UNLOADING_GUEST_DRIVER => {
                 self.line("UNLOADING_GUEST_DRIVER");
                 stop = true;
@@ -849,7 +836,77 @@ impl Gsp {
             rpc_seq: p.rpc_seq,
             payload,
         };
+        if self.rm_lie_now(p.function, Lie::RmTwice) {
+            let index = self.state.as_ref().map_or(0, |s| s.posted);
+            self.line(&format!(
+                "fault rm-twice at message {index}: the reply posted twice"
+            ));
+            let first = Held {
+                reply: reply.clone(),
+                stop: false,
+            };
+            if let Delivered::Held = self.deliver(mem, first)? {
+                return Ok(Delivered::Held);
+            }
+        }
         Ok(self.deliver(mem, Held { reply, stop })?)
+    }
+
+    /// Whether `lie`, an RM call's lie, is told to the reply of `function` about to be posted.
+    fn rm_lie_now(&self, function: u32, lie: Lie) -> bool {
+        let rm_call = matches!(function, function::GSP_RM_ALLOC | function::FREE);
+        matches!(
+            (self.config.fault, self.state.as_ref()),
+            (Some(f), Some(s)) if rm_call && f.lie == lie && f.at == s.posted
+        )
+    }
+
+    /// An RM call (`GSP_RM_ALLOC`, `FREE`) carried out on the object tree: the `rpc_result`
+    /// and the request answered in place (its status set), as GSP-RM sends it back. A refusal
+    /// sets both: OpenRM's CPU side takes an allocation whose `rpc_result` is `NV_OK` as done
+    /// without reading the status (`rpcGspRmAlloc_v03_00`, `vgpu/rpc.c` at 570.144), and reads
+    /// the status only when `rpc_result` failed; nouveau reads both.
+    fn rm_call(&mut self, version: Version, p: &Pending) -> (u32, Vec<u8>) {
+        let mut request = p.payload.clone();
+        let index = self.state.as_ref().map_or(0, |s| s.posted);
+        if self.rm_lie_now(p.function, Lie::RmStatus) {
+            let at = match p.function {
+                function::GSP_RM_ALLOC => rm::alloc::STATUS,
+                _ => rm::free::STATUS,
+            };
+            if request.len() >= at + 4 {
+                put_u32(&mut request, at, fault::RM_STATUS);
+            }
+            self.line(&format!(
+                "fault rm-status at message {index}: {} not carried out, its status {:#x}",
+                function::name(p.function),
+                fault::RM_STATUS
+            ));
+            return (0, request);
+        }
+        let s = self.state.as_mut().expect("running");
+        let answer = if p.function == function::GSP_RM_ALLOC {
+            s.rm.alloc(version, &mut request)
+        } else {
+            s.rm.free(&mut request)
+        };
+        self.line(&answer.line);
+        if self.rm_lie_now(p.function, Lie::RmOtherHandle) {
+            let at = match p.function {
+                function::GSP_RM_ALLOC => rm::alloc::H_OBJECT,
+                _ => rm::free::H_OBJECT_OLD,
+            };
+            if request.len() >= at + 4 {
+                let handle = get_u32(&request, at);
+                put_u32(&mut request, at, handle.wrapping_add(1));
+                self.line(&format!(
+                    "fault rm-other-handle at message {index}: the reply names {:#010x}, not \
+                     {handle:#010x}",
+                    handle.wrapping_add(1)
+                ));
+            }
+        }
+        (answer.status, request)
     }
 
     /// A boot command GSP-RM cannot take: logged by name; GSP-RM does not come up.
