@@ -158,7 +158,7 @@ def main():
         length, = struct.unpack_from("<I", data, 48 + 8)
         if function == 65:  # GET_GSP_STATIC_INFO
             put(out, "static_info", data[48 + 32: 48 + length])
-        if function in (103, 10):  # GSP_RM_ALLOC, FREE
+        if function in (103, 76, 10):  # GSP_RM_ALLOC, GSP_RM_CONTROL, FREE
             put(out, "rm_replies", data[48 + 32: 48 + length])
     put(out, "queue_ring", struct.pack("<IIII", 63, 5, 4, 70))
     for words in (EMULATED_SEQUENCE, [0, 0x100, 1], [1, 0x100, 1, 1], [2, 0x100, 1, 1, 0, 0],

@@ -63,12 +63,16 @@ use crate::{
         rm::{
             calls::{
                 Allocated,
+                ControlCall,
+                Controlled,
                 Freed,
                 Object,
                 ReplyError,
                 ALLOC_HEADER,
+                CONTROL_HEADER,
                 FREE_SIZE, //
             },
+            controls::Control,
             objects::{
                 device_of,
                 subdevice_of,
@@ -207,6 +211,9 @@ pub(crate) struct GspCore {
     pinned: bool,
     /// The RM objects GSP-RM holds for the driver, freed before it is unloaded.
     objects: Objects,
+    /// The status of the message that ended the last wait, where GSP-RM said its call failed
+    /// (`rpc_result`): the call was answered, and the conversation is in step.
+    failed: Option<NvStatus>,
 }
 
 impl Drop for GspCore {
@@ -234,6 +241,7 @@ impl<V: Interface> Gsp<V> {
                 teardown: Some(teardown),
                 pinned: false,
                 objects: Objects::new(),
+                failed: None,
             },
             version: PhantomData,
         }
@@ -307,15 +315,6 @@ impl<V: Interface> Gsp<V> {
         self.rpc(dev, bar, &GetGspStaticInfo, RPC_TIMEOUT)
     }
 
-    /// Allocates what nouveau allocates at probe (`nvkm_gsp_client_device_ctor`): a client
-    /// (`NV01_ROOT`, with this version's parameters), its device (`NV01_DEVICE_0`) and the
-    /// device's subdevice (`NV20_SUBDEVICE_0`). What was allocated before a failure is freed at
-    /// shutdown like the rest.
-    pub(crate) fn alloc_rm_device(&mut self, dev: &Device, bar: &SharedBar0) -> Result<RmDevice> {
-        self.core
-            .alloc_rm_device(dev, bar, V::CLIENT_PARAMS_SIZE, V::write_client_params)
-    }
-
     /// Stops the GSP, on every way out once it was started: frees the RM objects and asks
     /// GSP-RM to unload (unless it is unreachable) and, acknowledged, waits for its suspend, then
     /// stops it whatever the answer through the chain's teardown ([`Teardown::run`]). Seen
@@ -352,6 +351,11 @@ impl GspCore {
         if let Some(Teardown::Fsp { started, .. }) = &mut self.teardown {
             *started = true;
         }
+    }
+
+    /// The chip GSP-RM runs on.
+    pub(crate) fn chipset(&self) -> crate::chip::Chipset {
+        self.spec.chipset
     }
 
     /// A device that reads the GSP's memory could not be stopped: it is never freed.
@@ -443,6 +447,7 @@ impl GspCore {
         timeout: Delta,
     ) -> Result<Untrusted<KVec<u8>>> {
         let start = Instant::<Monotonic>::now();
+        self.failed = None;
         let mut next_check = CHECK_INTERVAL;
         let mut dropped = DroppedEvents::default();
         let result = loop {
@@ -468,6 +473,7 @@ impl GspCore {
             match self.queues()?.receive(numbering) {
                 // A failed message ends the wait, whichever it is.
                 Ok(Some((m, _))) if m.result != 0 => {
+                    self.failed = Some(NvStatus(m.result));
                     dev_err!(
                         dev,
                         "GSP RPC {:#x} failed: {} (waiting for {:#x})\n",
@@ -568,9 +574,13 @@ impl GspCore {
         ring(bar)
     }
 
-    /// [`Gsp::alloc_rm_device`], for a version whose client parameters are `client_params`
-    /// bytes that `write_client_params` writes.
-    fn alloc_rm_device(
+    /// Allocates a client and its device and subdevice, as nouveau's
+    /// `nvkm_gsp_client_device_ctor` does for each of its users (display, VMM, suspend): a client
+    /// (`NV01_ROOT`, with the version's parameters: `client_params` bytes that
+    /// `write_client_params` writes), its device (`NV01_DEVICE_0`) and the device's subdevice
+    /// (`NV20_SUBDEVICE_0`). What was allocated before a failure is freed at shutdown like the
+    /// rest.
+    pub(crate) fn alloc_rm_device(
         &mut self,
         dev: &Device,
         bar: &SharedBar0,
@@ -630,7 +640,16 @@ impl GspCore {
             self.objects.refused(&object);
             return Err(e);
         }
-        let reply = self.wait_for(dev, bar, f, RPC_TIMEOUT)?;
+        let reply = match self.wait_for(dev, bar, f, RPC_TIMEOUT) {
+            Ok(reply) => reply,
+            Err(e) => {
+                if self.failed.is_some() {
+                    // GSP-RM refused it (the line above names the status): it holds nothing.
+                    self.objects.refused(&object);
+                }
+                return Err(e);
+            }
+        };
         match (*reply).validate_ref_against::<Allocated, _>((&object, size)) {
             Ok(Allocated) => Ok(()),
             Err(e) => {
@@ -641,6 +660,54 @@ impl GspCore {
                 Err(EIO)
             }
         }
+    }
+
+    /// Sends `control` to `object` of `client` (`GSP_RM_CONTROL`) and validates GSP-RM's answer:
+    /// its frame, then its parameters.
+    pub(crate) fn control<C: Control>(
+        &mut self,
+        dev: &Device,
+        bar: &SharedBar0,
+        (client, object): (u32, u32),
+        control: &C,
+    ) -> Result<C::Reply> {
+        let size = core::mem::size_of::<C::Params>();
+        let mut params = KVec::from_elem(0u8, size, GFP_KERNEL)?;
+        control.request(&mut params);
+        let call = ControlCall {
+            client,
+            object,
+            cmd: C::CMD,
+            params_size: u32::try_from(size)?,
+        };
+        let f = self.numbering.function(Function::RmControl);
+        let reply = self.call(
+            dev,
+            bar,
+            f,
+            CONTROL_HEADER + size,
+            RPC_TIMEOUT,
+            &mut |out| {
+                put_struct(out, &call.header())?;
+                out.put(&params)
+            },
+        )?;
+        let refused = |e: &dyn kernel::fmt::Display| {
+            dev_err!(
+                dev,
+                "GSP-RM: {} on {:#010x} refused: {}\n",
+                C::NAME,
+                object,
+                e
+            );
+            EIO
+        };
+        let Controlled(range) = (*reply)
+            .validate_ref_against::<Controlled, _>(&call)
+            .map_err(|e| refused(&e))?;
+        // The frame's check saw the parameters there.
+        let params = reply.subslice(range.start, range.len()).map_err(|_| EIO)?;
+        control.reply(params).map_err(|e| refused(&e))
     }
 
     /// Frees every RM object GSP-RM holds for the driver, the last allocated first (children
@@ -657,8 +724,10 @@ impl GspCore {
                     Ok(Freed) => dev_dbg!(dev, "GSP-RM: {} freed\n", object),
                     Err(e) => dev_warn!(dev, "GSP-RM: free of {} refused: {}\n", object, e),
                 },
-                // A failed status was logged; the others may still be freed.
-                Err(e) if e == EIO => {}
+                // GSP-RM answered that the free failed (logged): the others may still be
+                // freed. Anything else (no answer, a broken queue, a reply out of step) ends
+                // the frees.
+                Err(_) if self.failed.is_some() => {}
                 Err(e) => {
                     dev_warn!(
                         dev,

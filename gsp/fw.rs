@@ -109,6 +109,14 @@ gsp_versions!(fw_common {
                 vaStartInternal, vaLimitInternal, vaMode
             }
             NV2080_ALLOC_PARAMETERS { subDeviceId }
+            rpc_gsp_rm_control_v03_00 { hClient, hObject, cmd, status, paramsSize, flags }
+            NV2080_CTRL_GPU_GET_FERMI_GPC_INFO_PARAMS { gpcMask }
+            NV2080_CTRL_GPU_GET_FERMI_TPC_INFO_PARAMS { gpcId, tpcMask }
+            NV2080_CTRL_CE_GET_FAULT_METHOD_BUFFER_SIZE_PARAMS { size }
+            NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_ENTRY {
+                engineIdx, pmcIntrMask, vectorStall, vectorNonStall
+            }
+            NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS { tableLen, table, subtreeMap }
         }
         consts {
             NV_VGPU_MSG_HEADER_VERSION: u32,
@@ -120,6 +128,12 @@ gsp_versions!(fw_common {
             NV01_ROOT: u32,
             NV01_DEVICE_0: u32,
             NV20_SUBDEVICE_0: u32,
+            NV2080_CTRL_CMD_GPU_GET_FERMI_GPC_INFO: u32,
+            NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO: u32,
+            NV2080_CTRL_CMD_CE_GET_FAULT_METHOD_BUFFER_SIZE: u32,
+            NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE: u32,
+            NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE: u32,
+            MAX_GPC_COUNT: u32,
         }
     }
 });

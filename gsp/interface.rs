@@ -37,6 +37,7 @@ use crate::{
             StaticInfo,
             StaticInfoError, //
         },
+        rm::controls::Engine,
         versions::FwVersion,
     },
     pci::SystemFacts,
@@ -78,6 +79,9 @@ pub(crate) trait Interface: Sized + 'static {
     /// Writes the allocation parameters of the client `handle`: exactly
     /// [`Interface::CLIENT_PARAMS_SIZE`] bytes.
     fn write_client_params(handle: u32, out: &mut dyn Sink) -> Result;
+
+    /// The engine an `MC_ENGINE_IDX` names in the interrupt table, where the driver knows it.
+    fn engine(idx: u16) -> Option<Engine>;
 
     /// Size of `GspStaticConfigInfo`: the `GET_GSP_STATIC_INFO` request and its reply.
     const STATIC_INFO_SIZE: usize;
@@ -144,6 +148,7 @@ pub(crate) mod versioned {
                 StaticInfo,
                 StaticInfoError, //
             },
+            rm::controls::Engine,
             versions::FwVersion,
         },
         pci::SystemFacts,
@@ -199,6 +204,10 @@ pub(crate) mod versioned {
 
         fn write_client_params(handle: u32, out: &mut dyn Sink) -> Result {
             crate::gsp::encode::versioned::V::write_client_params(handle, out)
+        }
+
+        fn engine(idx: u16) -> Option<Engine> {
+            crate::gsp::rm::controls::versioned::V::engine(idx)
         }
 
         const STATIC_INFO_SIZE: usize = crate::gsp::replies::versioned::V::STATIC_INFO_SIZE;

@@ -304,6 +304,7 @@ functions!(
     GetGspStaticInfo,
     UnloadingGuestDriver,
     RmAlloc,
+    RmControl,
     Free,
     InitDone,
     RunCpuSequencer,
@@ -506,6 +507,7 @@ pub(crate) mod versioned {
             Function::GetGspStaticInfo => fw::NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
             Function::UnloadingGuestDriver => fw::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
             Function::RmAlloc => fw::NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC,
+            Function::RmControl => fw::NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
             Function::Free => fw::NV_VGPU_MSG_FUNCTION_FREE,
             Function::InitDone => fw::NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
             Function::RunCpuSequencer => fw::NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
@@ -852,6 +854,7 @@ mod tests {
                         f::NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER,
                     ),
                     (Function::RmAlloc, f::NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC),
+                    (Function::RmControl, f::NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL),
                     (Function::Free, f::NV_VGPU_MSG_FUNCTION_FREE),
                     (Function::InitDone, f::NV_VGPU_MSG_EVENT_GSP_INIT_DONE),
                     (

@@ -7,6 +7,11 @@
 
 use core::fmt;
 
+use crate::gsp::rm::controls::{
+    ControlError,
+    GrInfo, //
+};
+
 /// Longest GPU name the GSP reports, terminating NUL included.
 pub(crate) const NAME_LEN: usize = 64;
 
@@ -21,6 +26,9 @@ pub(crate) struct StaticInfo {
     name: [u8; NAME_LEN],
     name_len: usize,
     internal: InternalHandles,
+    /// The GPCs and TPCs, where the version's static information holds them (535.113.01;
+    /// 570.144 answers controls for them instead).
+    gr: Option<GrInfo>,
 }
 
 /// GSP-RM's own client, device and subdevice, as the static information names them.
@@ -52,6 +60,11 @@ impl StaticInfo {
     pub(crate) fn internal(&self) -> InternalHandles {
         self.internal
     }
+
+    /// The GPCs and TPCs, where the static information holds them.
+    pub(crate) fn gr(&self) -> Option<GrInfo> {
+        self.gr
+    }
 }
 
 /// Why a `GET_GSP_STATIC_INFO` reply was rejected.
@@ -67,6 +80,8 @@ pub(crate) enum StaticInfoError {
     /// GSP-RM's internal handles are not three distinct non-zero handles (RM never gives 0, its
     /// "no object"; two objects never share a handle in one client).
     InternalHandles(InternalHandles),
+    /// The GPC and TPC masks do not describe a GPU.
+    Gr(ControlError),
 }
 
 impl fmt::Display for StaticInfoError {
@@ -79,6 +94,7 @@ impl fmt::Display for StaticInfoError {
             ),
             StaticInfoError::NameNotTerminated => f.write_str("GPU name not terminated"),
             StaticInfoError::NameNotPrintable => f.write_str("GPU name empty or not printable"),
+            StaticInfoError::Gr(e) => write!(f, "GPCs and TPCs: {e}"),
             StaticInfoError::InternalHandles(h) => write!(
                 f,
                 "GSP-RM's internal {h}: not three distinct non-zero handles"
@@ -92,6 +108,7 @@ pub(crate) mod versioned {
     use core::mem::size_of;
 
     use super::{
+        GrInfo,
         InternalHandles,
         StaticInfo,
         StaticInfoError,
@@ -138,14 +155,40 @@ pub(crate) mod versioned {
             if c == 0 || d == 0 || sd == 0 || c == d || d == sd || c == sd {
                 return Err(StaticInfoError::InternalHandles(internal));
             }
+            let gr = gr_info(&info)?;
             let mut name = [0u8; NAME_LEN];
             name[..name_len].copy_from_slice(name_bytes);
             Ok(StaticInfoReply(StaticInfo {
                 name,
                 name_len,
                 internal,
+                gr,
             }))
         }
+    }
+
+    /// The GPC mask and each GPC's TPC mask, checked (535.113.01 has them in its static
+    /// information, `gpcInfo` and `tpcInfo`; nouveau counts GPCs and TPCs from them,
+    /// `r535_gsp_get_static_info`).
+    #[ver(V == r535_113_01)]
+    fn gr_info(info: &fw::GspStaticConfigInfo) -> Result<Option<GrInfo>, StaticInfoError> {
+        let mut tpc_masks = [0; crate::gsp::rm::controls::MAX_GPCS];
+        for (mask, tpc) in tpc_masks.iter_mut().zip(info.tpcInfo.iter()) {
+            *mask = tpc.tpcMask;
+        }
+        GrInfo {
+            gpc_mask: info.gpcInfo.gpcMask,
+            tpc_masks,
+        }
+        .checked()
+        .map(Some)
+        .map_err(StaticInfoError::Gr)
+    }
+
+    /// 570.144's static information has no GPCs and TPCs: GSP-RM answers controls for them.
+    #[ver(V >= r570_144)]
+    fn gr_info(_: &fw::GspStaticConfigInfo) -> Result<Option<GrInfo>, StaticInfoError> {
+        Ok(None)
     }
 
     /// Validates a `GET_GSP_STATIC_INFO` reply payload of this version (see
@@ -186,6 +229,11 @@ mod tests {
             {
                 b[at + 4 * i..at + 4 * i + 4].copy_from_slice(&h.to_le_bytes());
             }
+        }
+        if len == 2168 {
+            // 535.113.01's GPCs and TPCs: GPC 0 with two TPCs (gpcInfo at 292, tpcInfo at 296).
+            b[292] = 1;
+            b[300] = 3;
         }
         Ok(b)
     }
@@ -260,7 +308,7 @@ mod tests {
     }
 
     /// GSP-RM's internal handles sit where each version puts them, and must be three distinct
-    /// non-zero handles.
+    /// non-zero handles; 535.113.01's GPCs must name a GPC, each with a TPC.
     #[test]
     fn static_info_internal_handles_are_read_and_checked() -> Result {
         let name = b"NVIDIA\0";
@@ -275,6 +323,20 @@ mod tests {
                 (h.client, h.device, h.subdevice),
                 (0xc1e0_0000, 0xcaf0_0000, 0xcaf0_0001)
             );
+            // 535.113.01 has the GPCs and TPCs; 570.144 asks controls for them.
+            let gr = info.gr().map(|g| (g.gpcs(), g.tpcs()));
+            assert_eq!(gr, (len == 2168).then_some((1, 2)));
+            if len == 2168 {
+                // No GPC; a GPC without TPCs.
+                for off in [292, 300] {
+                    let mut bad = reply(len, name_at, name, fb_at)?;
+                    bad[off] = 0;
+                    assert!(matches!(
+                        decode(Untrusted::new_untrusted_ref(&bad[..])),
+                        Err(StaticInfoError::Gr(_))
+                    ));
+                }
+            }
             let at = handles_at(len);
             // Zero, or the device's handle twice.
             for (off, value) in [(0, 0u32), (8, 0xcaf0_0000)] {

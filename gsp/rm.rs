@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! GSP-RM's resource manager, as the driver talks to it once GSP-RM is up: its calls on the
-//! wire and the checks of their replies ([`calls`]), the objects the driver holds in it
-//! ([`objects`]), and what its calls answer ([`status`]).
+//! wire and the checks of their replies ([`calls`]), the controls ([`controls`]), the objects
+//! the driver holds in it ([`objects`]), what the probe learns from it ([`info`]), and what its
+//! calls answer ([`status`]).
 
 pub(crate) mod calls;
+pub(crate) mod controls;
+pub(crate) mod info;
 pub(crate) mod objects;
 pub(crate) mod status;

@@ -26,6 +26,7 @@ use crate::{
             Interface, //
         },
         logs::Logs,
+        rm::info::RmInfo,
         versions::FwVersion,
     },
 };
@@ -111,6 +112,9 @@ pub(crate) struct Shared {
     /// GSP-RM's log buffers (the chain through the booter), read through debugfs; the GSP
     /// holds them too, and keeps them for good if it cannot be stopped.
     pub(crate) logs: Option<Arc<Logs>>,
+    /// What the probe learnt from GSP-RM, once it did (debugfs `info`).
+    #[pin]
+    pub(crate) info: Mutex<Option<KBox<RmInfo>>>,
 }
 
 impl Shared {
@@ -121,6 +125,7 @@ impl Shared {
             bar,
             logs: gsp.logs(),
             gsp <- new_mutex!(Some(gsp)),
+            info <- new_mutex!(None),
         })
     }
 }
@@ -137,28 +142,29 @@ impl<'bound> RunningGsp<'bound> {
         try_pin_init!(RunningGsp { dev, files <- files })
     }
 
-    /// Asks GSP-RM for its static information, allocates the probe's RM objects, and logs the
-    /// line that says it is up.
+    /// Asks GSP-RM what the probe needs ([`Gsp::probe_info`]), keeps it for debugfs, and logs
+    /// the line that says GSP-RM is up.
     pub(crate) fn greet(&self) -> Result {
         struct Greet<'a>(&'a Device<Bound>, &'a SharedBar0);
 
         impl OnGsp for Greet<'_> {
-            type Output = Result;
+            type Output = Result<RmInfo>;
 
-            fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result {
+            fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result<RmInfo> {
                 let Greet(dev, bar) = self;
-                let info = gsp.static_info(dev, bar)?;
-                dev_dbg!(dev, "GSP-RM's internal {}\n", info.internal());
-                let rm = gsp.alloc_rm_device(dev, bar)?;
-                dev_dbg!(dev, "GSP-RM: {} allocated\n", rm);
+                let info = gsp.probe_info(dev, bar)?;
                 dev_info!(dev, "GSP {} up: {}\n", V::VERSION, info.name());
-                Ok(())
+                Ok(info)
             }
         }
 
-        let mut gsp = self.files.gsp.lock();
-        let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
-        gsp.on(Greet(self.dev, &self.files.bar))
+        let info = {
+            let mut gsp = self.files.gsp.lock();
+            let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
+            gsp.on(Greet(self.dev, &self.files.bar))?
+        };
+        *self.files.info.lock() = Some(KBox::new(info, GFP_KERNEL)?);
+        Ok(())
     }
 }
 
@@ -166,6 +172,8 @@ impl RunningGsp<'_> {
     /// Stops GSP-RM (once; again does nothing), after a benchmark holding it ends.
     pub(crate) fn stop(&self) {
         let gsp = self.files.gsp.lock().take();
+        // What the probe learnt goes with GSP-RM: its objects are freed now.
+        *self.files.info.lock() = None;
         if let Some(gsp) = gsp {
             gsp.shutdown(self.dev, &self.files.bar);
         }

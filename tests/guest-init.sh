@@ -25,6 +25,8 @@
 #             the console as `KLOG <level>[time] nova_core <pci>: ...`
 #   logs      log each debugfs log buffer of GSP-RM: its size and put pointer
 #             (`nova-test: log <pci> loginit: 65536 bytes, put 0000000000000021`)
+#   info      log each device's debugfs info file, line by line
+#             (`nova-test: info <pci>: gr: 7 GPCs, 41 TPCs (...)`), then `info listed`
 #   benchfiles   log the devices that have a debugfs bench file
 #             (`nova-test: bench files: <pci> ...`)
 #   bench=REQ write REQ to every device's debugfs bench file (all at once), and
@@ -310,6 +312,17 @@ for step in $steps; do
 			say "log ${d##*/nova_core-} ${f##*/}: $(wc -c <"$f") bytes, put $(od -A n -t x8 -N 8 "$f" | tr -d ' ')"
 		done
 		say "logs listed"
+		;;
+	info)
+		# What each device's probe learnt from GSP-RM (gsp/rm/info.rs).
+		for f in "$dbg"/nova_core-*/info; do
+			[ -e "$f" ] || continue
+			d=${f%/*}
+			while IFS= read -r line; do
+				say "info ${d##*/nova_core-}: $line"
+			done <"$f"
+		done
+		say "info listed"
 		;;
 	bench=*)
 		for dev in $(bench_files); do

@@ -1,25 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Entry points into the RM API's validators (`gsp/rm/calls.rs`): the `GSP_RM_ALLOC` and `FREE`
-//! replies, and the requests the driver builds. Each checks the validator's promises on whatever
-//! it accepted.
+//! Entry points into the RM API's validators (`gsp/rm/calls.rs`, `gsp/rm/controls.rs`): the
+//! `GSP_RM_ALLOC`, `FREE` and `GSP_RM_CONTROL` replies, and the requests the driver builds.
+//! Each checks the validator's promises on whatever it accepted.
 
 use zerocopy::IntoBytes;
 
 use crate::{
-    gsp::rm::calls::{
-        Allocated,
-        Class,
-        Freed,
-        Object,
-        ALLOC_HEADER,
-        FREE_SIZE, //
+    gsp::rm::{
+        calls::{
+            Allocated,
+            Class,
+            ControlCall,
+            Controlled,
+            Freed,
+            Object,
+            ALLOC_HEADER,
+            FREE_SIZE, //
+        },
+        controls::{
+            self,
+            CeFaultMethodBufferSize,
+            Control,
+            GpcInfo,
+            IntrKernelTable,
+            TpcInfo, //
+        },
     },
     untrusted::Untrusted,
 };
 
-/// The objects the driver allocates at probe, with nouveau's handles and each version's
-/// parameter sizes (client: 108 bytes in 535.113.01, 120 in 570.144).
+/// The objects the driver allocates at probe, with nouveau's handles and 570.144's parameter
+/// sizes (the client's is 108 bytes in 535.113.01; the tests take both).
 pub const PROBE_OBJECTS: [(u32, u32, u32, u32, u32); 3] = [
     (0xc1d0_0000, 0xc1d0_0000, 0xc1d0_0000, 0x0, 120),
     (0xc1d0_0000, 0xc1d0_0000, 0xde1d_0000, 0x80, 56),
@@ -89,12 +101,100 @@ pub fn free_reply(
     accepted
 }
 
-/// Every probe object's replies to `data`: what the fuzzer drives.
+/// GSP-RM's internal client and subdevice, which the probe's controls go to.
+pub const INTERNAL_SUBDEVICE: (u32, u32) = (0xc1e0_0000, 0xcaf0_0001);
+
+/// The `GSP_RM_CONTROL` the driver sends for `control` on GSP-RM's internal subdevice: its
+/// fixed part and its parameters.
+fn control_request<C: Control>(control: &C) -> (ControlCall, Vec<u8>) {
+    let size = core::mem::size_of::<C::Params>();
+    let call = ControlCall {
+        client: INTERNAL_SUBDEVICE.0,
+        object: INTERNAL_SUBDEVICE.1,
+        cmd: C::CMD,
+        params_size: size as u32,
+    };
+    let mut params = vec![0u8; size];
+    control.request(&mut params);
+    let mut b = call.header().as_bytes().to_vec();
+    b.extend_from_slice(&params);
+    (call, b)
+}
+
+/// A reply to `control`, validated as the driver does it: the frame, then the parameters.
+fn answered<C: Control>(control: &C, reply: &[u8]) -> Result<C::Reply, String> {
+    let (call, _) = control_request(control);
+    let raw = Untrusted::new_untrusted_ref(reply);
+    let Controlled(range) = raw
+        .validate_ref_against::<Controlled, _>(&call)
+        .map_err(|e| e.to_string())?;
+    let params = raw
+        .subslice(range.start, range.len())
+        .expect("the frame's check saw the parameters there");
+    control.reply(params).map_err(|e| e.to_string())
+}
+
+/// A reply to `control`, validated; what it gave, as text, or the error as the log says it.
+fn control_reply<C: Control>(control: &C, reply: &[u8]) -> Result<String, String>
+where
+    C::Reply: core::fmt::Debug,
+{
+    answered(control, reply).map(|r| format!("{r:?}"))
+}
+
+/// The controls of the probe, by name: what the driver sends for each.
+pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        (GpcInfo::NAME, control_request(&GpcInfo).1),
+        (TpcInfo::NAME, control_request(&TpcInfo(3)).1),
+        (
+            CeFaultMethodBufferSize::NAME,
+            control_request(&CeFaultMethodBufferSize).1,
+        ),
+        (
+            IntrKernelTable::NAME,
+            control_request(&IntrKernelTable {
+                engine: crate::gsp::rm::controls::versioned::r570_144::engine,
+            })
+            .1,
+        ),
+    ]
+}
+
+/// A reply to the named control (`TpcInfo` asked for GPC 3; the interrupt table read with
+/// `r570` or 535.113.01's engine numbers), validated.
+pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
+    let engine = if r570 {
+        controls::versioned::r570_144::engine
+    } else {
+        controls::versioned::r535_113_01::engine
+    };
+    match name {
+        GpcInfo::NAME => control_reply(&GpcInfo, reply),
+        TpcInfo::NAME => control_reply(&TpcInfo(3), reply),
+        CeFaultMethodBufferSize::NAME => control_reply(&CeFaultMethodBufferSize, reply),
+        IntrKernelTable::NAME => answered(&IntrKernelTable { engine }, reply).map(|t| {
+            let mut out = format!("{} entries:", t.len);
+            for e in t.engines() {
+                out += &format!(" {} {:?} {:?};", e.engine, e.stall, e.nonstall);
+            }
+            out
+        }),
+        _ => panic!("no control {name}"),
+    }
+}
+
+/// Every probe object's and control's replies to `data`: what the fuzzer drives.
 pub fn rm_replies(data: &[u8]) -> usize {
     let mut accepted = 0;
     for (c, p, h, class, params) in PROBE_OBJECTS {
         accepted += usize::from(alloc_reply(data, (c, p, h, class, params)).is_ok());
         accepted += usize::from(free_reply(data, (c, p, h, class)).is_ok());
+    }
+    for (name, _) in control_requests() {
+        for r570 in [false, true] {
+            accepted += usize::from(control(name, r570, data).is_ok());
+        }
     }
     accepted
 }

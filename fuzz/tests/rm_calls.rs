@@ -5,7 +5,8 @@
 //! shows.
 
 use nova_core_parse::check_rm::{
-    alloc_reply, alloc_request, free_reply, free_request, rm_replies, PROBE_OBJECTS,
+    alloc_reply, alloc_request, control, control_requests, free_reply, free_request, rm_replies,
+    PROBE_OBJECTS,
 };
 
 fn words(w: &[u32]) -> Vec<u8> {
@@ -123,4 +124,140 @@ fn arbitrary_bytes_are_judged_without_panicking() {
     assert_eq!(accepted, 0);
     let o = PROBE_OBJECTS[1];
     assert_eq!(rm_replies(&echo(o, 0)), 1);
+}
+
+/// nouveau's `r535_gsp_rpc_rm_ctrl_get` (`rm/r535/ctrl.c`, for 570.144 too): hClient, hObject,
+/// cmd, status 0, paramsSize, flags 0, then the parameters (zeroed but what the caller sets).
+#[test]
+fn control_requests_are_nouveaus_byte_for_byte() {
+    let want: [(&str, u32, &[u32]); 4] = [
+        ("NV2080_CTRL_CMD_GPU_GET_FERMI_GPC_INFO", 0x2080_0137, &[0]),
+        (
+            "NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO",
+            0x2080_0138,
+            &[3, 0],
+        ),
+        (
+            "NV2080_CTRL_CMD_CE_GET_FAULT_METHOD_BUFFER_SIZE",
+            0x2080_2a08,
+            &[0],
+        ),
+        (
+            "NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE",
+            0x2080_0a5c,
+            &[0; 517],
+        ),
+    ];
+    let got = control_requests();
+    assert_eq!(got.len(), want.len());
+    for ((name, bytes), (want_name, cmd, params)) in got.into_iter().zip(want) {
+        assert_eq!(name, want_name);
+        let size = params.len() as u32 * 4;
+        let mut w = words(&[0xc1e0_0000, 0xcaf0_0001, cmd, 0, size, 0]);
+        w.extend(words(params));
+        assert_eq!(bytes, w, "{name}");
+    }
+}
+
+/// A reply: the request's frame, status, and the given parameters.
+fn control_echo(name: &str, status: u32, params: &[u8]) -> Vec<u8> {
+    let (_, req) = control_requests()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap();
+    let mut b = req[..24].to_vec();
+    b[12..16].copy_from_slice(&status.to_le_bytes());
+    b.extend_from_slice(params);
+    b
+}
+
+#[test]
+fn control_replies_are_checked_frame_then_parameters() {
+    const GPC: &str = "NV2080_CTRL_CMD_GPU_GET_FERMI_GPC_INFO";
+    const TPC: &str = "NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO";
+    const CE: &str = "NV2080_CTRL_CMD_CE_GET_FAULT_METHOD_BUFFER_SIZE";
+    assert_eq!(
+        control(GPC, true, &control_echo(GPC, 0, &words(&[0x7f]))),
+        Ok("127".into())
+    );
+    assert_eq!(
+        control(GPC, true, &control_echo(GPC, 0, &words(&[0]))),
+        Err("GPC mask 0: no GPC".into())
+    );
+    assert_eq!(
+        control(GPC, true, &control_echo(GPC, 0x56, &words(&[0x7f]))),
+        Err("NV_ERR_NOT_SUPPORTED (0x56)".into())
+    );
+    assert_eq!(
+        control(GPC, true, &control_echo(GPC, 0, &[])),
+        Err("24 bytes, shorter than the 28 sent".into())
+    );
+    let mut other = control_echo(GPC, 0, &words(&[0x7f]));
+    other[8] = 0x38;
+    assert_eq!(
+        control(GPC, true, &other),
+        Err("cmd 0x20800138, not the 0x20800137 asked for".into())
+    );
+    assert_eq!(
+        control(TPC, true, &control_echo(TPC, 0, &words(&[3, 0x3f]))),
+        Ok("63".into())
+    );
+    assert_eq!(
+        control(TPC, true, &control_echo(TPC, 0, &words(&[2, 0x3f]))),
+        Err("answer for GPC 2, not GPC 3".into())
+    );
+    assert_eq!(
+        control(TPC, true, &control_echo(TPC, 0, &words(&[3, 0]))),
+        Err("GPC 3 has no TPC".into())
+    );
+    assert_eq!(
+        control(CE, true, &control_echo(CE, 0, &words(&[0x1000]))),
+        Ok("4096".into())
+    );
+    for bad in [0, 0x10_0001] {
+        assert!(control(CE, true, &control_echo(CE, 0, &words(&[bad])))
+            .unwrap_err()
+            .starts_with("fault method buffer size"));
+    }
+}
+
+/// The interrupt table: its length within its array, each vector one the tree has or none,
+/// and each version's engine numbers (the GSP is 49 in 535.113.01, 50 in 570.144).
+#[test]
+fn the_interrupt_table_is_read_with_each_versions_engine_numbers() {
+    const INTR: &str = "NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE";
+    let table = |len: u32, entries: &[(u16, u32, u32)]| {
+        let mut p = vec![0u8; 2068];
+        p[..4].copy_from_slice(&len.to_le_bytes());
+        for (i, (idx, stall, nonstall)) in entries.iter().enumerate() {
+            let at = 4 + 16 * i;
+            p[at..at + 2].copy_from_slice(&idx.to_le_bytes());
+            p[at + 8..at + 12].copy_from_slice(&stall.to_le_bytes());
+            p[at + 12..at + 16].copy_from_slice(&nonstall.to_le_bytes());
+        }
+        control_echo(INTR, 0, &p)
+    };
+    let t = table(3, &[(50, 0, u32::MAX), (49, 1, u32::MAX), (15, 2, 130)]);
+    // 570.144: 50 is the GSP, 49 NVLINK (not kept); 535.113.01: 50 is NVJPG0, 49 the GSP.
+    assert_eq!(
+        control(INTR, true, &t),
+        Ok("3 entries: gsp Some(0) None; ce0 Some(2) Some(130);".into())
+    );
+    assert_eq!(
+        control(INTR, false, &t),
+        Ok("3 entries: nvjpg0 Some(0) None; gsp Some(1) None; ce0 Some(2) Some(130);".into())
+    );
+    assert_eq!(
+        control(INTR, true, &table(129, &[])),
+        Err("table length 129, past its 128 entries".into())
+    );
+    assert_eq!(
+        control(INTR, true, &table(1, &[(50, 256, u32::MAX)])),
+        Err("engine 50: vector 0x100 beyond the interrupt tree's 256".into())
+    );
+    // Entries past tableLen are not read.
+    assert_eq!(
+        control(INTR, true, &table(0, &[(50, 256, 0)])),
+        Ok("0 entries:".into())
+    );
 }

@@ -208,3 +208,63 @@ impl Validator<(&Untrusted<[u8]>, &Object)> for Freed {
         }
     }
 }
+
+/// Size of `GSP_RM_CONTROL`'s fixed part; the control's parameters follow it.
+pub(crate) const CONTROL_HEADER: usize = size_of::<common::rpc_gsp_rm_control_v03_00>();
+
+/// An RM control's target and command: the client, the object it is sent to, the command, and
+/// the size of its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ControlCall {
+    pub(crate) client: u32,
+    pub(crate) object: u32,
+    pub(crate) cmd: u32,
+    pub(crate) params_size: u32,
+}
+
+impl ControlCall {
+    /// The fixed part of the `GSP_RM_CONTROL` (flags 0, as nouveau sends them).
+    pub(crate) fn header(&self) -> common::rpc_gsp_rm_control_v03_00 {
+        common::rpc_gsp_rm_control_v03_00 {
+            hClient: self.client,
+            hObject: self.object,
+            cmd: self.cmd,
+            paramsSize: self.params_size,
+            ..Default::default()
+        }
+    }
+}
+
+/// A `GSP_RM_CONTROL` reply for `call`: at least as long as the request, naming the same client,
+/// object, command and parameter size, with status `NV_OK` (nouveau `r535_gsp_rpc_rm_ctrl_push`
+/// reads the status and the parameters answered in place). It holds where the parameters are.
+pub(crate) struct Controlled(pub(crate) core::ops::Range<usize>);
+
+impl Validator<(&Untrusted<[u8]>, &ControlCall)> for Controlled {
+    type Err = ReplyError;
+
+    fn validate((raw, call): (&[u8], &ControlCall)) -> Result<Self, ReplyError> {
+        let want = CONTROL_HEADER + call.params_size as usize;
+        if raw.len() < want {
+            return Err(ReplyError::Short {
+                got: raw.len(),
+                want,
+            });
+        }
+        let (reply, _) =
+            common::rpc_gsp_rm_control_v03_00::read_from_prefix(raw).map_err(|_| {
+                ReplyError::Short {
+                    got: raw.len(),
+                    want,
+                }
+            })?;
+        same("hClient", reply.hClient, call.client)?;
+        same("hObject", reply.hObject, call.object)?;
+        same("cmd", reply.cmd, call.cmd)?;
+        same("paramsSize", reply.paramsSize, call.params_size)?;
+        match reply.status {
+            0 => Ok(Controlled(CONTROL_HEADER..want)),
+            status => Err(ReplyError::Failed(NvStatus(status))),
+        }
+    }
+}

@@ -46,8 +46,9 @@ pub(crate) fn subdevice_of(device: &Object) -> Object {
     }
 }
 
-/// What the probe allocates, as nouveau's `nvkm_gsp_client_device_ctor` does: a client, its
-/// device and the device's subdevice. Made only from objects GSP-RM allocated.
+/// A client, its device and the device's subdevice, as nouveau's `nvkm_gsp_client_device_ctor`
+/// allocates them for each of its users; the driver's controls so far go to GSP-RM's internal
+/// subdevice, as nouveau's probe sends them. Made only from objects GSP-RM allocated.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RmDevice {
     client: Object,

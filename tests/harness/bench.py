@@ -45,15 +45,16 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),
         Scenario("bench-tu117-535", ["--chipset", "tu117"], "only=535.113.01", "",
                  [r"GSP 535\.113\.01 up: NVIDIA GeForce GTX 1650$"], 0),
-        # The GSP's reply to the fourth or so round trip of the benchmark lies.
-        Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@6"], "-", "",
+        # The GSP's reply to the fifth or so round trip of the benchmark lies (the probe's
+        # messages on ga104 with 570.144 are 0 to 13, emu/src/gsp/fault.rs).
+        Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@18"], "-", "",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3070$"], 0),
         # A Hopper stand-in without GSP registers: its FSP is never ready, probe fails.
         Scenario("bench-no-gsp", ["--chipset", "gh100", "--no-gsp"], "-", "",
                  [r"FSP not ready within 5000 ms"], 0),
     ]
     requests = ",".join(f"bench={r}" for r, _ in BENCH_REFUSED)
-    steps = (f"load,settle,benchfiles,logs,{requests},bench={iterations},"
+    steps = (f"load,settle,benchfiles,logs,info,{requests},bench={iterations},"
              f"bench={late_iterations},benchrace={race_iterations},"
              f"phase={PHASE_AFTER_UNBIND},benchfiles,logs,settle,rmmod,phase={PHASE_AFTER_RMMOD},"
              f"settle,kmemleak")
@@ -61,6 +62,7 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
     def check(job, outcome, results):
         _, console, emus, _, _ = outcome
         check_logs(job, console, emus, results)
+        check_info(job, console, emus, results)
         files = re.findall(r"nova-test: bench files: ([^\r\n]*)", console)
         bdfs = {sc.name: emu.bdf for sc, emu in zip(job.rows, emus)}
         with_gsp = sorted(bdfs[sc.name] for sc in job.rows if "--no-gsp" not in sc.emu_args)
@@ -155,6 +157,43 @@ def cmd_bench(args):
             ok = False
             print(f"benchmark incomplete, see {run_dir}")
     return 0 if ok else 1
+
+
+# What the debugfs info file of each booted row must say (gsp/rm/info.rs): the emulated
+# product's GPCs and TPCs (RTX 3090: 82 SMs in 7 GPCs; RTX 3070: 46 in 6; GTX 1650: 14 in 2),
+# the GSP's interrupt vector the emulated interrupt table gives it, the RM objects.
+INFO = {
+    "bench-ga102-570": ["chip: ga102", "firmware: 570.144", "name: NVIDIA GeForce RTX 3090",
+                        r"gr: 7 GPCs, 41 TPCs "
+                        r"\(0:0x3f 1:0x3f 2:0x3f 3:0x3f 4:0x3f 5:0x3f 6:0x1f\)",
+                        "ce fault method buffer: 0x1000 bytes",
+                        "interrupt table: 11 entries", "interrupt gsp: stall 0 nonstall -1",
+                        "interrupt ce4: stall 8 nonstall 136"],
+    "bench-tu117-535": ["chip: tu117", "firmware: 535.113.01", "name: NVIDIA GeForce GTX 1650",
+                        r"gr: 2 GPCs, 7 TPCs \(0:0xf 1:0x7\)",
+                        "interrupt table: 11 entries", "interrupt gsp: stall 0 nonstall -1",
+                        "interrupt nvdec0: stall 9 nonstall 137"],
+    "bench-gsp-lies": ["chip: ga104", r"gr: 6 GPCs, 23 TPCs \(.*\)"],
+}
+INFO_COMMON = ["rm objects: client 0xc1d00000, device 0xde1d0000, subdevice 0x5d1d0000",
+               "gsp-rm internal: client 0xc1e00000, device 0xcaf00000, subdevice 0xcaf00001"]
+
+
+def check_info(job, console, emus, results):
+    """The debugfs `info` file of each device whose GSP is up: what the probe learnt from
+    GSP-RM, as the emulated GPU answered it (INFO)."""
+    if "nova-test: info listed" not in console:
+        results.check("info: the guest listed the info files", False, "no 'info listed'")
+        return
+    listed = console.split("nova-test: info listed")[0]
+    for sc, emu in zip(job.rows, emus):
+        if sc.name not in INFO:
+            continue
+        lines = re.findall(rf"nova-test: info {re.escape(emu.bdf)}: ([^\r\n]*)", listed)
+        missing = [w for w in INFO[sc.name] + INFO_COMMON
+                   if not any(re.fullmatch(w, l) for l in lines)]
+        results.check(f"{sc.name}: debugfs info says what GSP-RM answered", not missing,
+                      f"missing {missing}; the file: {lines}")
 
 
 def check_logs(job, console, emus, results):

@@ -5,13 +5,13 @@ emulated GPU, with each firmware version it runs: 535.113.01 (`NvGspFw=0`) and 5
 speaks 535.113.01 to the model.
 
 What it must show, per GPU: GSP-RM booted by nouveau through FWSEC-FRTS and the booter
-(`GSP_INIT_DONE` after the CPU sequence), the static information asked for, GSP-RM unloaded
-again (FWSEC-SB and booter_unload, WPR2 cleared) when nouveau lets go, no register the model
-does not model, no access after rmmod, and an emulated GPU that reports no check it failed.
-nouveau goes on to the RM API (its first `GSP_RM_CONTROL`), which the model does not serve
-yet: that is where it stops today, checked as such, and the WARNINGs nouveau prints there
-are reported as skipped with that reason. If nouveau fails before that on the model, the
-model is wrong: fix the model, never the oracle.
+(`GSP_INIT_DONE` after the CPU sequence), the static information asked for, its RM client,
+device and subdevice allocated and its first RM controls answered (the interrupt table on both
+versions), GSP-RM unloaded again (FWSEC-SB and booter_unload, WPR2 cleared) when nouveau lets
+go, no access after rmmod, and an emulated GPU that reports no check it failed but for what it
+does not serve yet, named in UNSERVED: that is where nouveau stops today, reported as skipped
+with that reason, as are the WARNINGs nouveau prints there. If nouveau fails before that on the
+model, the model is wrong: fix the model, never the oracle.
 """
 
 import re
@@ -19,8 +19,8 @@ import re
 from .boots import Job
 from .emulator import PHASE_AFTER_RMMOD
 from .kernel_log import device_lines
-from .oracle import check_model_clean
-from .row_checks import check_quiet_after
+from .oracle import MODEL_REFUSALS
+from .row_checks import UNMODELLED, check_quiet_after
 from .settings import KERNEL
 from .table import Scenario
 
@@ -30,14 +30,56 @@ CHIPS = ("tu102", "ga102")
 VERSIONS = (("535.113.01", 0), ("570.144", 1))
 # Headless: no console, no acceleration (nouveau.modeset=2 probes without KMS).
 PARAMS = "modeset=2 noaccel=1"
-# What the model answers to nouveau's first RM control, and the WARNINGs nouveau prints then.
-RM_CONTROL_UNSERVED = re.compile(r"GSP: function 76 \(\d+ bytes\) is not supported")
-# The lines of Linux 7.3.4's nouveau that WARN then: r535_gsp_intr_get_table's and
-# r535_gsp_postinit's checks of what the refused controls returned (rm/r535/gsp.c; the
-# function shows as r535_gsp_init, into which they are inlined).
-KNOWN_WARNINGS = ((r"nvkm/subdev/gsp/rm/r535/gsp\.c:(144|300|306) at r535_gsp_init",
-                   "nouveau WARNs when GSP-RM refuses its first RM controls, which the model "
-                   "does not serve yet (the RM API)"),)
+# What nouveau asks next that the model does not serve yet, per version: with 535.113.01 the
+# VFN interrupt tree (BAR0+0xb80000, the interrupt issue), its BAR2 (the PRAMIN window's base
+# at BAR0+0x001700, the window at BAR0+0x700000, the flush at BAR0+0x070000), its VMM's
+# FERMI_VASPACE_A (0x90f1) and UPDATE_BAR_PDE (function 70); with 570.144 the memsys static
+# configuration in its static information's step (NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG,
+# 0x20800a1c). Each is the next piece of the model (docs/oracle.md).
+UNSERVED = {
+    "535.113.01": re.compile(r"class 0x90f1 unknown|function 70 \(\d+ bytes\) is not supported"
+                             r"|BAR0\+0x(07[0-9a-f]{4}|7[0-9a-f]{5}|b8[0-9a-f]{4}|001700)$"),
+    "570.144": re.compile(r"\(0x20800a1c\) on 0x[0-9a-f]+ in client 0x[0-9a-f]+ refused: "
+                          r"not a control the model answers"),
+}
+# What the model must have answered before nouveau stopped, per version (with 570.144 nouveau
+# asks the memsys configuration before its RM objects).
+ANSWERED = {
+    "535.113.01": ("GSP_RM_ALLOC of NV20_SUBDEVICE_0",
+                   "GSP_RM_CONTROL NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE"),
+    "570.144": ("GET_GSP_STATIC_INFO",),
+}
+# The lines of Linux 7.3.4's nouveau that WARN where it stops: with 535.113.01 its BAR2's set-up
+# and teardown, when GSP-RM refuses UPDATE_BAR_PDE (rm/r535/bar.c); with 570.144 its
+# post-init, when the static information's memsys control is refused (rm/r535/gsp.c,
+# r535_gsp_postinit, inlined into r535_gsp_init).
+KNOWN_WARNINGS = {
+    "535.113.01": ((r"nvkm/subdev/gsp/rm/r535/bar\.c:(77|97) at r535_bar_bar2_(init|fini)",
+                    "nouveau WARNs when GSP-RM refuses UPDATE_BAR_PDE, which the model does not "
+                    "serve yet (BAR2, docs/oracle.md)"),),
+    "570.144": ((r"nvkm/subdev/gsp/rm/r535/gsp\.c:300 at r535_gsp_init",
+                 "nouveau WARNs when GSP-RM refuses the memsys configuration, which the model "
+                 "does not serve yet (docs/oracle.md)"),),
+}
+
+
+def check_model_clean_until(name, log, unserved, results):
+    """check_model_clean, but for what the model does not serve yet (`unserved`): that is
+    where nouveau stops, reported as skipped, and must be there."""
+    regs = sorted({m.group(0) for m in UNMODELLED.finditer(log)})
+    bad_regs = [r for r in regs if not unserved.search(r)]
+    results.check(f"{name}: the driver touched no register the emulated GPU does not model "
+                  f"(but where it stops)", not bad_regs,
+                  f"{len(bad_regs)} unmodelled accesses: {bad_regs[:4]}")
+    refusals = [l for l in log.splitlines() if MODEL_REFUSALS.search(l)]
+    bad = [l for l in refusals if not unserved.search(l)]
+    results.check(f"{name}: the emulated GPU reported no check it failed (but where it stops)",
+                  not bad, "; ".join(bad[:3]))
+    stops = [l for l in refusals + regs if unserved.search(l)]
+    results.check(f"{name}: nouveau stops where the model does not serve it yet",
+                  bool(stops), f"nothing of {unserved.pattern} in the emulated GPU's log")
+    if stops:
+        results.skip(f"{name}: what nouveau asks next", f"not modelled yet: {stops[0]}")
 
 
 def rows_of(version):
@@ -70,10 +112,12 @@ def nouveau_jobs():
                              f"booter_unload-{version} checked byte for byte; WPR2 cleared"):
                     results.check(f"{sc.name}: the emulated GPU saw {what}", what in log,
                                   f"see {emu.log}")
-                results.check(f"{sc.name}: nouveau went on to GSP_RM_CONTROL, which the model "
-                              "does not serve yet", RM_CONTROL_UNSERVED.search(log) is not None,
-                              f"see {emu.log}")
-                check_model_clean(sc.name, log, results)
+                for what in ANSWERED[version]:
+                    results.check(f"{sc.name}: the emulated GSP-RM answered {what}",
+                                  re.search(rf"GSP: {what}\b[^\n]*$", log, re.M) is not None
+                                  and not re.search(rf"GSP: {what}\b[^\n]*refused", log),
+                                  f"see {emu.log}")
+                check_model_clean_until(sc.name, log, UNSERVED[version], results)
                 # nouveau's boot has no unbind step: the rmmod lets go of the GPU.
                 check_quiet_after(sc.name, emu.read_counts() or {}, results,
                                   phases=((PHASE_AFTER_RMMOD, "rmmod"),))
@@ -85,5 +129,5 @@ def nouveau_jobs():
         jobs.append(Job(f"nouveau-{version}", rows_of(version), steps,
                         params=f"{PARAMS} config=NvGspFw={index}", check=check,
                         module=NOUVEAU_MODULE, real_chain=True,
-                        known_warnings=KNOWN_WARNINGS))
+                        known_warnings=KNOWN_WARNINGS[version]))
     return jobs

@@ -20,25 +20,40 @@ LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "co
         "count-unwritten", "length-huge", "length-short", "checksum", "seq-repeat", "seq-skip",
         "function-unknown", "event-unknown", "reply-function", "reply-status", "reply-short",
         "reply-long", "other-version",
-        "flood", "mute", "stream", "chatter", "rm-status", "rm-other-handle", "rm-twice")
+        "flood", "mute", "stream", "chatter", "rm-status", "rm-other-handle", "rm-twice",
+        "rm-table-len")
 
 
-# GSP_INIT_DONE, the static information, the probe's three allocations, their three frees,
-# the unload (emu/src/gsp/fault.rs).
-MESSAGES = range(9)
-# The messages that answer an RM call (GSP_RM_ALLOC, FREE): where the rm-* lies are told.
-RM_MESSAGES = range(2, 8)
+# The conversation's messages (emu/src/gsp/fault.rs) on each sweep's GPU: ga102 with 570.144
+# (GSP_INIT_DONE, the static information, three allocations, the GPC control and seven TPC
+# controls, two more controls, three frees, the unload) and tu117 with 535.113.01 (no GPC or
+# TPC control: its static information has them).
+MESSAGES = {"570": range(19), "535": range(11)}
+# The messages that answer an RM call (allocations, controls, frees): where the rm-* lies are
+# told.
+RM_MESSAGES = {"570": range(2, 18), "535": range(2, 10)}
+
+
+def told_at(lie):
+    """The messages of each sweep's GPU where `lie` can be told: the interrupt table's lie only
+    at the interrupt table, the RM calls' lies at the RM calls, the others anywhere."""
+    if lie == "rm-table-len":
+        # 535.113.01's interrupt table is message 6, an even one: the sweep's 570.144 GPU's.
+        return {"570": range(14, 15), "535": range(0)}
+    return RM_MESSAGES if lie.startswith("rm-") else MESSAGES
 
 
 def lie_rows():
     """Every lie at every message of the conversation, alternating the firmware version."""
     rows = []
     for lie in LIES:
-        for at in RM_MESSAGES if lie.startswith("rm-") else MESSAGES:
+        for at in MESSAGES["570"]:
             if at % 2 == 0:
                 chip, fw, name = "ga102", "-", "570"
             else:
                 chip, fw, name = "tu117", "only=535.113.01", "535"
+            if at not in told_at(lie)[name]:
+                continue
             rows.append(Scenario(f"sweep-{lie}@{at}-{name}",
                                  ["--chipset", chip, "--gsp-fault", f"{lie}@{at}"], fw, "",
                                  [GSP_OUTCOME], 0))

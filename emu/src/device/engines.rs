@@ -168,8 +168,8 @@ impl Device {
         // has its core in reset: to booter_unload it does not run.
         let waits = self.gsp.as_ref().is_some_and(|g| g.wants_resume());
         let wants_resume = waits && engines.sec2.holds_rtos();
-        let gsp_rm_up = engines.gsp.riscv_active()
-            || self.gsp.as_ref().is_some_and(|g| g.running() && !waits);
+        let gsp_rm_up =
+            engines.gsp.riscv_active() || self.gsp.as_ref().is_some_and(|g| g.running() && !waits);
         let log = &self.log;
         let mut mem = Sysmem::gated(&self.guest_mem, &mut self.counts, bus_master);
         let (outcome, wpr2) = chain.sec2_start(
@@ -332,6 +332,7 @@ impl Device {
         };
         if let Some(start) = self.start_pending.take() {
             let pci = self.config.function();
+            gsp.set_wpr2_start(self.fb.as_ref().and_then(|f| f.wpr2()).map(|r| r.start));
             let mut mem = self.gsp_sysmem();
             let code = match start.by {
                 Starter::Booter => gsp.start(&mut mem, start.libos, start.version, pci),

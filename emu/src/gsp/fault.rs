@@ -6,10 +6,13 @@
 //! `N` counts the messages of the conversation GSP-RM posts, from 0: in the
 //! driver's boot these are GSP_INIT_DONE (0), the reply to
 //! GET_GSP_STATIC_INFO (1), to the three GSP_RM_ALLOCs of the probe's client,
-//! device and subdevice (2 to 4), and at unbind to their three FREEs (5 to 7)
-//! and to UNLOADING_GUEST_DRIVER (8), on both boot chains.
-//! GSP_SET_SYSTEM_INFO and SET_REGISTRY get no reply, so they have no
-//! message. RUN_CPU_SEQUENCER, GSP-RM's own events (`super::events`),
+//! device and subdevice (2 to 4), then to the probe's controls: with 570.144
+//! the GPC control and one TPC control per GPC (ga102: 5 to 12), then the
+//! copy engines' method buffer and the interrupt table (ga102 with 570.144:
+//! 13, 14; 535.113.01, whose static information holds the GPCs: 5, 6); at
+//! unbind the three FREEs and UNLOADING_GUEST_DRIVER (ga102 with 570.144: 15
+//! to 18; 535.113.01: 7 to 10). GSP_SET_SYSTEM_INFO and SET_REGISTRY get no
+//! reply, so they have no message. RUN_CPU_SEQUENCER, GSP-RM's own events (`super::events`),
 //! continuation records and flood events are not counted. Without `@N` the
 //! lie is told at message 1.
 //!
@@ -76,15 +79,18 @@ pub enum Lie {
     /// From message N on one event comes before every message, and the GSP
     /// posts one more on every tick of its own while there is room.
     Chatter,
-    /// The RM call (`GSP_RM_ALLOC`, `FREE`) at message N is not carried out, and its reply says
-    /// so in the call's own status (NV_ERR_INSUFFICIENT_RESOURCES), the RPC's `rpc_result`
-    /// saying success.
+    /// The RM call (`GSP_RM_ALLOC`, `GSP_RM_CONTROL`, `FREE`) at message N is not carried
+    /// out, and its reply says so in the call's own status (NV_ERR_INSUFFICIENT_RESOURCES), the
+    /// RPC's `rpc_result` saying success.
     RmStatus,
     /// The reply to the RM call at message N names another object (its handle plus one); the
     /// call was carried out.
     RmOtherHandle,
     /// The reply to the RM call at message N is posted twice.
     RmTwice,
+    /// The interrupt table answered at message N says it has 129 entries, one more than its
+    /// array holds.
+    RmTableLen,
     /// The GSP ignores falcon resets and keeps running after it acknowledged
     /// UNLOADING_GUEST_DRIVER: nothing the driver does stops it (N unused).
     Unstoppable,
@@ -197,6 +203,11 @@ pub const LIES: &[(&str, Lie, &str)] = &[
         "RM call's reply names the next handle",
     ),
     ("rm-twice", Lie::RmTwice, "RM call's reply posted twice"),
+    (
+        "rm-table-len",
+        Lie::RmTableLen,
+        "interrupt table length 129, past its 128 entries",
+    ),
     (
         "unstoppable",
         Lie::Unstoppable,

@@ -19,6 +19,7 @@
 //! [`Sysmem`].
 
 pub mod clock;
+pub mod controls;
 pub mod events;
 pub mod fault;
 pub mod firmware;
@@ -56,6 +57,9 @@ pub const ERR_BAD_ARGUMENTS: u32 = 0xbad0_0002;
 pub const ERR_BAD_SHARED_MEMORY: u32 = 0xbad0_0003;
 /// A guest memory fault during the start or the resume.
 pub const ERR_FAULT: u32 = 0xbad0_0004;
+
+/// The alignment of the usable video memory the static information reports.
+const FB_ALIGN: u64 = 2 << 20;
 
 /// NV_ERR_NOT_SUPPORTED, the reply to functions the GSP does not know.
 const NV_ERR_NOT_SUPPORTED: u32 = 0x56;
@@ -229,6 +233,9 @@ pub struct Gsp {
     recorded: u32,
     /// Commands taken since the device last looked ([`Gsp::take_commands`]).
     taken: Vec<Taken>,
+    /// Where WPR2 begins in video memory (set at each start, where the FB unit is modelled):
+    /// the usable memory GSP-RM reports ends below it.
+    wpr2_start: Option<u64>,
 }
 
 /// A command GSP-RM took, for the trace: its function and payload, and the payload's bytes
@@ -294,7 +301,13 @@ impl Gsp {
             log,
             recorded: 0,
             taken: Vec::new(),
+            wpr2_start: None,
         }
+    }
+
+    /// Where WPR2 begins, as the FB unit has it when GSP-RM starts.
+    pub fn set_wpr2_start(&mut self, start: Option<u64>) {
+        self.wpr2_start = start;
     }
 
     /// The commands GSP-RM took since this was last called, in order.
@@ -816,7 +829,9 @@ impl Gsp {
                 return Ok(Delivered::Done);
             }
             function::GET_GSP_STATIC_INFO => self.fill_static_info(version, p.payload),
-            function::GSP_RM_ALLOC | function::FREE => self.rm_call(version, &p),
+            function::GSP_RM_ALLOC | function::FREE | function::GSP_RM_CONTROL => {
+                self.rm_call(version, &p)
+            }
             function::UNLOADING_GUEST_DRIVER => {
                 self.line("UNLOADING_GUEST_DRIVER");
                 stop = true;
@@ -854,14 +869,17 @@ impl Gsp {
 
     /// Whether `lie`, an RM call's lie, is told to the reply of `function` about to be posted.
     fn rm_lie_now(&self, function: u32, lie: Lie) -> bool {
-        let rm_call = matches!(function, function::GSP_RM_ALLOC | function::FREE);
+        let rm_call = matches!(
+            function,
+            function::GSP_RM_ALLOC | function::FREE | function::GSP_RM_CONTROL
+        );
         matches!(
             (self.config.fault, self.state.as_ref()),
             (Some(f), Some(s)) if rm_call && f.lie == lie && f.at == s.posted
         )
     }
 
-    /// An RM call (`GSP_RM_ALLOC`, `FREE`) carried out on the object tree: the `rpc_result`
+    /// An RM call (`GSP_RM_ALLOC`, `GSP_RM_CONTROL`, `FREE`) carried out on the object tree: the `rpc_result`
     /// and the request answered in place (its status set), as GSP-RM sends it back. A refusal
     /// sets both: OpenRM's CPU side takes an allocation whose `rpc_result` is `NV_OK` as done
     /// without reading the status (`rpcGspRmAlloc_v03_00`, `vgpu/rpc.c` at 570.144), and reads
@@ -872,7 +890,8 @@ impl Gsp {
         if self.rm_lie_now(p.function, Lie::RmStatus) {
             let at = match p.function {
                 function::GSP_RM_ALLOC => rm::alloc::STATUS,
-                _ => rm::free::STATUS,
+                function::FREE => rm::free::STATUS,
+                _ => rm::control::STATUS,
             };
             if request.len() >= at + 4 {
                 put_u32(&mut request, at, fault::RM_STATUS);
@@ -884,17 +903,36 @@ impl Gsp {
             ));
             return (0, request);
         }
+        let chip = self.chip;
         let s = self.state.as_mut().expect("running");
-        let answer = if p.function == function::GSP_RM_ALLOC {
-            s.rm.alloc(version, &mut request)
-        } else {
-            s.rm.free(&mut request)
+        let answer = match p.function {
+            function::GSP_RM_ALLOC => s.rm.alloc(version, &mut request),
+            function::FREE => s.rm.free(&mut request),
+            _ => s.rm.control(
+                version,
+                &mut request,
+                controls::params_size,
+                |cmd, params| controls::answer(chip, version, cmd, params),
+            ),
         };
         self.line(&answer.line);
+        let table = rm::control::SIZE_OF;
+        // Only an interrupt table answered (so at least its length is there) lies.
+        if p.function == function::GSP_RM_CONTROL
+            && answer.status == 0
+            && self.rm_lie_now(p.function, Lie::RmTableLen)
+            && get_u32(&request, rm::control::CMD) == controls::INTR_GET_KERNEL_TABLE
+        {
+            put_u32(&mut request, table, 129);
+            self.line(&format!(
+                "fault rm-table-len at message {index}: the interrupt table's length 129"
+            ));
+        }
         if self.rm_lie_now(p.function, Lie::RmOtherHandle) {
             let at = match p.function {
                 function::GSP_RM_ALLOC => rm::alloc::H_OBJECT,
-                _ => rm::free::H_OBJECT_OLD,
+                function::FREE => rm::free::H_OBJECT_OLD,
+                _ => rm::control::H_OBJECT,
             };
             if request.len() >= at + 4 {
                 let handle = get_u32(&request, at);
@@ -946,8 +984,9 @@ impl Gsp {
         (0, request)
     }
 
-    /// GspStaticConfigInfo of `version`: zero but for the name, the framebuffer size and
-    /// GSP-RM's internal client, device and subdevice.
+    /// GspStaticConfigInfo of `version`: zero but for the name, the framebuffer size and its
+    /// usable region, GSP-RM's internal client, device and subdevice, and (535.113.01) the GPCs
+    /// and TPCs.
     fn static_info(&self, version: Version) -> Vec<u8> {
         let mut info = vec![0u8; version.static_info_size()];
         let name = format!("NVIDIA {}", self.chip.product);
@@ -963,6 +1002,34 @@ impl Gsp {
         let at = version.static_info_internal_handles_offset();
         for (i, handle) in rm::INTERNAL.iter().enumerate() {
             put_u32(&mut info, at + 4 * i, *handle);
+        }
+        // The video memory the driver may use: one region from 0 to 2 MiB below WPR2's 2 MiB
+        // aligned start (the non-WPR heap under WPR2 stays GSP-RM's), compressible and
+        // displayable, neither reserved nor protected, as nouveau takes a usable region
+        // (`r535_gsp_get_static_info_fb`). The model's figure: GSP-RM's own reservations below
+        // it are not published. Without a modelled FB unit, no region.
+        if let Some(wpr2) = self.wpr2_start {
+            let end = (wpr2 & !(FB_ALIGN - 1)).saturating_sub(FB_ALIGN);
+            if end > 0 {
+                let at = version.static_info_fb_regions_offset();
+                put_u32(&mut info, at, 1);
+                let r = at + 8;
+                put_u64(&mut info, r, 0);
+                put_u64(&mut info, r + 8, end - 1);
+                // reserved (u64) at +16 and performance (u32) at +24 stay 0.
+                info[r + 28] = 1; // supportCompressed
+                info[r + 29] = 1; // supportISO
+            }
+        }
+        // 535.113.01 has the GPCs and TPCs here (gpcInfo, then tpcInfo[32] of {gpcId,
+        // tpcMask}); 570.144 answers controls for them.
+        if let Some(at) = version.static_info_gr_offset() {
+            let (mask, tpcs) = controls::gr_masks(self.chip);
+            put_u32(&mut info, at, mask);
+            for (g, tpc) in tpcs.iter().enumerate() {
+                put_u32(&mut info, at + 4 + 8 * g, g as u32);
+                put_u32(&mut info, at + 8 + 8 * g, *tpc);
+            }
         }
         info
     }

@@ -34,6 +34,17 @@ pub mod free {
     pub const SIZE_OF: usize = 16;
 }
 
+/// `rpc_gsp_rm_control_v03_00` (OpenRM `g_rpc-structures.h`, the same in both versions): its
+/// fixed part, then `paramsSize` bytes of parameters, answered in place.
+pub mod control {
+    pub const H_CLIENT: usize = 0;
+    pub const H_OBJECT: usize = 4;
+    pub const CMD: usize = 8;
+    pub const STATUS: usize = 12;
+    pub const PARAMS_SIZE: usize = 16;
+    pub const SIZE_OF: usize = 24;
+}
+
 /// The classes the model knows (OpenRM `class/cl0000.h`, `cl0080.h`, `cl2080.h`).
 pub const NV01_ROOT: u32 = 0x0;
 pub const NV01_DEVICE_0: u32 = 0x80;
@@ -44,6 +55,9 @@ pub const NV_ERR_INSERT_DUPLICATE_NAME: u32 = 0x19;
 pub const NV_ERR_INSUFFICIENT_RESOURCES: u32 = 0x1a;
 pub const NV_ERR_INVALID_ARGUMENT: u32 = 0x1f;
 pub const NV_ERR_INVALID_CLASS: u32 = 0x22;
+pub const NV_ERR_INVALID_CLIENT: u32 = 0x23;
+pub const NV_ERR_INVALID_PARAM_STRUCT: u32 = 0x3a;
+pub const NV_ERR_NOT_SUPPORTED: u32 = 0x56;
 pub const NV_ERR_INVALID_OBJECT_HANDLE: u32 = 0x33;
 pub const NV_ERR_INVALID_OBJECT_PARENT: u32 = 0x36;
 pub const NV_ERR_OBJECT_NOT_FOUND: u32 = 0x57;
@@ -101,6 +115,8 @@ pub struct RmSummary {
     pub after_free: u32,
     /// Objects still allocated when GSP-RM stopped (set then).
     pub live: u32,
+    /// Controls answered (refused ones are counted as refused).
+    pub controls: u32,
 }
 
 /// The object tree of one GSP-RM run: its clients, each with its objects by handle (the client
@@ -373,6 +389,95 @@ impl Tree {
             f.retain(|&h| h != client);
         }
         Answer::ok(what.to_string())
+    }
+
+    /// `GSP_RM_CONTROL`: the request answered in place (its status and parameters) by `answer`
+    /// for a command of known parameter size, once the tree's checks pass: the client, then the
+    /// object (rmapi `_rmapiRmControl`, then `serverControl`), then the command for the object's
+    /// class and the parameters' size (`resControlLookup`; 570.144 checks the size first, in
+    /// `rmapi/control.c`, with another code).
+    pub fn control(
+        &mut self,
+        version: Version,
+        request: &mut [u8],
+        params_size: impl Fn(u32) -> Option<usize>,
+        answer: impl FnOnce(u32, &mut [u8]) -> Result<(), (u32, String)>,
+    ) -> Answer {
+        let answer = self.try_control(version, request, params_size, answer);
+        if answer.status != 0 {
+            self.summary.refused += 1;
+        } else {
+            self.summary.controls += 1;
+        }
+        if request.len() >= control::SIZE_OF {
+            put_u32(request, control::STATUS, answer.status);
+        }
+        answer
+    }
+
+    fn try_control(
+        &mut self,
+        version: Version,
+        request: &mut [u8],
+        params_size: impl Fn(u32) -> Option<usize>,
+        answer: impl FnOnce(u32, &mut [u8]) -> Result<(), (u32, String)>,
+    ) -> Answer {
+        if request.len() < control::SIZE_OF {
+            return Answer::refused(
+                NV_ERR_INVALID_ARGUMENT,
+                format!(
+                    "GSP_RM_CONTROL refused: {} bytes, shorter than rpc_gsp_rm_control_v03_00 ({})",
+                    request.len(),
+                    control::SIZE_OF
+                ),
+            );
+        }
+        let client = get_u32(request, control::H_CLIENT);
+        let object = get_u32(request, control::H_OBJECT);
+        let cmd = get_u32(request, control::CMD);
+        let size = get_u32(request, control::PARAMS_SIZE) as usize;
+        let what = format!(
+            "GSP_RM_CONTROL {} ({cmd:#010x}) on {object:#010x} in client {client:#010x}",
+            super::controls::name(cmd)
+        );
+        self.note_after_free(client, &[object]);
+        let Some(objects) = self.clients.get(&client) else {
+            return Answer::refused(
+                NV_ERR_INVALID_CLIENT,
+                format!("{what} refused: no client {client:#010x}: NV_ERR_INVALID_CLIENT"),
+            );
+        };
+        let Some(target) = objects.get(&object) else {
+            return Answer::refused(
+                NV_ERR_OBJECT_NOT_FOUND,
+                format!("{what} refused: no object {object:#010x}: NV_ERR_OBJECT_NOT_FOUND"),
+            );
+        };
+        // A command's class is its top 16 bits (NV2080_CTRL_CMD_*: the subdevice's).
+        let Some(want) = params_size(cmd).filter(|_| cmd >> 16 == target.class) else {
+            return Answer::refused(
+                NV_ERR_NOT_SUPPORTED,
+                format!(
+                    "{what} refused: not a control the model answers on {}: NV_ERR_NOT_SUPPORTED",
+                    class_name(target.class)
+                ),
+            );
+        };
+        let sent = request.len() - control::SIZE_OF;
+        if size != want || sent < size {
+            let status = match version {
+                Version::R570_144 => NV_ERR_INVALID_ARGUMENT,
+                Version::R535_113_01 => NV_ERR_INVALID_PARAM_STRUCT,
+            };
+            return Answer::refused(
+                status,
+                format!("{what} refused: paramsSize {size} ({sent} bytes sent), not {want}"),
+            );
+        }
+        match answer(cmd, &mut request[control::SIZE_OF..control::SIZE_OF + size]) {
+            Ok(()) => Answer::ok(what),
+            Err((status, why)) => Answer::refused(status, format!("{what} refused: {why}")),
+        }
     }
 
     /// `FREE`: the request is answered in place and sent back. RM frees the object's

@@ -68,7 +68,8 @@ fn nouveaus_probe_tree_is_allocated_and_freed_children_first_in_both_versions() 
                 freed: 3,
                 refused: 0,
                 after_free: 0,
-                live: 0
+                live: 0,
+                controls: 0,
             }
         );
     }
@@ -200,4 +201,55 @@ fn gsp_rms_own_objects_are_there_but_not_the_drivers() {
         NV_ERR_INVALID_OBJECT_HANDLE
     );
     assert_eq!(tree.summary().freed, 0);
+}
+
+/// A control request of `size` parameter bytes (zero), for `cmd` on `object`.
+fn control_request(client: u32, object: u32, cmd: u32, size: usize) -> Vec<u8> {
+    let mut b = vec![0u8; control::SIZE_OF + size];
+    put_u32(&mut b, control::H_CLIENT, client);
+    put_u32(&mut b, control::H_OBJECT, object);
+    put_u32(&mut b, control::CMD, cmd);
+    put_u32(&mut b, control::PARAMS_SIZE, size as u32);
+    b
+}
+
+#[test]
+fn controls_are_checked_client_object_command_then_size() {
+    const CMD: u32 = 0x2080_0137;
+    let size = |cmd| (cmd == CMD).then_some(4);
+    for version in Version::ALL {
+        let mut tree = probe_tree(version);
+        let mut call = |client, object, cmd, n| {
+            let mut b = control_request(client, object, cmd, n);
+            let a = tree.control(version, &mut b, size, |_, p| {
+                p.copy_from_slice(&0x7fu32.to_le_bytes());
+                Ok(())
+            });
+            assert_eq!(get_u32(&b, control::STATUS), a.status, "{}", a.line);
+            (a.status, get_u32(&b, control::SIZE_OF.min(b.len() - 4)))
+        };
+        assert_eq!(call(CLIENT, SUBDEVICE, CMD, 4), (0, 0x7f));
+        assert_eq!(
+            call(0xc1d0_0009, SUBDEVICE, CMD, 4).0,
+            NV_ERR_INVALID_CLIENT
+        );
+        assert_eq!(call(CLIENT, 0x1234, CMD, 4).0, NV_ERR_OBJECT_NOT_FOUND);
+        // A subdevice control on the device; an unknown one.
+        assert_eq!(call(CLIENT, DEVICE, CMD, 4).0, NV_ERR_NOT_SUPPORTED);
+        assert_eq!(
+            call(CLIENT, SUBDEVICE, 0x2080_0001, 4).0,
+            NV_ERR_NOT_SUPPORTED
+        );
+        let want = match version {
+            Version::R570_144 => NV_ERR_INVALID_ARGUMENT,
+            Version::R535_113_01 => NV_ERR_INVALID_PARAM_STRUCT,
+        };
+        assert_eq!(call(CLIENT, SUBDEVICE, CMD, 8).0, want);
+        let summary = tree.summary();
+        assert_eq!((summary.controls, summary.refused), (1, 5));
+        // GSP-RM's internal subdevice answers too.
+        let [c, _, sd] = INTERNAL;
+        let mut b = control_request(c, sd, CMD, 4);
+        assert_eq!(tree.control(version, &mut b, size, |_, _| Ok(())).status, 0);
+    }
 }

@@ -526,7 +526,15 @@ fn boot_static_info_and_unload_for_each_version() {
         let at = v.static_info_internal_handles_offset();
         let handles: Vec<u32> = (0..3).map(|i| get_u32(&m.payload, at + 4 * i)).collect();
         assert_eq!(handles, super::rm::INTERNAL, "{v}");
-        let nonzero = m.payload.iter().filter(|&&b| b != 0).count();
+        // 535.113.01's GPCs and TPCs: ga102's 7 GPCs, 41 TPCs (6 in each but the last).
+        let mut payload = m.payload.clone();
+        if let Some(at) = v.static_info_gr_offset() {
+            assert_eq!(get_u32(&payload, at), 0x7f, "{v}");
+            let tpcs: Vec<u32> = (0..8).map(|g| get_u32(&payload, at + 8 + 8 * g)).collect();
+            assert_eq!(tpcs, [0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x1f, 0]);
+            payload[at..at + 4 + 8 * 32].fill(0);
+        }
+        let nonzero = payload.iter().filter(|&&b| b != 0).count();
         let nonzero_handles: usize = super::rm::INTERNAL
             .iter()
             .map(|h| h.to_le_bytes().iter().filter(|&&b| b != 0).count())
@@ -534,7 +542,7 @@ fn boot_static_info_and_unload_for_each_version() {
         assert_eq!(
             nonzero,
             end + 1 + nonzero_handles,
-            "zero but name, fb_length (24 GiB = one 0x06 byte) and the internal handles"
+            "zero but name, fb_length (24 GiB = one 0x06 byte), the internal handles and the GPCs"
         );
 
         d.set_phase(5);

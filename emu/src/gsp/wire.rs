@@ -84,6 +84,25 @@ impl Version {
         }
     }
 
+    /// Offset of GspStaticConfigInfo.gpcInfo, followed by tpcInfo[MAX_GPC_COUNT]: 535.113.01
+    /// only (the project's header pins 292).
+    pub fn static_info_gr_offset(self) -> Option<usize> {
+        match self {
+            Version::R535_113_01 => Some(292),
+            Version::R570_144 => None,
+        }
+    }
+
+    /// Offset of GspStaticConfigInfo.fbRegionInfoParams (numFBRegions, then from +8 the
+    /// regions of 48 bytes: base, limit, reserved, performance, supportCompressed, supportISO,
+    /// bProtected; the project's headers pin 840 and 344).
+    pub fn static_info_fb_regions_offset(self) -> usize {
+        match self {
+            Version::R535_113_01 => 840,
+            Version::R570_144 => 344,
+        }
+    }
+
     /// Offset of GspStaticConfigInfo.fb_length (u64).
     pub fn static_info_fb_length_offset(self) -> usize {
         match self {
@@ -207,7 +226,7 @@ pub mod function {
     pub const CONTINUATION_RECORD: u32 = 71;
     pub const GSP_SET_SYSTEM_INFO: u32 = 72;
     pub const SET_REGISTRY: u32 = 73;
-    /// An RM control (the RM API; the model does not serve it).
+    /// An RM control (the RM API: `super::controls`).
     pub const GSP_RM_CONTROL: u32 = 76;
     /// Allocates an RM object.
     pub const GSP_RM_ALLOC: u32 = 103;

@@ -18,11 +18,14 @@ pub(crate) mod poll;
 pub(crate) mod replies;
 #[path = "../../../gsp/rm/calls.rs"]
 pub(crate) mod rm_calls;
+#[path = "../../../gsp/rm/controls.rs"]
+pub(crate) mod rm_controls;
 #[path = "../../../gsp/rm/status.rs"]
 pub(crate) mod rm_status;
 /// The driver's `gsp::rm`, as far as the parsing core has it.
 pub(crate) mod rm {
     pub(crate) use super::rm_calls as calls;
+    pub(crate) use super::rm_controls as controls;
     pub(crate) use super::rm_status as status;
 }
 #[path = "../../../gsp/sequencer/commands.rs"]
