@@ -724,10 +724,11 @@ impl GspCore {
                     Ok(Freed) => dev_dbg!(dev, "GSP-RM: {} freed\n", object),
                     Err(e) => dev_warn!(dev, "GSP-RM: free of {} refused: {}\n", object, e),
                 },
-                // GSP-RM answered that the free failed (logged): the others may still be
-                // freed. Anything else (no answer, a broken queue, a reply out of step) ends
-                // the frees.
-                Err(_) if self.failed.is_some() => {}
+                // A failed status, a broken message or a reply out of step (logged): GSP-RM
+                // still answers, and each free it carries out is one object less, whichever
+                // reply the driver reads for it (a free of a handle GSP-RM no longer holds is
+                // no error in RM). Only silence or a vanished GPU ends the frees.
+                Err(e) if e != ETIMEDOUT && e != ENODEV => {}
                 Err(e) => {
                     dev_warn!(
                         dev,

@@ -148,9 +148,9 @@ impl<'bound> RunningGsp<'bound> {
         struct Greet<'a>(&'a Device<Bound>, &'a SharedBar0);
 
         impl OnGsp for Greet<'_> {
-            type Output = Result<RmInfo>;
+            type Output = Result<KBox<RmInfo>>;
 
-            fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result<RmInfo> {
+            fn run<V: Interface>(self, gsp: &mut Gsp<V>) -> Result<KBox<RmInfo>> {
                 let Greet(dev, bar) = self;
                 let info = gsp.probe_info(dev, bar)?;
                 dev_info!(dev, "GSP {} up: {}\n", V::VERSION, info.name());
@@ -163,7 +163,7 @@ impl<'bound> RunningGsp<'bound> {
             let gsp = Option::as_mut(&mut *gsp).ok_or(ENODEV)?;
             gsp.on(Greet(self.dev, &self.files.bar))?
         };
-        *self.files.info.lock() = Some(KBox::new(info, GFP_KERNEL)?);
+        *self.files.info.lock() = Some(info);
         Ok(())
     }
 }

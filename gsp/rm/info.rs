@@ -70,7 +70,7 @@ struct VersionFacts {
 
 impl<V: Interface> Gsp<V> {
     /// Asks GSP-RM what the probe needs, allocating the probe's RM objects on the way.
-    pub(crate) fn probe_info(&mut self, dev: &Device, bar: &SharedBar0) -> Result<RmInfo> {
+    pub(crate) fn probe_info(&mut self, dev: &Device, bar: &SharedBar0) -> Result<KBox<RmInfo>> {
         let static_info = self.static_info(dev, bar)?;
         let facts = VersionFacts {
             version: V::VERSION,
@@ -90,7 +90,7 @@ impl GspCore {
         bar: &SharedBar0,
         static_info: StaticInfo,
         facts: &VersionFacts,
-    ) -> Result<RmInfo> {
+    ) -> Result<KBox<RmInfo>> {
         let rm = self.alloc_rm_device(dev, bar, facts.client_params, facts.write_client_params)?;
         let gr = match static_info.gr() {
             Some(gr) => gr,
@@ -107,15 +107,19 @@ impl GspCore {
                 engine: facts.engine,
             },
         )?;
-        let info = RmInfo {
-            chipset: self.chipset(),
-            version: facts.version,
-            static_info,
-            rm,
-            gr,
-            ce_method_buffer,
-            intr,
-        };
+        // On the heap at once: with the interrupt table it is a kilobyte.
+        let info = KBox::new(
+            RmInfo {
+                chipset: self.chipset(),
+                version: facts.version,
+                static_info,
+                rm,
+                gr,
+                ce_method_buffer,
+                intr,
+            },
+            GFP_KERNEL,
+        )?;
         dev_dbg!(
             dev,
             "GSP-RM: {}; {}; fault method buffer {:#x} bytes; {} interrupt table entries\n",

@@ -229,7 +229,7 @@ pub const UNKNOWN_EVENT: u32 = 0x1fff;
 pub const REPLY_STATUS: u32 = 0x1f;
 
 /// The status the `rm-status` lie gives an RM call: NV_ERR_INSUFFICIENT_RESOURCES.
-pub const RM_STATUS: u32 = 0x1a;
+pub const RM_STATUS: u32 = super::rm::NV_ERR_INSUFFICIENT_RESOURCES;
 
 /// An event both versions define (NV_VGPU_MSG_EVENT_OS_ERROR_LOG), the
 /// one the flood, the stream and the chatter post.

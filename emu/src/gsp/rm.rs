@@ -101,6 +101,10 @@ struct Object {
     instance: u32,
 }
 
+/// The most objects the model holds in one run, all clients together (the model's bound: a
+/// guest that allocates without end gets NV_ERR_INSUFFICIENT_RESOURCES, as RM's tables fill up).
+const MAX_OBJECTS: usize = 1 << 16;
+
 /// What the tree saw over one GSP-RM run, for the counts file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct RmSummary {
@@ -143,6 +147,15 @@ impl Answer {
 
     fn refused(status: u32, line: String) -> Answer {
         Answer { status, line }
+    }
+
+    /// A request shorter than its call's fixed part: refused as an invalid argument (the
+    /// model's assumption; nothing can be read of it).
+    fn short(call: &str, structure: &str, len: usize, size: usize) -> Answer {
+        Answer::refused(
+            NV_ERR_INVALID_ARGUMENT,
+            format!("{call} refused: {len} bytes, shorter than {structure} ({size})"),
+        )
     }
 }
 
@@ -195,26 +208,42 @@ impl Tree {
     /// `GSP_RM_ALLOC`: the request is answered in place (its status field set) and sent back.
     pub fn alloc(&mut self, version: Version, request: &mut [u8]) -> Answer {
         let answer = self.try_alloc(version, request);
+        self.answered(request, alloc::STATUS, answer, |s| s.allocated += 1)
+    }
+
+    /// Writes `answer`'s status at `status_at` of `request` (where the request has it) and counts
+    /// the call: refused, or as `done` counts it.
+    fn answered(
+        &mut self,
+        request: &mut [u8],
+        status_at: usize,
+        answer: Answer,
+        done: fn(&mut RmSummary),
+    ) -> Answer {
         if answer.status != 0 {
             self.summary.refused += 1;
         } else {
-            self.summary.allocated += 1;
+            done(&mut self.summary);
         }
-        if request.len() >= alloc::SIZE_OF {
-            put_u32(request, alloc::STATUS, answer.status);
+        if request.len() >= status_at + 4 {
+            put_u32(request, status_at, answer.status);
         }
         answer
     }
 
     fn try_alloc(&mut self, version: Version, request: &[u8]) -> Answer {
         if request.len() < alloc::SIZE_OF {
+            return Answer::short(
+                "GSP_RM_ALLOC",
+                "rpc_gsp_rm_alloc_v03_00",
+                request.len(),
+                alloc::SIZE_OF,
+            );
+        }
+        if self.clients.values().map(BTreeMap::len).sum::<usize>() >= MAX_OBJECTS {
             return Answer::refused(
-                NV_ERR_INVALID_ARGUMENT,
-                format!(
-                    "GSP_RM_ALLOC refused: {} bytes, shorter than rpc_gsp_rm_alloc_v03_00 ({})",
-                    request.len(),
-                    alloc::SIZE_OF
-                ),
+                NV_ERR_INSUFFICIENT_RESOURCES,
+                format!("GSP_RM_ALLOC refused: {MAX_OBJECTS} objects held already"),
             );
         }
         let client = get_u32(request, alloc::H_CLIENT);
@@ -404,15 +433,7 @@ impl Tree {
         answer: impl FnOnce(u32, &mut [u8]) -> Result<(), (u32, String)>,
     ) -> Answer {
         let answer = self.try_control(version, request, params_size, answer);
-        if answer.status != 0 {
-            self.summary.refused += 1;
-        } else {
-            self.summary.controls += 1;
-        }
-        if request.len() >= control::SIZE_OF {
-            put_u32(request, control::STATUS, answer.status);
-        }
-        answer
+        self.answered(request, control::STATUS, answer, |s| s.controls += 1)
     }
 
     fn try_control(
@@ -423,13 +444,11 @@ impl Tree {
         answer: impl FnOnce(u32, &mut [u8]) -> Result<(), (u32, String)>,
     ) -> Answer {
         if request.len() < control::SIZE_OF {
-            return Answer::refused(
-                NV_ERR_INVALID_ARGUMENT,
-                format!(
-                    "GSP_RM_CONTROL refused: {} bytes, shorter than rpc_gsp_rm_control_v03_00 ({})",
-                    request.len(),
-                    control::SIZE_OF
-                ),
+            return Answer::short(
+                "GSP_RM_CONTROL",
+                "rpc_gsp_rm_control_v03_00",
+                request.len(),
+                control::SIZE_OF,
             );
         }
         let client = get_u32(request, control::H_CLIENT);
@@ -486,25 +505,13 @@ impl Tree {
     /// (`serverFreeResourceTree`).
     pub fn free(&mut self, request: &mut [u8]) -> Answer {
         let answer = self.try_free(request);
-        if answer.status != 0 {
-            self.summary.refused += 1;
-        }
-        if request.len() >= free::SIZE_OF {
-            put_u32(request, free::STATUS, answer.status);
-        }
-        answer
+        // What it freed was counted as it went.
+        self.answered(request, free::STATUS, answer, |_| {})
     }
 
     fn try_free(&mut self, request: &[u8]) -> Answer {
         if request.len() < free::SIZE_OF {
-            return Answer::refused(
-                NV_ERR_INVALID_ARGUMENT,
-                format!(
-                    "FREE refused: {} bytes, shorter than rpc_free_v03_00 ({})",
-                    request.len(),
-                    free::SIZE_OF
-                ),
-            );
+            return Answer::short("FREE", "rpc_free_v03_00", request.len(), free::SIZE_OF);
         }
         let client = get_u32(request, free::H_ROOT);
         let object = get_u32(request, free::H_OBJECT_OLD);
@@ -548,7 +555,12 @@ impl Tree {
             self.clients.remove(&client);
         }
         self.summary.freed += gone.len() as u32;
-        self.freed.entry(client).or_default().extend(&gone);
+        let freed = self.freed.entry(client).or_default();
+        freed.extend(&gone);
+        // Only the latest frees are remembered (a use after an older free goes uncounted).
+        if freed.len() > MAX_OBJECTS {
+            freed.drain(..freed.len() - MAX_OBJECTS);
+        }
         let also = match gone.len() - 1 {
             0 => String::new(),
             n => format!(" and {n} descendant(s)"),
