@@ -85,6 +85,7 @@ kernel_display!(
     falcon::state::Failed,
     gsp::sequencer::poll::PollMismatch,
     gsp::msgq::MsgError,
+    gsp::replies::FbInfo,
     gsp::replies::InternalHandles,
     gsp::replies::StaticInfoError,
     gsp::rm::calls::Object,

@@ -29,6 +29,47 @@ pub(crate) struct StaticInfo {
     /// The GPCs and TPCs, where the version's static information holds them (535.113.01;
     /// 570.144 answers controls for them instead).
     gr: Option<GrInfo>,
+    /// The video memory's size and regions.
+    fb: FbInfo,
+}
+
+/// Most FB regions GSP-RM reports (`NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MAX_ENTRIES`).
+pub(crate) const MAX_FB_REGIONS: usize = 16;
+
+/// One region of video memory as GSP-RM reports it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FbRegion {
+    pub(crate) base: u64,
+    pub(crate) limit: u64,
+    /// Neither reserved nor protected, compressible and displayable: memory a client may use
+    /// (nouveau takes exactly these, `rm/r535/gsp.c`, `r535_gsp_get_static_info_fb`).
+    pub(crate) usable: bool,
+}
+
+/// The video memory's size and its regions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FbInfo {
+    pub(crate) size: u64,
+    regions: [FbRegion; MAX_FB_REGIONS],
+    count: usize,
+}
+
+impl FbInfo {
+    /// The regions GSP-RM reported.
+    pub(crate) fn regions(&self) -> &[FbRegion] {
+        &self.regions[..self.count]
+    }
+}
+
+impl fmt::Display for FbInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#x} bytes", self.size)?;
+        for r in self.regions() {
+            let what = if r.usable { "usable" } else { "reserved" };
+            write!(f, "; {:#x}-{:#x} {what}", r.base, r.limit)?;
+        }
+        Ok(())
+    }
 }
 
 /// GSP-RM's own client, device and subdevice, as the static information names them.
@@ -65,6 +106,11 @@ impl StaticInfo {
     pub(crate) fn gr(&self) -> Option<GrInfo> {
         self.gr
     }
+
+    /// The video memory's size and regions.
+    pub(crate) fn fb(&self) -> &FbInfo {
+        &self.fb
+    }
 }
 
 /// Why a `GET_GSP_STATIC_INFO` reply was rejected.
@@ -82,6 +128,10 @@ pub(crate) enum StaticInfoError {
     InternalHandles(InternalHandles),
     /// The GPC and TPC masks do not describe a GPU.
     Gr(ControlError),
+    /// More FB regions than the array holds.
+    FbRegionCount(u32),
+    /// An FB region that ends before it begins, or past the video memory.
+    FbRegion { base: u64, limit: u64, size: u64 },
 }
 
 impl fmt::Display for StaticInfoError {
@@ -95,6 +145,16 @@ impl fmt::Display for StaticInfoError {
             StaticInfoError::NameNotTerminated => f.write_str("GPU name not terminated"),
             StaticInfoError::NameNotPrintable => f.write_str("GPU name empty or not printable"),
             StaticInfoError::Gr(e) => write!(f, "GPCs and TPCs: {e}"),
+            StaticInfoError::FbRegionCount(n) => {
+                write!(
+                    f,
+                    "{n} FB regions, past the {MAX_FB_REGIONS} the array holds"
+                )
+            }
+            StaticInfoError::FbRegion { base, limit, size } => write!(
+                f,
+                "FB region {base:#x}-{limit:#x} is not inside the {size:#x} bytes of video memory"
+            ),
             StaticInfoError::InternalHandles(h) => write!(
                 f,
                 "GSP-RM's internal {h}: not three distinct non-zero handles"
@@ -108,6 +168,8 @@ pub(crate) mod versioned {
     use core::mem::size_of;
 
     use super::{
+        FbInfo,
+        FbRegion,
         GrInfo,
         InternalHandles,
         StaticInfo,
@@ -156,6 +218,7 @@ pub(crate) mod versioned {
                 return Err(StaticInfoError::InternalHandles(internal));
             }
             let gr = gr_info(&info)?;
+            let fb = fb_info(&info)?;
             let mut name = [0u8; NAME_LEN];
             name[..name_len].copy_from_slice(name_bytes);
             Ok(StaticInfoReply(StaticInfo {
@@ -163,8 +226,45 @@ pub(crate) mod versioned {
                 name_len,
                 internal,
                 gr,
+                fb,
             }))
         }
+    }
+
+    /// The video memory's size and regions, checked: at most the array's, each inside the
+    /// memory.
+    fn fb_info(info: &fw::GspStaticConfigInfo) -> Result<FbInfo, StaticInfoError> {
+        let p = &info.fbRegionInfoParams;
+        let count = p.numFBRegions as usize;
+        let size = info.fb_length;
+        let mut fb = FbInfo {
+            size,
+            regions: [FbRegion::default(); super::MAX_FB_REGIONS],
+            count,
+        };
+        let raw = p
+            .fbRegion
+            .get(..count)
+            .filter(|_| count <= super::MAX_FB_REGIONS)
+            .ok_or(StaticInfoError::FbRegionCount(p.numFBRegions))?;
+        for (out, r) in fb.regions.iter_mut().zip(raw) {
+            if r.base > r.limit || r.limit >= size {
+                return Err(StaticInfoError::FbRegion {
+                    base: r.base,
+                    limit: r.limit,
+                    size,
+                });
+            }
+            *out = FbRegion {
+                base: r.base,
+                limit: r.limit,
+                usable: r.reserved == 0
+                    && r.bProtected == 0
+                    && r.supportCompressed != 0
+                    && r.supportISO != 0,
+            };
+        }
+        Ok(fb)
     }
 
     /// The GPC mask and each GPC's TPC mask, checked (535.113.01 has them in its static
@@ -337,6 +437,34 @@ mod tests {
                     ));
                 }
             }
+            // The FB regions (fbRegionInfoParams at 840 and 344): their count within the
+            // array, each inside the memory; a usable one read as such.
+            let fb_regions = if len == 2168 { 840 } else { 344 };
+            let region = |count: u32, limit: u64| -> Result<KVec<u8>> {
+                let mut b = reply(len, name_at, name, fb_at)?;
+                b[fb_regions..fb_regions + 4].copy_from_slice(&count.to_le_bytes());
+                let r = fb_regions + 8;
+                b[r + 8..r + 16].copy_from_slice(&limit.to_le_bytes());
+                b[r + 28] = 1;
+                b[r + 29] = 1;
+                Ok(b)
+            };
+            let b = region(1, 0xfff)?;
+            let info = decode(Untrusted::new_untrusted_ref(&b[..])).map_err(|_| EINVAL)?;
+            assert_eq!(info.fb().size, 24 << 30);
+            assert_eq!(info.fb().regions().len(), 1);
+            assert!(info.fb().regions()[0].usable);
+            assert_eq!(info.fb().regions()[0].limit, 0xfff);
+            let b = region(17, 0xfff)?;
+            assert_eq!(
+                decode(Untrusted::new_untrusted_ref(&b[..])),
+                Err(StaticInfoError::FbRegionCount(17))
+            );
+            let b = region(1, 24 << 30)?;
+            assert!(matches!(
+                decode(Untrusted::new_untrusted_ref(&b[..])),
+                Err(StaticInfoError::FbRegion { .. })
+            ));
             let at = handles_at(len);
             // Zero, or the device's handle twice.
             for (off, value) in [(0, 0u32), (8, 0xcaf0_0000)] {

@@ -4,7 +4,7 @@
 //! client, device and subdevice the driver allocates, the GPCs and TPCs (from the static
 //! information in 535.113.01, by controls in 570.144), the copy engines' fault method buffer
 //! size and the interrupt table (controls on GSP-RM's internal subdevice, where nouveau sends
-//! them). Logged at debug level, and shown in the device's debugfs `info` file.
+//! them); the video memory's size and regions come with the static information. Logged at debug level, and shown in the device's debugfs `info` file.
 
 use core::fmt;
 
@@ -160,6 +160,7 @@ impl fmt::Display for RmInfo {
         writeln!(f, "chip: {}", self.chipset)?;
         writeln!(f, "firmware: {}", self.version)?;
         writeln!(f, "name: {}", self.name())?;
+        writeln!(f, "fb: {}", self.static_info.fb())?;
         writeln!(f, "gr: {}", self.gr)?;
         writeln!(
             f,

@@ -175,7 +175,8 @@ INFO = {
                         "interrupt nvdec0: stall 9 nonstall 137"],
     "bench-gsp-lies": ["chip: ga104", r"gr: 6 GPCs, 23 TPCs \(.*\)"],
 }
-INFO_COMMON = ["rm objects: client 0xc1d00000, device 0xde1d0000, subdevice 0x5d1d0000",
+INFO_COMMON = [r"fb: 0x[0-9a-f]+ bytes; 0x0-0x[0-9a-f]+ usable",
+               "rm objects: client 0xc1d00000, device 0xde1d0000, subdevice 0x5d1d0000",
                "gsp-rm internal: client 0xc1e00000, device 0xcaf00000, subdevice 0xcaf00001"]
 
 
