@@ -25,8 +25,10 @@ pub mod fault;
 pub mod firmware;
 pub mod package;
 pub mod rm;
+mod rm_calls;
 pub mod sequencer;
 mod start;
+mod static_info;
 pub mod system_info;
 pub mod wire;
 pub mod wpr_meta;
@@ -45,8 +47,8 @@ use crate::logger::Logger;
 
 use self::fault::{Fault, Lie};
 use self::wire::{
-    elem, function, get_u32, get_u64, libos, mq_args, put_u32, put_u64, queue, registry, rx_header,
-    tx_header, Version, GPU_NAME_LEN, MAX_ELEMS, MAX_RPC_PAYLOAD, NV_ERR_BUFFER_TOO_SMALL, PAGE,
+    elem, function, get_u32, get_u64, libos, mq_args, put_u32, queue, registry, rx_header,
+    tx_header, Version, MAX_ELEMS, MAX_RPC_PAYLOAD, PAGE,
 };
 
 /// A start refused because the LIBOS arguments or RMARGS are missing,
@@ -57,12 +59,6 @@ pub const ERR_BAD_ARGUMENTS: u32 = 0xbad0_0002;
 pub const ERR_BAD_SHARED_MEMORY: u32 = 0xbad0_0003;
 /// A guest memory fault during the start or the resume.
 pub const ERR_FAULT: u32 = 0xbad0_0004;
-
-/// The alignment of the usable video memory the static information reports.
-const FB_ALIGN: u64 = 2 << 20;
-
-/// NV_ERR_NOT_SUPPORTED, the reply to functions the GSP does not know.
-const NV_ERR_NOT_SUPPORTED: u32 = 0x56;
 
 /// Default framebuffer size reported in GspStaticConfigInfo.fb_length.
 pub const DEFAULT_FB_SIZE: u64 = 24 << 30;
@@ -842,7 +838,8 @@ impl Gsp {
                     "function {other} ({} bytes) is not supported",
                     p.payload.len()
                 ));
-                (NV_ERR_NOT_SUPPORTED, Vec::new())
+                // The reply to functions the GSP does not know.
+                (rm::NV_ERR_NOT_SUPPORTED, Vec::new())
             }
         };
         let reply = Reply {
@@ -867,86 +864,6 @@ impl Gsp {
         Ok(self.deliver(mem, Held { reply, stop })?)
     }
 
-    /// Whether `lie`, an RM call's lie, is told to the reply of `function` about to be posted.
-    fn rm_lie_now(&self, function: u32, lie: Lie) -> bool {
-        let rm_call = matches!(
-            function,
-            function::GSP_RM_ALLOC | function::FREE | function::GSP_RM_CONTROL
-        );
-        matches!(
-            (self.config.fault, self.state.as_ref()),
-            (Some(f), Some(s)) if rm_call && f.lie == lie && f.at == s.posted
-        )
-    }
-
-    /// An RM call (`GSP_RM_ALLOC`, `GSP_RM_CONTROL`, `FREE`) carried out on the object tree: the `rpc_result`
-    /// and the request answered in place (its status set), as GSP-RM sends it back. A refusal
-    /// sets both: OpenRM's CPU side takes an allocation whose `rpc_result` is `NV_OK` as done
-    /// without reading the status (`rpcGspRmAlloc_v03_00`, `vgpu/rpc.c` at 570.144), and reads
-    /// the status only when `rpc_result` failed; nouveau reads both.
-    fn rm_call(&mut self, version: Version, p: &Pending) -> (u32, Vec<u8>) {
-        let mut request = p.payload.clone();
-        let index = self.state.as_ref().map_or(0, |s| s.posted);
-        if self.rm_lie_now(p.function, Lie::RmStatus) {
-            let at = match p.function {
-                function::GSP_RM_ALLOC => rm::alloc::STATUS,
-                function::FREE => rm::free::STATUS,
-                _ => rm::control::STATUS,
-            };
-            if request.len() >= at + 4 {
-                put_u32(&mut request, at, fault::RM_STATUS);
-            }
-            self.line(&format!(
-                "fault rm-status at message {index}: {} not carried out, its status {:#x}",
-                function::name(p.function),
-                fault::RM_STATUS
-            ));
-            return (0, request);
-        }
-        let chip = self.chip;
-        let s = self.state.as_mut().expect("running");
-        let answer = match p.function {
-            function::GSP_RM_ALLOC => s.rm.alloc(version, &mut request),
-            function::FREE => s.rm.free(&mut request),
-            _ => s.rm.control(
-                version,
-                &mut request,
-                controls::params_size,
-                |cmd, params| controls::answer(chip, version, cmd, params),
-            ),
-        };
-        self.line(&answer.line);
-        let table = rm::control::SIZE_OF;
-        // Only an interrupt table answered (so at least its length is there) lies.
-        if p.function == function::GSP_RM_CONTROL
-            && answer.status == 0
-            && self.rm_lie_now(p.function, Lie::RmTableLen)
-            && get_u32(&request, rm::control::CMD) == controls::INTR_GET_KERNEL_TABLE
-        {
-            put_u32(&mut request, table, 129);
-            self.line(&format!(
-                "fault rm-table-len at message {index}: the interrupt table's length 129"
-            ));
-        }
-        if self.rm_lie_now(p.function, Lie::RmOtherHandle) {
-            let at = match p.function {
-                function::GSP_RM_ALLOC => rm::alloc::H_OBJECT,
-                function::FREE => rm::free::H_OBJECT_OLD,
-                _ => rm::control::H_OBJECT,
-            };
-            if request.len() >= at + 4 {
-                let handle = get_u32(&request, at);
-                put_u32(&mut request, at, handle.wrapping_add(1));
-                self.line(&format!(
-                    "fault rm-other-handle at message {index}: the reply names {:#010x}, not \
-                     {handle:#010x}",
-                    handle.wrapping_add(1)
-                ));
-            }
-        }
-        (answer.status, request)
-    }
-
     /// A boot command GSP-RM cannot take: logged by name; GSP-RM does not come up.
     fn refuse_boot_command(&mut self, name: &str, why: &str) {
         self.line(&format!("{name} refused: {why}; GSP-RM does not come up"));
@@ -962,76 +879,6 @@ impl Gsp {
         // `post` said why, once per state.
         self.state.as_mut().expect("running").held = Some(held);
         Ok(Delivered::Held)
-    }
-
-    /// `GET_GSP_STATIC_INFO`: GSP-RM fills the request in place and sends it back at its own
-    /// length (OpenRM's `rpcGetGspStaticInfo_v14_00` sizes the request as the whole
-    /// `GspStaticConfigInfo`, and nouveau and nova-core send it so). A request too short to
-    /// hold the struct is refused with `NV_ERR_BUFFER_TOO_SMALL`, sent back as it came: the
-    /// model's assumption, no reference shows GSP-RM's answer.
-    fn fill_static_info(&self, version: Version, mut request: Vec<u8>) -> (u32, Vec<u8>) {
-        let want = version.static_info_size();
-        if request.len() < want {
-            self.line(&format!(
-                "GET_GSP_STATIC_INFO refused: {} bytes cannot hold GspStaticConfigInfo of \
-                 {version} ({want} bytes)",
-                request.len()
-            ));
-            return (NV_ERR_BUFFER_TOO_SMALL, request);
-        }
-        self.line("GET_GSP_STATIC_INFO");
-        request[..want].copy_from_slice(&self.static_info(version));
-        (0, request)
-    }
-
-    /// GspStaticConfigInfo of `version`: zero but for the name, the framebuffer size and its
-    /// usable region, GSP-RM's internal client, device and subdevice, and (535.113.01) the GPCs
-    /// and TPCs.
-    fn static_info(&self, version: Version) -> Vec<u8> {
-        let mut info = vec![0u8; version.static_info_size()];
-        let name = format!("NVIDIA {}", self.chip.product);
-        let bytes = name.as_bytes();
-        let n = bytes.len().min(GPU_NAME_LEN - 1);
-        let at = version.static_info_name_offset();
-        info[at..at + n].copy_from_slice(&bytes[..n]);
-        put_u64(
-            &mut info,
-            version.static_info_fb_length_offset(),
-            self.config.fb_size,
-        );
-        let at = version.static_info_internal_handles_offset();
-        for (i, handle) in rm::INTERNAL.iter().enumerate() {
-            put_u32(&mut info, at + 4 * i, *handle);
-        }
-        // The video memory the driver may use: one region from 0 to 2 MiB below WPR2's 2 MiB
-        // aligned start (the non-WPR heap under WPR2 stays GSP-RM's), compressible and
-        // displayable, neither reserved nor protected, as nouveau takes a usable region
-        // (`r535_gsp_get_static_info_fb`). The model's figure: GSP-RM's own reservations below
-        // it are not published. Without a modelled FB unit, no region.
-        if let Some(wpr2) = self.wpr2_start {
-            let end = (wpr2 & !(FB_ALIGN - 1)).saturating_sub(FB_ALIGN);
-            if end > 0 {
-                let at = version.static_info_fb_regions_offset();
-                put_u32(&mut info, at, 1);
-                let r = at + 8;
-                put_u64(&mut info, r, 0);
-                put_u64(&mut info, r + 8, end - 1);
-                // reserved (u64) at +16 and performance (u32) at +24 stay 0.
-                info[r + 28] = 1; // supportCompressed
-                info[r + 29] = 1; // supportISO
-            }
-        }
-        // 535.113.01 has the GPCs and TPCs here (gpcInfo, then tpcInfo[32] of {gpcId,
-        // tpcMask}); 570.144 answers controls for them.
-        if let Some(at) = version.static_info_gr_offset() {
-            let (mask, tpcs) = controls::gr_masks(self.chip);
-            put_u32(&mut info, at, mask);
-            for (g, tpc) in tpcs.iter().enumerate() {
-                put_u32(&mut info, at + 4 + 8 * g, g as u32);
-                put_u32(&mut info, at + 8 + 8 * g, *tpc);
-            }
-        }
-        info
     }
 
     /// Writes `reply` (split into continuation records where needed) at the
