@@ -91,6 +91,8 @@ kernel_display!(
     gsp::rm::calls::Object,
     gsp::rm::controls::ControlError,
     gsp::rm::controls::GrInfo,
+    gsp::rm::fifo::FifoEngine,
+    gsp::rm::memsys::Memsys,
     gsp::rm::info::RmInfo,
     gsp::rm::calls::ReplyError,
     gsp::rm::objects::RmDevice,

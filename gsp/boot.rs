@@ -671,7 +671,7 @@ impl GspCore {
         (client, object): (u32, u32),
         control: &C,
     ) -> Result<C::Reply> {
-        let size = core::mem::size_of::<C::Params>();
+        let size = control.params_size();
         let mut params = KVec::from_elem(0u8, size, GFP_KERNEL)?;
         control.request(&mut params);
         let call = ControlCall {

@@ -117,6 +117,10 @@ gsp_versions!(fw_common {
                 engineIdx, pmcIntrMask, vectorStall, vectorNonStall
             }
             NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS { tableLen, table, subtreeMap }
+            NV2080_CTRL_FIFO_DEVICE_ENTRY {
+                engineData, pbdmaIds, pbdmaFaultIds, numPbdmas, engineName
+            }
+            NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_PARAMS { baseIndex, numEntries, bMore, entries }
         }
         consts {
             NV_VGPU_MSG_HEADER_VERSION: u32,
@@ -133,6 +137,15 @@ gsp_versions!(fw_common {
             NV2080_CTRL_CMD_CE_GET_FAULT_METHOD_BUFFER_SIZE: u32,
             NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE: u32,
             NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE: u32,
+            NV2080_CTRL_CMD_FIFO_GET_DEVICE_INFO_TABLE: u32,
+            NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_MAX_DEVICES: u32,
+            NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_MAX_ENTRIES: u32,
+            NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_ENGINE_MAX_PBDMA: u32,
+            NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_ENGINE_MAX_NAME_LEN: u32,
+            ENGINE_INFO_TYPE_RM_ENGINE_TYPE: u32,
+            ENGINE_INFO_TYPE_RUNLIST: u32,
+            ENGINE_INFO_TYPE_RUNLIST_PRI_BASE: u32,
+            NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG: u32,
             MAX_GPC_COUNT: u32,
         }
     }

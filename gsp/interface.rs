@@ -37,7 +37,10 @@ use crate::{
             StaticInfo,
             StaticInfoError, //
         },
-        rm::controls::Engine,
+        rm::{
+            controls::Engine,
+            memsys::MemsysLayout, //
+        },
         versions::FwVersion,
     },
     pci::SystemFacts,
@@ -82,6 +85,13 @@ pub(crate) trait Interface: Sized + 'static {
 
     /// The engine an `MC_ENGINE_IDX` names in the interrupt table, where the driver knows it.
     fn engine(idx: u16) -> Option<Engine>;
+
+    /// The engine an `RM_ENGINE_TYPE` names in the FIFO's device information, where the driver
+    /// knows it.
+    fn rm_engine(t: u32) -> Option<Engine>;
+
+    /// Where the memory system's static configuration keeps what the driver reads.
+    const MEMSYS: &'static MemsysLayout;
 
     /// Size of `GspStaticConfigInfo`: the `GET_GSP_STATIC_INFO` request and its reply.
     const STATIC_INFO_SIZE: usize;
@@ -148,7 +158,10 @@ pub(crate) mod versioned {
                 StaticInfo,
                 StaticInfoError, //
             },
-            rm::controls::Engine,
+            rm::{
+                controls::Engine,
+                memsys::MemsysLayout, //
+            },
             versions::FwVersion,
         },
         pci::SystemFacts,
@@ -209,6 +222,12 @@ pub(crate) mod versioned {
         fn engine(idx: u16) -> Option<Engine> {
             crate::gsp::rm::controls::versioned::V::engine(idx)
         }
+
+        fn rm_engine(t: u32) -> Option<Engine> {
+            crate::gsp::rm::controls::versioned::V::rm_engine(t)
+        }
+
+        const MEMSYS: &'static MemsysLayout = &crate::gsp::rm::memsys::versioned::V::MEMSYS;
 
         const STATIC_INFO_SIZE: usize = crate::gsp::replies::versioned::V::STATIC_INFO_SIZE;
 

@@ -26,6 +26,11 @@ use crate::{
             IntrKernelTable,
             TpcInfo, //
         },
+        fifo::DeviceInfoTable,
+        memsys::{
+            self,
+            MemsysStaticConfig, //
+        },
     },
     untrusted::Untrusted,
 };
@@ -107,7 +112,7 @@ pub const INTERNAL_SUBDEVICE: (u32, u32) = (0xc1e0_0000, 0xcaf0_0001);
 /// The `GSP_RM_CONTROL` the driver sends for `control` on GSP-RM's internal subdevice: its
 /// fixed part and its parameters.
 fn control_request<C: Control>(control: &C) -> (ControlCall, Vec<u8>) {
-    let size = core::mem::size_of::<C::Params>();
+    let size = control.params_size();
     let call = ControlCall {
         client: INTERNAL_SUBDEVICE.0,
         object: INTERNAL_SUBDEVICE.1,
@@ -142,7 +147,44 @@ where
     answered(control, reply).map(|r| format!("{r:?}"))
 }
 
-/// The controls of the probe, by name: what the driver sends for each.
+/// The memory system's configuration in 570.144's layout, or 535.113.01's.
+fn memsys(r570: bool) -> MemsysStaticConfig {
+    MemsysStaticConfig(if r570 {
+        &memsys::versioned::r570_144::MEMSYS
+    } else {
+        &memsys::versioned::r535_113_01::MEMSYS
+    })
+}
+
+/// The FIFO's device information from entry 32 (a second answer), with 570.144's engine
+/// numbers or 535.113.01's.
+fn device_info(r570: bool) -> DeviceInfoTable {
+    DeviceInfoTable {
+        base: 32,
+        rm_engine: if r570 {
+            controls::versioned::r570_144::rm_engine
+        } else {
+            controls::versioned::r535_113_01::rm_engine
+        },
+    }
+}
+
+/// What the driver sends for the named control with 570.144 (`r570`) or 535.113.01, as
+/// [`control_requests`] has it (the memory system's configuration has a layout per version).
+pub fn control_request_for(name: &str, r570: bool) -> Vec<u8> {
+    match name {
+        MemsysStaticConfig::NAME => control_request(&memsys(r570)).1,
+        _ => {
+            control_requests()
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .expect("a control of the probe")
+                .1
+        }
+    }
+}
+
+/// The controls of the probe, by name: what the driver sends for each with 570.144.
 pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         (GpcInfo::NAME, control_request(&GpcInfo).1),
@@ -158,11 +200,14 @@ pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
             })
             .1,
         ),
+        (DeviceInfoTable::NAME, control_request(&device_info(true)).1),
+        (MemsysStaticConfig::NAME, control_request(&memsys(true)).1),
     ]
 }
 
-/// A reply to the named control (`TpcInfo` asked for GPC 3; the interrupt table read with
-/// `r570` or 535.113.01's engine numbers), validated.
+/// A reply to the named control (`TpcInfo` asked for GPC 3, the device information from entry
+/// 32; the interrupt table and the device information read with `r570` or 535.113.01's engine
+/// numbers, the memory system's configuration in its layout), validated.
 pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
     let engine = if r570 {
         controls::versioned::r570_144::engine
@@ -180,6 +225,14 @@ pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
             }
             out
         }),
+        DeviceInfoTable::NAME => answered(&device_info(r570), reply).map(|page| {
+            let mut out = format!("{} entries, more {}:", page.count, page.more);
+            for e in page.entries.iter().flatten() {
+                out += &format!(" {e};");
+            }
+            out
+        }),
+        MemsysStaticConfig::NAME => answered(&memsys(r570), reply).map(|m| m.to_string()),
         _ => panic!("no control {name}"),
     }
 }

@@ -5,8 +5,8 @@
 //! shows.
 
 use nova_core_parse::check_rm::{
-    alloc_reply, alloc_request, control, control_requests, free_reply, free_request, rm_replies,
-    PROBE_OBJECTS,
+    alloc_reply, alloc_request, control, control_request_for, control_requests, free_reply,
+    free_request, rm_replies, PROBE_OBJECTS,
 };
 
 fn words(w: &[u32]) -> Vec<u8> {
@@ -130,7 +130,9 @@ fn arbitrary_bytes_are_judged_without_panicking() {
 /// cmd, status 0, paramsSize, flags 0, then the parameters (zeroed but what the caller sets).
 #[test]
 fn control_requests_are_nouveaus_byte_for_byte() {
-    let want: [(&str, u32, &[u32]); 4] = [
+    let mut fifo = [0; 803];
+    fifo[0] = 32;
+    let want: [(&str, u32, &[u32]); 6] = [
         ("NV2080_CTRL_CMD_GPU_GET_FERMI_GPC_INFO", 0x2080_0137, &[0]),
         (
             "NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO",
@@ -147,6 +149,16 @@ fn control_requests_are_nouveaus_byte_for_byte() {
             0x2080_0a5c,
             &[0; 517],
         ),
+        (
+            "NV2080_CTRL_CMD_FIFO_GET_DEVICE_INFO_TABLE",
+            0x2080_1112,
+            &fifo,
+        ),
+        (
+            "NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG",
+            0x2080_0a1c,
+            &[0; 10],
+        ),
     ];
     let got = control_requests();
     assert_eq!(got.len(), want.len());
@@ -161,10 +173,12 @@ fn control_requests_are_nouveaus_byte_for_byte() {
 
 /// A reply: the request's frame, status, and the given parameters.
 fn control_echo(name: &str, status: u32, params: &[u8]) -> Vec<u8> {
-    let (_, req) = control_requests()
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .unwrap();
+    control_echo_for(name, true, status, params)
+}
+
+/// A reply to the request sent with 570.144 (`r570`) or 535.113.01.
+fn control_echo_for(name: &str, r570: bool, status: u32, params: &[u8]) -> Vec<u8> {
+    let req = control_request_for(name, r570);
     let mut b = req[..24].to_vec();
     b[12..16].copy_from_slice(&status.to_le_bytes());
     b.extend_from_slice(params);
@@ -259,5 +273,167 @@ fn the_interrupt_table_is_read_with_each_versions_engine_numbers() {
     assert_eq!(
         control(INTR, true, &table(0, &[(50, 256, 0)])),
         Ok("0 entries:".into())
+    );
+}
+
+/// The memory system's configuration is a version's own layout: 56 bytes in 535.113.01, 40 in
+/// 570.144 (OpenRM `ctrl2080internal.h` at each tag), each read where its version keeps it.
+#[test]
+fn the_memory_systems_configuration_is_read_in_each_versions_layout() {
+    const MEMSYS: &str = "NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG";
+    let r535 = control_request_for(MEMSYS, false);
+    assert_eq!(
+        &r535[..24],
+        &words(&[0xc1e0_0000, 0xcaf0_0001, 0x2080_0a1c, 0, 56, 0])[..]
+    );
+    assert_eq!(&r535[24..], &[0; 56][..]);
+    // (field offset in 570.144, in 535.113.01, value)
+    let fields = [
+        (5, 5, 1u64, 1),       // bEnabledEccFBPA
+        (8, 8, 6 << 20, 8),    // l2CacheSize
+        (16, 17, 1, 1),        // bFbpaPresent
+        (20, 20, 0x1_0000, 4), // comprPageSize
+        (24, 24, 16, 4),       // comprPageShift
+        (28, 32, 0x12, 4),     // ramType: GDDR6X
+        (32, 36, 12, 4),       // ltcCount
+        (36, 40, 4, 4),        // ltsPerLtcCount
+    ];
+    let params = |r570: bool, change: Option<(usize, u64)>| {
+        let mut p = vec![0u8; if r570 { 40 } else { 56 }];
+        for (i, &(at570, at535, value, width)) in fields.iter().enumerate() {
+            let at = if r570 { at570 } else { at535 };
+            let value = match change {
+                Some((field, v)) if field == i => v,
+                _ => value,
+            };
+            p[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+        }
+        control_echo_for(MEMSYS, r570, 0, &p)
+    };
+    let want = "GDDR6X, L2 6144 KiB in 12 LTCs of 4 slices, compression page 0x10000, ECC";
+    for r570 in [true, false] {
+        assert_eq!(control(MEMSYS, r570, &params(r570, None)), Ok(want.into()));
+        for (field, value, error) in [
+            (1, 0, "L2 cache of 0x0 bytes: not in 1..=0x40000000"),
+            (
+                1,
+                1 << 31,
+                "L2 cache of 0x80000000 bytes: not in 1..=0x40000000",
+            ),
+            (6, 0, "0 LTCs: not in 1..=128"),
+            (7, 17, "17 L2 slices per LTC: not in 1..=16"),
+            (4, 15, "compression page 0x10000 is not 1 << 15"),
+        ] {
+            assert_eq!(
+                control(MEMSYS, r570, &params(r570, Some((field, value)))),
+                Err(error.into()),
+                "r570 {r570} field {field}"
+            );
+        }
+    }
+    let ecc_at = 5;
+    let mut p = params(true, Some((0, 2)));
+    assert_eq!(p[24 + ecc_at], 2);
+    assert_eq!(
+        control(MEMSYS, true, &p),
+        Err("NvBool at offset 5 is 0x2, not 0 or 1".into())
+    );
+    // No compression page: none shown.
+    p = params(true, Some((3, 0)));
+    assert_eq!(
+        control(MEMSYS, true, &p),
+        Ok("GDDR6X, L2 6144 KiB in 12 LTCs of 4 slices, ECC".into())
+    );
+    // 535.113.01's layout read as 570.144's: the frame's parameter size differs.
+    assert_eq!(
+        control(MEMSYS, true, &params(false, None)),
+        Err("paramsSize 0x38, not the 0x28 asked for".into())
+    );
+}
+
+/// The FIFO's device information: the entries asked (from 32 here), at most 32 of them, at
+/// most 2 PBDMAs each, names NUL-terminated text, and each version's engine numbers.
+#[test]
+fn the_device_information_is_checked_entry_by_entry() {
+    const FIFO: &str = "NV2080_CTRL_CMD_FIFO_GET_DEVICE_INFO_TABLE";
+    // (RM_ENGINE_TYPE, runlist, runlist registers, PBDMAs, name)
+    let table = |base: u32, count: u32, more: u8, entries: &[(u32, u32, u32, u32, &str)]| {
+        let mut p = vec![0u8; 3212];
+        p[..4].copy_from_slice(&base.to_le_bytes());
+        p[4..8].copy_from_slice(&count.to_le_bytes());
+        p[8] = more;
+        for (i, &(rm, runlist, pri, pbdmas, name)) in entries.iter().enumerate() {
+            let at = 12 + 100 * i;
+            p[at + 8..at + 12].copy_from_slice(&rm.to_le_bytes());
+            p[at + 12..at + 16].copy_from_slice(&runlist.to_le_bytes());
+            p[at + 44..at + 48].copy_from_slice(&pri.to_le_bytes());
+            p[at + 80..at + 84].copy_from_slice(&pbdmas.to_le_bytes());
+            p[at + 84..at + 84 + name.len()].copy_from_slice(name.as_bytes());
+        }
+        control_echo(FIFO, 0, &p)
+    };
+    let t = table(
+        32,
+        3,
+        1,
+        &[
+            (0x01, 0, 0x2000, 1, "GR0"),
+            (0x2d, 3, 0, 1, "SW"),
+            (0x31, 4, 0x6000, 1, "SEC2"),
+        ],
+    );
+    // 570.144: 0x2d is SW and 0x31 SEC2; 535.113.01: 0x2d is TSEC (not named) and 0x31 HOST.
+    assert_eq!(
+        control(FIFO, true, &t),
+        Ok(
+            "3 entries, more true: gr (GR0): runlist 0 at 0x2000; sw (SW): runlist 3; \
+            sec2 (SEC2): runlist 4 at 0x6000;"
+                .into()
+        )
+    );
+    assert_eq!(
+        control(FIFO, false, &t),
+        Ok(
+            "3 entries, more true: gr (GR0): runlist 0 at 0x2000; RM engine type 0x2d (SW): \
+            runlist 3; RM engine type 0x31 (SEC2): runlist 4 at 0x6000;"
+                .into()
+        )
+    );
+    assert_eq!(
+        control(FIFO, true, &table(0, 0, 0, &[])),
+        Err("entries from 0, not from 32".into())
+    );
+    assert_eq!(
+        control(FIFO, true, &table(32, 33, 0, &[])),
+        Err("33 entries, past the 32 an answer holds".into())
+    );
+    assert_eq!(
+        control(FIFO, true, &table(32, 0, 2, &[])),
+        Err("NvBool at offset 8 is 0x2, not 0 or 1".into())
+    );
+    assert_eq!(
+        control(
+            FIFO,
+            true,
+            &table(32, 2, 0, &[(1, 0, 0, 1, "GR0"), (9, 1, 0, 3, "CE0")])
+        ),
+        Err("entry 33: 3 PBDMAs, past its arrays' 2".into())
+    );
+    assert_eq!(
+        control(
+            FIFO,
+            true,
+            &table(32, 1, 0, &[(1, 0, 0, 1, "0123456789abcdef")])
+        ),
+        Err("entry 32: name not NUL-terminated text".into())
+    );
+    assert_eq!(
+        control(FIFO, true, &table(32, 1, 0, &[(1, 0, 0, 1, "GR\n")])),
+        Err("entry 32: name not NUL-terminated text".into())
+    );
+    // Entries past numEntries are not read.
+    assert_eq!(
+        control(FIFO, true, &table(32, 0, 0, &[(1, 0, 0, 3, "\n")])),
+        Ok("0 entries, more false:".into())
     );
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The RM controls the driver sends (`GSP_RM_CONTROL`), one type each: its command, its
-//! parameters (the same layout in every supported version), and the validator of GSP-RM's
-//! answer. What a version numbers differently is its own: the engines of the interrupt table
-//! (`MC_ENGINE_IDX`, [`versioned`]).
+//! parameters' size and request, and the validator of GSP-RM's answer. The controls here have
+//! the same layout in every supported version; what a version numbers differently is its own:
+//! the engines of the interrupt table (`MC_ENGINE_IDX`) and of the FIFO's device information
+//! (`RM_ENGINE_TYPE`, [`versioned`]). The FIFO's device information ([`super::fifo`]) and the
+//! memory system's configuration ([`super::memsys`], a layout per version) have files of their
+//! own.
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
@@ -14,9 +17,7 @@ use core::{
 
 use zerocopy::{
     FromBytes,
-    Immutable,
-    IntoBytes,
-    KnownLayout, //
+    IntoBytes, //
 };
 
 use crate::{
@@ -33,16 +34,17 @@ pub(crate) trait Control {
     const CMD: u32;
     /// Its name in OpenRM's headers, for the log.
     const NAME: &'static str;
-    /// The parameters, sent and answered in place.
-    type Params: FromBytes + IntoBytes + Immutable + KnownLayout;
     /// What the answer gives once validated.
     type Reply;
 
+    /// Size of the parameters, sent and answered in place: the size of the control's
+    /// parameter structure in the version in use.
+    fn params_size(&self) -> usize;
     /// Writes the parameters the driver sends into `params`, zeroed and exactly
-    /// `size_of::<Self::Params>()` bytes (built in place: some are kilobytes, too much for the
+    /// [`Control::params_size`] bytes (built in place: some are kilobytes, too much for the
     /// kernel stack). Most controls send them zeroed, as nouveau does.
     fn request(&self, _params: &mut [u8]) {}
-    /// Validates the parameters GSP-RM answered (`size_of::<Self::Params>()` bytes, the frame
+    /// Validates the parameters GSP-RM answered ([`Control::params_size`] bytes, the frame
     /// checked by `calls::Controlled`), each control with a validator of its own.
     fn reply(&self, params: &Untrusted<[u8]>) -> Result<Self::Reply, ControlError>;
 }
@@ -66,6 +68,26 @@ pub(crate) enum ControlError {
     Vector { engine: u16, vector: u32 },
     /// More engines than the driver keeps.
     TooManyEngines,
+    /// An `NvBool` at this offset is neither 0 nor 1.
+    NotBool { at: usize, value: u8 },
+    /// The L2 cache size is 0 or beyond what the driver believes.
+    L2Size(u64),
+    /// The LTC count is 0 or beyond what the driver believes.
+    Ltcs(u32),
+    /// The L2 slices of an LTC are 0 or beyond what the driver believes.
+    LtsPerLtc(u32),
+    /// The compression page is not `1 << shift`.
+    ComprPage { size: u32, shift: u32 },
+    /// The device information is for other entries than asked.
+    OtherBase { got: u32, want: u32 },
+    /// More device information entries than an answer holds.
+    Entries(u32),
+    /// A device information entry has more PBDMAs than its arrays hold.
+    Pbdmas { entry: u32, count: u32 },
+    /// A device information entry's name is not NUL-terminated text.
+    EngineName { entry: u32 },
+    /// The device information table goes on past its last entry.
+    TooManyDevices,
 }
 
 impl fmt::Display for ControlError {
@@ -95,9 +117,56 @@ impl fmt::Display for ControlError {
             ControlError::TooManyEngines => {
                 write!(f, "more than {MAX_ENGINES} engines the driver knows")
             }
+            ControlError::NotBool { at, value } => {
+                write!(f, "NvBool at offset {at} is {value:#x}, not 0 or 1")
+            }
+            ControlError::L2Size(size) => {
+                write!(f, "L2 cache of {size:#x} bytes: not in 1..={MAX_L2:#x}")
+            }
+            ControlError::Ltcs(n) => {
+                write!(f, "{n} LTCs: not in 1..={MAX_LTCS}")
+            }
+            ControlError::LtsPerLtc(n) => {
+                write!(f, "{n} L2 slices per LTC: not in 1..={MAX_LTS_PER_LTC}")
+            }
+            ControlError::ComprPage { size, shift } => {
+                write!(f, "compression page {size:#x} is not 1 << {shift}")
+            }
+            ControlError::OtherBase { got, want } => {
+                write!(f, "entries from {got}, not from {want}")
+            }
+            ControlError::Entries(n) => {
+                write!(
+                    f,
+                    "{n} entries, past the {} an answer holds",
+                    common::NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_MAX_ENTRIES
+                )
+            }
+            ControlError::Pbdmas { entry, count } => {
+                write!(f, "entry {entry}: {count} PBDMAs, past its arrays' 2")
+            }
+            ControlError::EngineName { entry } => {
+                write!(f, "entry {entry}: name not NUL-terminated text")
+            }
+            ControlError::TooManyDevices => {
+                write!(
+                    f,
+                    "more entries than the table's {}",
+                    common::NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_MAX_DEVICES
+                )
+            }
         }
     }
 }
+
+/// The most LTCs (L2 slices' controllers) the driver believes the memory system's
+/// configuration has: one or two per frame buffer partition, and no GPU has more than a few
+/// dozen partitions. OpenRM keeps the count as it comes.
+pub(crate) const MAX_LTCS: u32 = 128;
+/// The most L2 slices an LTC has (2 to 4 on the supported chips).
+pub(crate) const MAX_LTS_PER_LTC: u32 = 16;
+/// The largest L2 cache the driver believes (the largest supported chip has 128 MiB).
+pub(crate) const MAX_L2: u64 = 1 << 30;
 
 /// Reads a `T` from the start of `params`, which the caller sized.
 fn read<T: FromBytes>(params: &[u8]) -> Result<T, ControlError> {
@@ -173,8 +242,11 @@ pub(crate) struct GpcInfo;
 impl Control for GpcInfo {
     const CMD: u32 = common::NV2080_CTRL_CMD_GPU_GET_FERMI_GPC_INFO;
     const NAME: &'static str = "NV2080_CTRL_CMD_GPU_GET_FERMI_GPC_INFO";
-    type Params = common::NV2080_CTRL_GPU_GET_FERMI_GPC_INFO_PARAMS;
     type Reply = u32;
+
+    fn params_size(&self) -> usize {
+        size_of::<common::NV2080_CTRL_GPU_GET_FERMI_GPC_INFO_PARAMS>()
+    }
 
     fn reply(&self, params: &Untrusted<[u8]>) -> Result<u32, ControlError> {
         params.validate_ref::<GpcMask>().map(|m| m.0)
@@ -201,11 +273,14 @@ pub(crate) struct TpcInfo(pub(crate) u32);
 impl Control for TpcInfo {
     const CMD: u32 = common::NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO;
     const NAME: &'static str = "NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO";
-    type Params = common::NV2080_CTRL_GPU_GET_FERMI_TPC_INFO_PARAMS;
     type Reply = u32;
 
+    fn params_size(&self) -> usize {
+        size_of::<common::NV2080_CTRL_GPU_GET_FERMI_TPC_INFO_PARAMS>()
+    }
+
     fn request(&self, params: &mut [u8]) {
-        let p = Self::Params {
+        let p = common::NV2080_CTRL_GPU_GET_FERMI_TPC_INFO_PARAMS {
             gpcId: self.0,
             tpcMask: 0,
         };
@@ -253,8 +328,11 @@ pub(crate) struct CeFaultMethodBufferSize;
 impl Control for CeFaultMethodBufferSize {
     const CMD: u32 = common::NV2080_CTRL_CMD_CE_GET_FAULT_METHOD_BUFFER_SIZE;
     const NAME: &'static str = "NV2080_CTRL_CMD_CE_GET_FAULT_METHOD_BUFFER_SIZE";
-    type Params = common::NV2080_CTRL_CE_GET_FAULT_METHOD_BUFFER_SIZE_PARAMS;
     type Reply = u32;
+
+    fn params_size(&self) -> usize {
+        size_of::<common::NV2080_CTRL_CE_GET_FAULT_METHOD_BUFFER_SIZE_PARAMS>()
+    }
 
     fn reply(&self, params: &Untrusted<[u8]>) -> Result<u32, ControlError> {
         params.validate_ref::<MethodBufferSize>().map(|m| m.0)
@@ -276,7 +354,8 @@ impl Validator<&Untrusted<[u8]>> for MethodBufferSize {
     }
 }
 
-/// The engines the interrupt table names that the driver knows, by kind.
+/// The engines the driver knows, by kind (in the interrupt table and the FIFO's device
+/// information).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EngineKind {
     Gsp,
@@ -288,6 +367,8 @@ pub(crate) enum EngineKind {
     Nvenc,
     Nvjpeg,
     Ofa,
+    /// The FIFO's software engine.
+    Sw,
 }
 
 /// An engine of the interrupt table: its kind and instance.
@@ -309,6 +390,7 @@ impl fmt::Display for Engine {
             EngineKind::Nvenc => "nvenc",
             EngineKind::Nvjpeg => "nvjpg",
             EngineKind::Ofa => "ofa",
+            EngineKind::Sw => "sw",
         };
         // One of a kind is named without its instance (0); the others always with it.
         match self.kind {
@@ -375,8 +457,11 @@ pub(crate) struct IntrKernelTable {
 impl Control for IntrKernelTable {
     const CMD: u32 = common::NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE;
     const NAME: &'static str = "NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE";
-    type Params = common::NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS;
     type Reply = IntrTable;
+
+    fn params_size(&self) -> usize {
+        size_of::<common::NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS>()
+    }
 
     fn reply(&self, params: &Untrusted<[u8]>) -> Result<IntrTable, ControlError> {
         params.validate_ref_against::<IntrTable, _>(self.engine)
@@ -466,6 +551,38 @@ pub(crate) mod versioned {
             }
             fw::MC_ENGINE_IDX_OFA0 => at(EngineKind::Ofa, i),
             fw::MC_ENGINE_IDX_GR0 => at(EngineKind::Gr, i),
+            _ => None,
+        }
+    }
+
+    /// The engine of `RM_ENGINE_TYPE` `t` (the FIFO's device information), where the driver
+    /// knows it.
+    pub(crate) fn rm_engine(t: u32) -> Option<Engine> {
+        let at = |kind, first: u32| {
+            Some(Engine {
+                kind,
+                instance: u16::try_from(t - first).ok()?,
+            })
+        };
+        match t {
+            fw::RM_ENGINE_TYPE_GR0..=fw::RM_ENGINE_TYPE_GR7 => at(EngineKind::Gr, fw::RM_ENGINE_TYPE_GR0),
+            fw::RM_ENGINE_TYPE_COPY0..=fw::RM_ENGINE_TYPE_COPY_MAX => {
+                at(EngineKind::Ce, fw::RM_ENGINE_TYPE_COPY0)
+            }
+            fw::RM_ENGINE_TYPE_NVDEC0..=fw::RM_ENGINE_TYPE_NVDEC_MAX => {
+                at(EngineKind::Nvdec, fw::RM_ENGINE_TYPE_NVDEC0)
+            }
+            fw::RM_ENGINE_TYPE_NVENC0..=fw::RM_ENGINE_TYPE_NVENC_MAX => {
+                at(EngineKind::Nvenc, fw::RM_ENGINE_TYPE_NVENC0)
+            }
+            fw::RM_ENGINE_TYPE_SW => at(EngineKind::Sw, t),
+            fw::RM_ENGINE_TYPE_SEC2 => at(EngineKind::Sec2, t),
+            fw::RM_ENGINE_TYPE_NVJPEG0..=fw::RM_ENGINE_TYPE_NVJPEG_MAX => {
+                at(EngineKind::Nvjpeg, fw::RM_ENGINE_TYPE_NVJPEG0)
+            }
+            fw::RM_ENGINE_TYPE_OFA0..=fw::RM_ENGINE_TYPE_OFA_MAX => {
+                at(EngineKind::Ofa, fw::RM_ENGINE_TYPE_OFA0)
+            }
             _ => None,
         }
     }

@@ -3,8 +3,10 @@
 //! What the probe asks GSP-RM once it is up, as nouveau asks it: its static information, the
 //! client, device and subdevice the driver allocates, the GPCs and TPCs (from the static
 //! information in 535.113.01, by controls in 570.144), the copy engines' fault method buffer
-//! size and the interrupt table (controls on GSP-RM's internal subdevice, where nouveau sends
-//! them); the video memory's size and regions come with the static information. Logged at debug level, and shown in the device's debugfs `info` file.
+//! size, the interrupt table, the FIFO's engines and the memory system's configuration
+//! (controls on GSP-RM's internal subdevice, where nouveau and OpenRM send them); the video
+//! memory's size and regions come with the static information. Logged at debug level, and
+//! shown in the device's debugfs `info` file.
 
 use core::fmt;
 
@@ -27,6 +29,8 @@ use crate::{
         rm::{
             controls::{
                 CeFaultMethodBufferSize,
+                Control,
+                ControlError,
                 Engine,
                 GpcInfo,
                 GrInfo,
@@ -34,6 +38,17 @@ use crate::{
                 IntrTable,
                 TpcInfo,
                 MAX_GPCS, //
+            },
+            fifo::{
+                DeviceInfoTable,
+                FifoEngine,
+                MAX_DEVICES,
+                PAGE, //
+            },
+            memsys::{
+                Memsys,
+                MemsysLayout,
+                MemsysStaticConfig, //
             },
             objects::RmDevice,
         },
@@ -50,6 +65,8 @@ pub(crate) struct RmInfo {
     gr: GrInfo,
     ce_method_buffer: u32,
     intr: IntrTable,
+    fifo: KVec<FifoEngine>,
+    memsys: Memsys,
 }
 
 impl RmInfo {
@@ -66,6 +83,8 @@ struct VersionFacts {
     client_params: usize,
     write_client_params: fn(u32, &mut dyn Sink) -> Result,
     engine: fn(u16) -> Option<Engine>,
+    rm_engine: fn(u32) -> Option<Engine>,
+    memsys: &'static MemsysLayout,
 }
 
 impl<V: Interface> Gsp<V> {
@@ -77,6 +96,8 @@ impl<V: Interface> Gsp<V> {
             client_params: V::CLIENT_PARAMS_SIZE,
             write_client_params: V::write_client_params,
             engine: V::engine,
+            rm_engine: V::rm_engine,
+            memsys: V::MEMSYS,
         };
         self.probe_info_with(dev, bar, static_info, &facts)
     }
@@ -107,6 +128,8 @@ impl GspCore {
                 engine: facts.engine,
             },
         )?;
+        let fifo = self.fifo_engines(dev, bar, subdevice, facts.rm_engine)?;
+        let memsys = self.control(dev, bar, subdevice, &MemsysStaticConfig(facts.memsys))?;
         // On the heap at once: with the interrupt table it is a kilobyte.
         let info = KBox::new(
             RmInfo {
@@ -117,18 +140,52 @@ impl GspCore {
                 gr,
                 ce_method_buffer,
                 intr,
+                fifo,
+                memsys,
             },
             GFP_KERNEL,
         )?;
         dev_dbg!(
             dev,
-            "GSP-RM: {}; {}; fault method buffer {:#x} bytes; {} interrupt table entries\n",
+            "GSP-RM: {}; {}; fault method buffer {:#x} bytes; {} interrupt table entries; {} FIFO engines; {}\n",
             info.rm,
             info.gr,
             info.ce_method_buffer,
-            info.intr.len
+            info.intr.len,
+            info.fifo.len(),
+            info.memsys
         );
         Ok(info)
+    }
+
+    /// The FIFO's engines: the device information table, 32 entries a control, asked again
+    /// from the next 32 while GSP-RM says more follow (OpenRM `kfifoGetHostDeviceInfoTable`;
+    /// nouveau asks once).
+    fn fifo_engines(
+        &mut self,
+        dev: &Device,
+        bar: &SharedBar0,
+        subdevice: (u32, u32),
+        rm_engine: fn(u32) -> Option<Engine>,
+    ) -> Result<KVec<FifoEngine>> {
+        let mut engines = KVec::new();
+        for base in (0..MAX_DEVICES).step_by(PAGE) {
+            let page = self.control(dev, bar, subdevice, &DeviceInfoTable { base, rm_engine })?;
+            for e in page.entries.iter().flatten() {
+                engines.push(*e, GFP_KERNEL)?;
+            }
+            if !page.more {
+                return Ok(engines);
+            }
+        }
+        dev_err!(
+            dev,
+            "GSP-RM: {} on {:#010x} refused: {}\n",
+            DeviceInfoTable::NAME,
+            subdevice.1,
+            ControlError::TooManyDevices
+        );
+        Err(EIO)
     }
 
     /// The GPC mask and each GPC's TPC mask, by controls on GSP-RM's internal subdevice
@@ -167,6 +224,7 @@ impl fmt::Display for RmInfo {
             "ce fault method buffer: {:#x} bytes",
             self.ce_method_buffer
         )?;
+        writeln!(f, "memsys: {}", self.memsys)?;
         writeln!(f, "interrupt table: {} entries", self.intr.len)?;
         for e in self.intr.engines() {
             let vector = |v: Option<u32>| v.map_or(-1, i64::from);
@@ -177,6 +235,10 @@ impl fmt::Display for RmInfo {
                 vector(e.stall),
                 vector(e.nonstall)
             )?;
+        }
+        writeln!(f, "fifo engines: {}", self.fifo.len())?;
+        for e in &self.fifo {
+            writeln!(f, "fifo {e}")?;
         }
         writeln!(f, "rm objects: {}", self.rm)?;
         writeln!(f, "gsp-rm internal: {}", self.static_info.internal())

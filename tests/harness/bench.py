@@ -46,8 +46,8 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
         Scenario("bench-tu117-535", ["--chipset", "tu117"], "only=535.113.01", "",
                  [r"GSP 535\.113\.01 up: NVIDIA GeForce GTX 1650$"], 0),
         # The GSP's reply to the fifth or so round trip of the benchmark lies (the probe's
-        # messages on ga104 with 570.144 are 0 to 13, emu/src/gsp/fault.rs).
-        Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@18"], "-", "",
+        # messages on ga104 with 570.144 are 0 to 15, emu/src/gsp/fault.rs).
+        Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@20"], "-", "",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3070$"], 0),
         # A Hopper stand-in without GSP registers: its FSP is never ready, probe fails.
         Scenario("bench-no-gsp", ["--chipset", "gh100", "--no-gsp"], "-", "",
@@ -161,18 +161,30 @@ def cmd_bench(args):
 
 # What the debugfs info file of each booted row must say (gsp/rm/info.rs): the emulated
 # product's GPCs and TPCs (RTX 3090: 82 SMs in 7 GPCs; RTX 3070: 46 in 6; GTX 1650: 14 in 2),
-# the GSP's interrupt vector the emulated interrupt table gives it, the RM objects.
+# the GSP's interrupt vector the emulated interrupt table gives it, the FIFO's engines and the
+# memory system (RTX 3090: GDDR6X on 384 bits, 6 MiB of L2; GTX 1650: GDDR5 on 128 bits, 1 MiB;
+# the LTCs, runlists and their registers are the model's figures), the RM objects.
 INFO = {
     "bench-ga102-570": ["chip: ga102", "firmware: 570.144", "name: NVIDIA GeForce RTX 3090",
                         r"gr: 7 GPCs, 41 TPCs "
                         r"\(0:0x3f 1:0x3f 2:0x3f 3:0x3f 4:0x3f 5:0x3f 6:0x1f\)",
                         "ce fault method buffer: 0x1000 bytes",
                         "interrupt table: 11 entries", "interrupt gsp: stall 0 nonstall -1",
-                        "interrupt ce4: stall 8 nonstall 136"],
+                        "interrupt ce4: stall 8 nonstall 136",
+                        "memsys: GDDR6X, L2 6144 KiB in 12 LTCs of 4 slices, "
+                        "compression page 0x10000",
+                        "fifo engines: 10", r"fifo gr \(GR0\): runlist 0 at 0x400000",
+                        r"fifo ce1 \(CE1\): runlist 0 at 0x400000",
+                        r"fifo sec2 \(SEC2\): runlist 6 at 0x460000",
+                        r"fifo sw \(SW\): runlist 0 at 0x400000"],
     "bench-tu117-535": ["chip: tu117", "firmware: 535.113.01", "name: NVIDIA GeForce GTX 1650",
                         r"gr: 2 GPCs, 7 TPCs \(0:0xf 1:0x7\)",
                         "interrupt table: 11 entries", "interrupt gsp: stall 0 nonstall -1",
-                        "interrupt nvdec0: stall 9 nonstall 137"],
+                        "interrupt nvdec0: stall 9 nonstall 137",
+                        "memsys: GDDR5, L2 1024 KiB in 4 LTCs of 4 slices, "
+                        "compression page 0x10000",
+                        "fifo engines: 10", r"fifo gr \(GR0\): runlist 0",
+                        r"fifo nvenc0 \(NVENC0\): runlist 5", r"fifo sw \(SW\): runlist 0"],
     "bench-gsp-lies": ["chip: ga104", r"gr: 6 GPCs, 23 TPCs \(.*\)"],
 }
 INFO_COMMON = [r"fb: 0x[0-9a-f]+ bytes; 0x0-0x[0-9a-f]+ usable",

@@ -60,10 +60,10 @@ SURPRISES = (
                  [GONE + r"\(waiting for 0x41\)$"], True),
     # device_del while bound: acpiphp unbinds the driver, which frees its RM objects (the
     # subdevice first) before it unloads GSP-RM; the slot is ejected as soon as the first FREE
-    # (message 15 on ga102 with 570.144, emu/src/gsp/fault.rs) reached the GSP. The GPU gone,
+    # (message 17 on ga102 with 570.144, emu/src/gsp/fault.rs) reached the GSP. The GPU gone,
     # nothing more is sent.
-    SurprisePlan("surprise-unbind", "mute@15", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
-                 r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 15",
+    SurprisePlan("surprise-unbind", "mute@17", "load," + "settle," * 10 + "devices,rmmod,kmemleak",
+                 r"GSP: GET_GSP_STATIC_INFO", 1.0, r"GSP: fault mute at message 17",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$",
                   GONE + r"\(waiting for 0xa\)$",
                   r"GSP-RM: NV20_SUBDEVICE_0 0x5d1d0000 .* and 2 more objects not freed "

@@ -26,12 +26,12 @@ LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "co
 
 # The conversation's messages (emu/src/gsp/fault.rs) on each sweep's GPU: ga102 with 570.144
 # (GSP_INIT_DONE, the static information, three allocations, the GPC control and seven TPC
-# controls, two more controls, three frees, the unload) and tu117 with 535.113.01 (no GPC or
+# controls, four more controls, three frees, the unload) and tu117 with 535.113.01 (no GPC or
 # TPC control: its static information has them).
-MESSAGES = {"570": range(19), "535": range(11)}
+MESSAGES = {"570": range(21), "535": range(13)}
 # The messages that answer an RM call (allocations, controls, frees): where the rm-* lies are
 # told.
-RM_MESSAGES = {"570": range(2, 18), "535": range(2, 10)}
+RM_MESSAGES = {"570": range(2, 20), "535": range(2, 12)}
 
 
 def told_at(lie):

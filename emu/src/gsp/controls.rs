@@ -3,11 +3,16 @@
 //! The RM controls the emulated GSP-RM answers, with values consistent with each emulated chip:
 //! its GPCs and TPCs (the product's SM count from NVIDIA's specifications, two SMs a TPC, over
 //! the GPCs its architecture whitepaper gives it), its engines (nouveau's per-chip engine masks,
-//! `nvkm/engine/device/base.c`) and their interrupt vectors. Which TPCs a product lacks and which
-//! vector each engine has are not published: the model fills GPCs in order and numbers the
-//! vectors in the table's order (its assumptions). The layouts are OpenRM's
-//! (`ctrl/ctrl2080/ctrl2080gpu.h`, `ctrl2080ce.h`, `ctrl2080internal.h`), the same in both
-//! versions; the engine numbers (`MC_ENGINE_IDX`) are each version's.
+//! `nvkm/engine/device/base.c`) with their interrupt vectors and runlists, and its memory (the
+//! product's memory type, bus width and L2 cache size from its specifications). Which TPCs a
+//! product lacks, which vector each engine has, the runlists' numbers and registers, the LTCs
+//! and the compression page are not published: the model fills GPCs in order, numbers the
+//! vectors in the table's order, puts the graphics copy engines (CE0, CE1) on the graphics
+//! runlist and every other engine on one of its own, and takes an LTC per 32 bits of a GDDR
+//! bus (its assumptions). The layouts are OpenRM's (`ctrl/ctrl2080/ctrl2080gpu.h`,
+//! `ctrl2080ce.h`, `ctrl2080fifo.h`, `ctrl2080internal.h`), the same in both versions but for
+//! the memory system's configuration (56 bytes in 535.113.01, 40 in 570.144); the engine
+//! numbers (`MC_ENGINE_IDX`, `RM_ENGINE_TYPE`) are each version's.
 
 use super::wire::{put_u32, Version};
 use crate::chipset::Chipset;
@@ -16,14 +21,21 @@ pub const GET_FERMI_GPC_INFO: u32 = 0x2080_0137;
 pub const GET_FERMI_TPC_INFO: u32 = 0x2080_0138;
 pub const CE_GET_FAULT_METHOD_BUFFER_SIZE: u32 = 0x2080_2a08;
 pub const INTR_GET_KERNEL_TABLE: u32 = 0x2080_0a5c;
+pub const FIFO_GET_DEVICE_INFO_TABLE: u32 = 0x2080_1112;
+pub const MEMSYS_GET_STATIC_CONFIG: u32 = 0x2080_0a1c;
 
-/// The size of a control's parameters, for the controls the model answers.
-pub fn params_size(cmd: u32) -> Option<usize> {
+/// The size of a control's parameters in `version`, for the controls the model answers.
+pub fn params_size(version: Version, cmd: u32) -> Option<usize> {
     match cmd {
         GET_FERMI_GPC_INFO => Some(4),
         GET_FERMI_TPC_INFO => Some(8),
         CE_GET_FAULT_METHOD_BUFFER_SIZE => Some(4),
         INTR_GET_KERNEL_TABLE => Some(2068),
+        FIFO_GET_DEVICE_INFO_TABLE => Some(3212),
+        MEMSYS_GET_STATIC_CONFIG => Some(match version {
+            Version::R535_113_01 => 56,
+            Version::R570_144 => 40,
+        }),
         _ => None,
     }
 }
@@ -35,6 +47,8 @@ pub fn name(cmd: u32) -> &'static str {
         GET_FERMI_TPC_INFO => "NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO",
         CE_GET_FAULT_METHOD_BUFFER_SIZE => "NV2080_CTRL_CMD_CE_GET_FAULT_METHOD_BUFFER_SIZE",
         INTR_GET_KERNEL_TABLE => "NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE",
+        FIFO_GET_DEVICE_INFO_TABLE => "NV2080_CTRL_CMD_FIFO_GET_DEVICE_INFO_TABLE",
+        MEMSYS_GET_STATIC_CONFIG => "NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG",
         _ => "an unknown control",
     }
 }
@@ -204,7 +218,194 @@ pub fn answer(
             // Each interrupt category's subtree: none (NV2080_INTR_INVALID_SUBTREE).
             params[2052..2066].fill(0xff);
         }
+        FIFO_GET_DEVICE_INFO_TABLE => answer_device_info(chip, version, params),
+        MEMSYS_GET_STATIC_CONFIG => answer_memsys(chip, version, params),
         _ => unreachable!("params_size knows only the controls answered here"),
     }
     Ok(())
+}
+
+/// The product's memory: its type (`NV2080_CTRL_FB_INFO_RAM_TYPE_*`), bus width and L2 cache,
+/// from its specifications; Blackwell's datacenter L2 is the model's figure.
+struct Memory {
+    ram_type: u32,
+    bus_bits: u32,
+    l2_kib: u64,
+}
+
+const GDDR5: u32 = 0x08;
+const HBM2: u32 = 0x0f;
+const GDDR6: u32 = 0x11;
+const GDDR6X: u32 = 0x12;
+const HBM3: u32 = 0x14;
+const GDDR7: u32 = 0x15;
+
+fn memory(chip: &str) -> Memory {
+    let m = |ram_type, bus_bits, l2_kib| Memory {
+        ram_type,
+        bus_bits,
+        l2_kib,
+    };
+    match chip {
+        "tu102" => m(GDDR6, 352, 5632),
+        "tu104" => m(GDDR6, 256, 4096),
+        "tu106" => m(GDDR6, 192, 3072),
+        "tu117" => m(GDDR5, 128, 1024),
+        "tu116" => m(GDDR6, 192, 1536),
+        "ga100" => m(HBM2, 5120, 40 << 10),
+        "ga102" => m(GDDR6X, 384, 6 << 10),
+        "ga103" | "ga104" => m(GDDR6, 256, 4 << 10),
+        "ga106" => m(GDDR6, 192, 3 << 10),
+        "ga107" => m(GDDR6, 128, 2 << 10),
+        "gh100" => m(HBM3, 5120, 50 << 10),
+        "ad102" => m(GDDR6X, 384, 72 << 10),
+        "ad103" => m(GDDR6X, 256, 64 << 10),
+        "ad104" => m(GDDR6X, 192, 48 << 10),
+        "ad106" => m(GDDR6, 128, 32 << 10),
+        "ad107" => m(GDDR6, 128, 24 << 10),
+        "gb100" | "gb102" => m(HBM3, 8192, 126 << 10),
+        "gb202" => m(GDDR7, 512, 96 << 10),
+        "gb203" => m(GDDR7, 256, 64 << 10),
+        "gb205" => m(GDDR7, 192, 48 << 10),
+        "gb206" => m(GDDR7, 128, 32 << 10),
+        _ => m(GDDR6, 128, 2 << 10),
+    }
+}
+
+/// `NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG` in `version`'s layout: the product's
+/// memory; an LTC of 4 slices per 32 bits of a GDDR bus, 2 slices per LTC and an LTC per 128
+/// bits of HBM; 64 KiB compression pages; ECC on the HBM (datacenter) parts (the model's
+/// figures).
+fn answer_memsys(chip: &Chipset, version: Version, params: &mut [u8]) {
+    let mem = memory(chip.name);
+    let hbm = matches!(mem.ram_type, HBM2 | HBM3);
+    let (ltcs, lts) = if hbm {
+        (mem.bus_bits / 128, 2)
+    } else {
+        (mem.bus_bits / 32, 4)
+    };
+    // (bFbpaPresent, ramType, ltcCount, ltsPerLtcCount) by version: 535.113.01 has
+    // bReservedMemAtBottom before bFbpaPresent and maximumBlacklistPages before ramType.
+    let (fbpa, ram, ltc, per) = match version {
+        Version::R535_113_01 => (17, 32, 36, 40),
+        Version::R570_144 => (16, 28, 32, 36),
+    };
+    params.fill(0);
+    params[5] = u8::from(hbm); // bEnabledEccFBPA
+    params[8..16].copy_from_slice(&(mem.l2_kib << 10).to_le_bytes());
+    params[fbpa] = 1;
+    put_u32(params, 20, 0x1_0000); // comprPageSize
+    put_u32(params, 24, 16); // comprPageShift
+    put_u32(params, ram, mem.ram_type);
+    put_u32(params, ltc, ltcs);
+    put_u32(params, per, lts);
+}
+
+/// The engines of the FIFO's device information of `chip`, in `version`'s `RM_ENGINE_TYPE`:
+/// (type, runlist, name).
+pub fn device_info(chip: &Chipset, version: Version) -> Vec<(u32, u32, String)> {
+    let cfg = config(chip.name);
+    let r570 = version == Version::R570_144;
+    let (sw, sec2) = if r570 { (0x2d, 0x31) } else { (0x2c, 0x30) };
+    let mut engines = vec![(0x01, 0, "GR0".to_string())];
+    let mut runlist = 0;
+    for i in 0..u32::from(cfg.ce) {
+        // The graphics copy engines share the graphics runlist.
+        if i >= 2 {
+            runlist += 1;
+        }
+        engines.push((0x09 + i, runlist, format!("CE{i}")));
+    }
+    for i in 0..u32::from(cfg.nvdec) {
+        runlist += 1;
+        engines.push((0x1d + i, runlist, format!("NVDEC{i}")));
+    }
+    for i in 0..u32::from(cfg.nvenc) {
+        runlist += 1;
+        engines.push((0x25 + i, runlist, format!("NVENC{i}")));
+    }
+    runlist += 1;
+    engines.push((sec2, runlist, "SEC2".to_string()));
+    engines.push((sw, 0, "SW".to_string()));
+    engines
+}
+
+/// The registers of runlist `n` from Ampere on, where the device information gives them (the
+/// model's placement: not published); 0 before.
+fn runlist_pri_base(chip: &Chipset, n: u32) -> u32 {
+    if chip.chip_id >= 0x170 {
+        0x0040_0000 + 0x1_0000 * n
+    } else {
+        0
+    }
+}
+
+/// `NV2080_CTRL_CMD_FIFO_GET_DEVICE_INFO_TABLE`: the entries from `baseIndex`, 32 at most, and
+/// whether more follow.
+fn answer_device_info(chip: &Chipset, version: Version, params: &mut [u8]) {
+    let base = super::wire::get_u32(params, 0);
+    let table = device_info(chip, version);
+    params.fill(0);
+    put_u32(params, 0, base);
+    let from = (base as usize).min(table.len());
+    let page: Vec<_> = table[from..].iter().take(32).collect();
+    put_u32(params, 4, page.len() as u32);
+    params[8] = u8::from(from + page.len() < table.len());
+    for (i, (rm_type, runlist, name)) in page.into_iter().enumerate() {
+        let at = 12 + 100 * i;
+        put_u32(params, at + 4 * 2, *rm_type); // ENGINE_INFO_TYPE_RM_ENGINE_TYPE
+        put_u32(params, at + 4 * 3, *runlist); // ENGINE_INFO_TYPE_RUNLIST
+        put_u32(params, at + 4 * 11, runlist_pri_base(chip, *runlist)); // _RUNLIST_PRI_BASE
+        put_u32(params, at + 80, 1); // numPbdmas
+        params[at + 84..at + 84 + name.len()].copy_from_slice(name.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chipset::find as by_name;
+
+    #[test]
+    fn the_memory_systems_configuration_is_in_each_versions_layout() {
+        let chip = by_name("ga102").unwrap();
+        for (version, size, ram, ltc) in [
+            (Version::R535_113_01, 56, 32, 36),
+            (Version::R570_144, 40, 28, 32),
+        ] {
+            let mut p = vec![0xaa; params_size(version, MEMSYS_GET_STATIC_CONFIG).unwrap()];
+            assert_eq!(p.len(), size);
+            answer(chip, version, MEMSYS_GET_STATIC_CONFIG, &mut p).unwrap();
+            assert_eq!(u64::from_le_bytes(p[8..16].try_into().unwrap()), 6 << 20);
+            assert_eq!(super::super::wire::get_u32(&p, ram), GDDR6X);
+            assert_eq!(super::super::wire::get_u32(&p, ltc), 12);
+        }
+    }
+
+    #[test]
+    fn the_device_information_pages_by_base_index() {
+        let chip = by_name("ga102").unwrap();
+        let table = device_info(chip, Version::R570_144);
+        let names: Vec<_> = table.iter().map(|e| e.2.as_str()).collect();
+        assert_eq!(
+            names,
+            ["GR0", "CE0", "CE1", "CE2", "CE3", "CE4", "NVDEC0", "NVDEC1", "SEC2", "SW"]
+        );
+        // The graphics copy engines share the graphics runlist; SW is 0x2d in 570.144.
+        assert_eq!((table[2].0, table[2].1), (0x0a, 0));
+        assert_eq!((table[3].0, table[3].1), (0x0b, 1));
+        assert_eq!(table[9].0, 0x2d);
+        assert_eq!(device_info(chip, Version::R535_113_01)[9].0, 0x2c);
+        let mut p = vec![0; 3212];
+        answer(chip, Version::R570_144, FIFO_GET_DEVICE_INFO_TABLE, &mut p).unwrap();
+        assert_eq!(super::super::wire::get_u32(&p, 4), 10);
+        assert_eq!(p[8], 0);
+        assert_eq!(&p[12 + 84..12 + 88], b"GR0\0");
+        // From entry 32: none, and none to follow.
+        p.fill(0);
+        p[0] = 32;
+        answer(chip, Version::R570_144, FIFO_GET_DEVICE_INFO_TABLE, &mut p).unwrap();
+        assert_eq!(super::super::wire::get_u32(&p, 0), 32);
+        assert_eq!(super::super::wire::get_u32(&p, 4), 0);
+    }
 }

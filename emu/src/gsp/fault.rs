@@ -8,10 +8,11 @@
 //! GET_GSP_STATIC_INFO (1), to the three GSP_RM_ALLOCs of the probe's client,
 //! device and subdevice (2 to 4), then to the probe's controls: with 570.144
 //! the GPC control and one TPC control per GPC (ga102: 5 to 12), then the
-//! copy engines' method buffer and the interrupt table (ga102 with 570.144:
-//! 13, 14; 535.113.01, whose static information holds the GPCs: 5, 6); at
-//! unbind the three FREEs and UNLOADING_GUEST_DRIVER (ga102 with 570.144: 15
-//! to 18; 535.113.01: 7 to 10). GSP_SET_SYSTEM_INFO and SET_REGISTRY get no
+//! copy engines' method buffer, the interrupt table, the FIFO's device
+//! information and the memory system's configuration (ga102 with 570.144: 13
+//! to 16; 535.113.01, whose static information holds the GPCs: 5 to 8); at
+//! unbind the three FREEs and UNLOADING_GUEST_DRIVER (ga102 with 570.144: 17
+//! to 20; 535.113.01: 9 to 12). GSP_SET_SYSTEM_INFO and SET_REGISTRY get no
 //! reply, so they have no message. RUN_CPU_SEQUENCER, GSP-RM's own events (`super::events`),
 //! continuation records and flood events are not counted. Without `@N` the
 //! lie is told at message 1.

@@ -53,7 +53,7 @@ impl Gsp {
             _ => s.rm.control(
                 version,
                 &mut request,
-                controls::params_size,
+                |cmd| controls::params_size(version, cmd),
                 |cmd, params| controls::answer(chip, version, cmd, params),
             ),
         };

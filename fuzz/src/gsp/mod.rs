@@ -20,12 +20,18 @@ pub(crate) mod replies;
 pub(crate) mod rm_calls;
 #[path = "../../../gsp/rm/controls.rs"]
 pub(crate) mod rm_controls;
+#[path = "../../../gsp/rm/fifo.rs"]
+pub(crate) mod rm_fifo;
+#[path = "../../../gsp/rm/memsys.rs"]
+pub(crate) mod rm_memsys;
 #[path = "../../../gsp/rm/status.rs"]
 pub(crate) mod rm_status;
 /// The driver's `gsp::rm`, as far as the parsing core has it.
 pub(crate) mod rm {
     pub(crate) use super::rm_calls as calls;
     pub(crate) use super::rm_controls as controls;
+    pub(crate) use super::rm_fifo as fifo;
+    pub(crate) use super::rm_memsys as memsys;
     pub(crate) use super::rm_status as status;
 }
 #[path = "../../../gsp/sequencer/commands.rs"]
