@@ -7,7 +7,7 @@ speaks 535.113.01 to the model.
 What it must show, per GPU: GSP-RM booted by nouveau through FWSEC-FRTS and the booter
 (`GSP_INIT_DONE` after the CPU sequence), the static information asked for, its RM client,
 device and subdevice allocated and its first RM controls answered (the interrupt table on both
-versions), GSP-RM unloaded again (FWSEC-SB and booter_unload, WPR2 cleared) when nouveau lets
+versions, the GPCs, TPCs and memory system with 570.144), GSP-RM unloaded again (FWSEC-SB and booter_unload, WPR2 cleared) when nouveau lets
 go, no access after rmmod, and an emulated GPU that reports no check it failed but for what it
 does not serve yet, named in UNSERVED: that is where nouveau stops today, reported as skipped
 with that reason, as are the WARNINGs nouveau prints there. If nouveau fails before that on the
@@ -30,37 +30,33 @@ CHIPS = ("tu102", "ga102")
 VERSIONS = (("535.113.01", 0), ("570.144", 1))
 # Headless: no console, no acceleration (nouveau.modeset=2 probes without KMS).
 PARAMS = "modeset=2 noaccel=1"
-# What nouveau asks next that the model does not serve yet, per version: with 535.113.01 the
+# What nouveau asks next that the model does not serve yet, the same with both versions: the
 # VFN interrupt tree (BAR0+0xb80000, the interrupt issue), its BAR2 (the PRAMIN window's base
 # at BAR0+0x001700, the window at BAR0+0x700000, the flush at BAR0+0x070000), its VMM's
-# FERMI_VASPACE_A (0x90f1) and UPDATE_BAR_PDE (function 70); with 570.144 the memsys static
-# configuration in its static information's step (NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG,
-# 0x20800a1c). Each is the next piece of the model (docs/oracle.md).
-UNSERVED = {
-    "535.113.01": re.compile(r"class 0x90f1 unknown|function 70 \(\d+ bytes\) is not supported"
-                             r"|BAR0\+0x(07[0-9a-f]{4}|7[0-9a-f]{5}|b8[0-9a-f]{4}|001700)$"),
-    "570.144": re.compile(r"\(0x20800a1c\) on 0x[0-9a-f]+ in client 0x[0-9a-f]+ refused: "
-                          r"not a control the model answers"),
-}
+# FERMI_VASPACE_A (0x90f1) and UPDATE_BAR_PDE (function 70). Each is the next piece of the
+# model (docs/oracle.md).
+_UNSERVED = re.compile(r"class 0x90f1 unknown|function 70 \(\d+ bytes\) is not supported"
+                       r"|BAR0\+0x(07[0-9a-f]{4}|7[0-9a-f]{5}|b8[0-9a-f]{4}|001700)$")
+UNSERVED = {"535.113.01": _UNSERVED, "570.144": _UNSERVED}
 # What the model must have answered before nouveau stopped, per version (with 570.144 nouveau
-# asks the memsys configuration before its RM objects).
+# asks the GPCs, the TPCs and the memory system's configuration in its static information's
+# step, before its RM objects; the model accepting its memsys parameters checks their 570.144
+# layout against nouveau's).
 ANSWERED = {
     "535.113.01": ("GSP_RM_ALLOC of NV20_SUBDEVICE_0",
                    "GSP_RM_CONTROL NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE"),
-    "570.144": ("GET_GSP_STATIC_INFO",),
+    "570.144": ("GET_GSP_STATIC_INFO",
+                "GSP_RM_CONTROL NV2080_CTRL_CMD_GPU_GET_FERMI_TPC_INFO",
+                "GSP_RM_CONTROL NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG",
+                "GSP_RM_CONTROL NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE",
+                "GSP_RM_ALLOC of NV20_SUBDEVICE_0"),
 }
-# The lines of Linux 7.3.4's nouveau that WARN where it stops: with 535.113.01 its BAR2's set-up
-# and teardown, when GSP-RM refuses UPDATE_BAR_PDE (rm/r535/bar.c); with 570.144 its
-# post-init, when the static information's memsys control is refused (rm/r535/gsp.c,
-# r535_gsp_postinit, inlined into r535_gsp_init).
-KNOWN_WARNINGS = {
-    "535.113.01": ((r"nvkm/subdev/gsp/rm/r535/bar\.c:(77|97) at r535_bar_bar2_(init|fini)",
-                    "nouveau WARNs when GSP-RM refuses UPDATE_BAR_PDE, which the model does not "
-                    "serve yet (BAR2, docs/oracle.md)"),),
-    "570.144": ((r"nvkm/subdev/gsp/rm/r535/gsp\.c:300 at r535_gsp_init",
-                 "nouveau WARNs when GSP-RM refuses the memsys configuration, which the model "
-                 "does not serve yet (docs/oracle.md)"),),
-}
+# The lines of Linux 7.3.4's nouveau that WARN where it stops, with both versions: its BAR2's
+# set-up and teardown, when GSP-RM refuses UPDATE_BAR_PDE (rm/r535/bar.c).
+_BAR2_WARNINGS = ((r"nvkm/subdev/gsp/rm/r535/bar\.c:(77|97) at r535_bar_bar2_(init|fini)",
+                   "nouveau WARNs when GSP-RM refuses UPDATE_BAR_PDE, which the model does not "
+                   "serve yet (BAR2, docs/oracle.md)"),)
+KNOWN_WARNINGS = {"535.113.01": _BAR2_WARNINGS, "570.144": _BAR2_WARNINGS}
 
 
 def check_model_clean_until(name, log, unserved, results):
