@@ -51,17 +51,23 @@ use crate::{
             put_struct,
             Sink, //
         },
-        fw::common,
         interface::Interface,
         logs::Logs,
         msgq::{
             MsgError,
-            Numbering, //
+            Numbering,
+            CONTINUATION, //
         },
-        queues::Queues,
+        queues::{
+            Gathered,
+            Queues,
+            Reassembly, //
+        },
         replies::StaticInfo,
         rm::{
             calls::{
+                device_params,
+                subdevice_params,
                 Allocated,
                 ControlCall,
                 Controlled,
@@ -396,7 +402,7 @@ impl GspCore {
         timeout: Delta,
     ) -> Result {
         let f = self.numbering.function(Function::InitDone);
-        self.wait_for(dev, bar, f, timeout).map(|_| ())
+        self.wait_for(dev, bar, f, 0, timeout).map(|_| ())
     }
 
     /// Waits for GSP-RM's CPU sequence and carries it out.
@@ -410,7 +416,7 @@ impl GspCore {
         app_version: u32,
     ) -> Result {
         let f = self.numbering.function(Function::RunCpuSequencer);
-        let payload = self.wait_for(dev, bar, f, INIT_TIMEOUT)?;
+        let payload = self.wait_for(dev, bar, f, 0, INIT_TIMEOUT)?;
         let ctx = super::sequencer::Context {
             chipset: self.spec.chipset,
             boot0,
@@ -432,6 +438,8 @@ impl GspCore {
     }
 
     /// Waits for a message of `function`: the reply to the command just sent, or an event.
+    /// A reply of `expected` bytes, more than one message holds, is gathered from the
+    /// continuation records that follow its first message ([`Reassembly`]).
     ///
     /// Events are dropped, whether the driver knows their number or not (one debug line per
     /// wait names them). A reply nobody asked for ends the wait with an error, as does a message
@@ -444,9 +452,12 @@ impl GspCore {
         dev: &Device,
         bar: &SharedBar0,
         function: u32,
+        expected: usize,
         timeout: Delta,
     ) -> Result<Untrusted<KVec<u8>>> {
         let start = Instant::<Monotonic>::now();
+        // A reply longer than a message, until its continuation records are in.
+        let mut gathering: Option<Reassembly> = None;
         self.failed = None;
         let mut next_check = CHECK_INTERVAL;
         let mut dropped = DroppedEvents::default();
@@ -483,7 +494,32 @@ impl GspCore {
                     );
                     break Err(EIO);
                 }
-                Ok(Some((m, payload))) if m.function == function => break Ok(payload),
+                // Nothing comes between a reply's continuation records (nouveau: -EIO).
+                Ok(Some((m, part))) if gathering.is_some() => {
+                    let step = match gathering.take() {
+                        Some(r) if m.function == CONTINUATION => r.add(&part),
+                        _ => Err(MsgError::NotContinuation(m.function)),
+                    };
+                    match step {
+                        Ok(Gathered::Done(reply)) => break Ok(reply),
+                        Ok(Gathered::More(r)) => gathering = Some(r),
+                        Err(e) => {
+                            dev_err!(
+                                dev,
+                                "GSP status queue: {} (waiting for {:#x})\n",
+                                e,
+                                function
+                            );
+                            break Err(MsgError::errno(e));
+                        }
+                    }
+                }
+                Ok(Some((m, payload))) if m.function == function => {
+                    match Reassembly::first(payload, expected) {
+                        Gathered::Done(reply) => break Ok(reply),
+                        Gathered::More(r) => gathering = Some(r),
+                    }
+                }
                 // Nothing the driver does yet needs an event's contents: each is dropped, as
                 // nouveau drops those it silences, and one the driver does not know is no error
                 // (the numbers differ between versions; a later firmware may send new ones).
@@ -547,7 +583,8 @@ impl GspCore {
         write: &mut dyn FnMut(&mut dyn Sink) -> Result,
     ) -> Result<Untrusted<KVec<u8>>> {
         self.send(dev, bar, function, size, write)?;
-        self.wait_for(dev, bar, function, timeout)
+        // GSP-RM answers in place: the reply is as long as the request.
+        self.wait_for(dev, bar, function, size, timeout)
     }
 
     /// Sends the RPC `function` of `size` payload bytes that `write` writes and rings the
@@ -592,12 +629,7 @@ impl GspCore {
             write_client_params(client.handle, out)
         })?;
         let device = device_of(&client);
-        // nouveau's device parameters: the client shares itself, all else 0
-        // (`rm/r535/device.c`).
-        let params = common::NV0080_ALLOC_PARAMETERS {
-            hClientShare: client.handle,
-            ..Default::default()
-        };
+        let params = device_params(client.handle);
         self.alloc(
             dev,
             bar,
@@ -606,7 +638,7 @@ impl GspCore {
             &mut |out| put_struct(out, &params),
         )?;
         let subdevice = subdevice_of(&device);
-        let params = common::NV2080_ALLOC_PARAMETERS::default();
+        let params = subdevice_params();
         self.alloc(
             dev,
             bar,
@@ -640,7 +672,7 @@ impl GspCore {
             self.objects.refused(&object);
             return Err(e);
         }
-        let reply = match self.wait_for(dev, bar, f, RPC_TIMEOUT) {
+        let reply = match self.wait_for(dev, bar, f, ALLOC_HEADER + params_size, RPC_TIMEOUT) {
             Ok(reply) => reply,
             Err(e) => {
                 if self.failed.is_some() {

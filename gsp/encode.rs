@@ -250,21 +250,6 @@ pub(crate) mod versioned {
         put_struct(out, &args)
     }
 
-    /// Size of this version's `NV0000_ALLOC_PARAMETERS`, a client's allocation parameters (570.144
-    /// added `pOsPidInfo`).
-    pub(crate) const CLIENT_PARAMS_SIZE: usize = core::mem::size_of::<fw::NV0000_ALLOC_PARAMETERS>();
-
-    /// Writes the `NV0000_ALLOC_PARAMETERS` of client `handle`, as nouveau fills them
-    /// (`rm/r535/client.c`, `rm/r570/client.c`): the handle, process id `~0`, no process
-    /// name, no OS process information.
-    pub(crate) fn write_client_params(handle: u32, out: &mut dyn Sink) -> Result {
-        let params = fw::NV0000_ALLOC_PARAMETERS {
-            hClient: handle,
-            processID: !0,
-            ..Default::default()
-        };
-        put_struct(out, &params)
-    }
 }
 }
 
@@ -320,27 +305,6 @@ mod tests {
         let mut w = [0u8; 4];
         w.copy_from_slice(&b[off..off + 4]);
         u32::from_le_bytes(w)
-    }
-
-    /// A client's parameters as nouveau fills them, at each version's size: 108 bytes in
-    /// 535.113.01, 120 in 570.144 (`pOsPidInfo` added), the handle at 0, process id `~0` at 4,
-    /// the rest zero.
-    #[test]
-    fn client_params_are_nouveaus_at_each_versions_size() -> Result {
-        fn check(write: fn(u32, &mut dyn Sink) -> Result, size: usize, want: usize) -> Result {
-            let mut out = KVec::new();
-            write(0xc1d0_0000, &mut out)?;
-            assert_eq!((out.len(), size), (want, want));
-            assert_eq!(&out[..8], &[0, 0, 0xd0, 0xc1, 0xff, 0xff, 0xff, 0xff]);
-            assert!(out[8..].iter().all(|&b| b == 0));
-            Ok(())
-        }
-        use versioned::{
-            r535_113_01 as v535,
-            r570_144 as v570, //
-        };
-        check(v535::write_client_params, v535::CLIENT_PARAMS_SIZE, 108)?;
-        check(v570::write_client_params, v570::CLIENT_PARAMS_SIZE, 120)
     }
 
     #[test]

@@ -213,10 +213,13 @@ pub(crate) mod versioned {
         #[ver(V == r535_113_01)]
         const FMC: Option<Fmc> = None;
 
-        const CLIENT_PARAMS_SIZE: usize = crate::gsp::encode::versioned::V::CLIENT_PARAMS_SIZE;
+        const CLIENT_PARAMS_SIZE: usize = crate::gsp::rm::calls::versioned::V::CLIENT_PARAMS_SIZE;
 
         fn write_client_params(handle: u32, out: &mut dyn Sink) -> Result {
-            crate::gsp::encode::versioned::V::write_client_params(handle, out)
+            crate::gsp::encode::put_struct(
+                out,
+                &crate::gsp::rm::calls::versioned::V::client_params(handle),
+            )
         }
 
         fn engine(idx: u16) -> Option<Engine> {

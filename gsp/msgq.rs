@@ -67,6 +67,10 @@ pub(crate) enum MsgError {
     TooLong(usize),
     /// The driver ran out of memory for the message (not the GSP's fault).
     NoMemory,
+    /// A continuation record carries more than the reply it continues has left.
+    ContinuationPast { got: usize, left: usize },
+    /// Another message came between a reply's continuation records.
+    NotContinuation(u32),
 }
 
 impl fmt::Display for MsgError {
@@ -92,6 +96,14 @@ impl fmt::Display for MsgError {
             }
             MsgError::BadPointer(p) => write!(f, "queue pointer {} lies outside the queue", p),
             MsgError::TooLong(n) => write!(f, "a payload of {} bytes does not fit a message", n),
+            MsgError::ContinuationPast { got, left } => write!(
+                f,
+                "a continuation record of {} bytes, past the {} the reply has left",
+                got, left
+            ),
+            MsgError::NotContinuation(n) => {
+                write!(f, "message {:#x} between a reply's continuation records", n)
+            }
         }
     }
 }

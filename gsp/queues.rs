@@ -313,6 +313,56 @@ impl<M: QueueMemory> Queues<M> {
     }
 }
 
+/// A reply longer than one message: its first message, then the continuation records that
+/// follow it, until the bytes the request asked for are in. GSP-RM answers a request that took
+/// continuation records in as many (OpenRM's CPU-RM reads them back, `vgpu/rpc.c`; nouveau
+/// gathers them when the caller expects more than one message, `rm/r535/rpc.c`,
+/// `r535_gsp_msgq_recv`); nothing may come between them.
+pub(crate) struct Reassembly {
+    reply: Untrusted<KVec<u8>>,
+    want: usize,
+}
+
+/// Where a reply stands.
+pub(crate) enum Gathered {
+    /// Complete (or short: its validator says so).
+    Done(Untrusted<KVec<u8>>),
+    /// Continuation records are to follow.
+    More(Reassembly),
+}
+
+impl Reassembly {
+    /// The reply's first message, the request having asked for `want` bytes back: complete
+    /// unless it fills its message and `want` is more.
+    pub(crate) fn first(reply: Untrusted<KVec<u8>>, want: usize) -> Gathered {
+        if want > MAX_PAYLOAD && reply.len() == MAX_PAYLOAD {
+            Gathered::More(Reassembly { reply, want })
+        } else {
+            Gathered::Done(reply)
+        }
+    }
+
+    /// The next continuation record's payload: the reply is complete once it has `want` bytes
+    /// or a record does not fill its message.
+    pub(crate) fn add(mut self, part: &Untrusted<[u8]>) -> Result<Gathered, MsgError> {
+        let left = self.want.saturating_sub(self.reply.len());
+        if part.len() > left {
+            return Err(MsgError::ContinuationPast {
+                got: part.len(),
+                left,
+            });
+        }
+        self.reply
+            .extend_from_untrusted(part, GFP_KERNEL)
+            .map_err(|_| MsgError::NoMemory)?;
+        if self.reply.len() == self.want || part.len() < MAX_PAYLOAD {
+            Ok(Gathered::Done(self.reply))
+        } else {
+            Ok(Gathered::More(self))
+        }
+    }
+}
+
 /// Elements an RPC with a payload of `size` bytes occupies: full messages of [`MAX_PAYLOAD`]
 /// bytes, then the rest (an empty payload is one message too). `None` if the queue could never
 /// hold it.
@@ -1022,6 +1072,95 @@ mod tests {
         let cmdq = q.offsets().0;
         assert_eq!(rd(&mut q, cmdq + RX_HEADER), 3);
         assert!(matches!(receive(&mut q, v), Ok(None)));
+        Ok(())
+    }
+
+    /// Gathers the reply to a request of `want` bytes from the status queue, as `wait_for`
+    /// does: its first message, then its continuation records.
+    fn gather(
+        q: &mut Queues<RamMemory>,
+        v: FwVersion,
+        want: usize,
+    ) -> Result<Result<Untrusted<KVec<u8>>, MsgError>> {
+        let (_, first) = receive(q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+        let mut step = Reassembly::first(first, want);
+        loop {
+            match step {
+                Gathered::Done(reply) => return Ok(Ok(reply)),
+                Gathered::More(r) => {
+                    let (m, part) = receive(q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
+                    if m.function != CONTINUATION {
+                        return Ok(Err(MsgError::NotContinuation(m.function)));
+                    }
+                    step = match r.add(&part) {
+                        Ok(s) => s,
+                        Err(e) => return Ok(Err(e)),
+                    };
+                }
+            }
+        }
+    }
+
+    /// A reply longer than a message: its first message full, the rest in continuation
+    /// records, gathered to the bytes the request asked for, in order.
+    #[test]
+    fn a_long_reply_is_gathered_from_its_continuation_records() -> Result {
+        let v = FwVersion::R570_144;
+        let want = MAX_PAYLOAD + 5000;
+        let mut reply = KVVec::new();
+        for i in 0..want {
+            reply.push((i % 251) as u8, GFP_KERNEL)?;
+        }
+        let mut q = queues()?;
+        gsp_post(&mut q, v, SET_REGISTRY, 0, &reply[..MAX_PAYLOAD])?;
+        gsp_post(&mut q, v, CONTINUATION, 1, &reply[MAX_PAYLOAD..])?;
+        let got = gather(&mut q, v, want)?.map_err(MsgError::errno)?;
+        assert_eq!(got.len(), want);
+        for i in [0, MAX_PAYLOAD - 1, MAX_PAYLOAD, want - 1] {
+            assert_eq!(byte(&got[i]), (i % 251) as u8);
+        }
+        assert!(matches!(receive(&mut q, v), Ok(None)));
+
+        // A reply that fits a message takes none, even when the next message is one.
+        let mut q = queues()?;
+        gsp_post(&mut q, v, SET_REGISTRY, 0, &reply[..100])?;
+        gsp_post(&mut q, v, CONTINUATION, 1, &reply[..10])?;
+        assert_eq!(gather(&mut q, v, 100)?.map_err(MsgError::errno)?.len(), 100);
+        assert!(matches!(receive(&mut q, v), Ok(Some(_))));
+        Ok(())
+    }
+
+    /// A continuation record past the reply's end, or another message between the records,
+    /// is refused by name; a short record ends the reply short (its validator says so).
+    #[test]
+    fn continuation_records_are_checked() -> Result {
+        let v = FwVersion::R570_144;
+        let want = MAX_PAYLOAD + 100;
+        let full = KVVec::from_elem(7u8, MAX_PAYLOAD, GFP_KERNEL)?;
+        let mut q = queues()?;
+        gsp_post(&mut q, v, SET_REGISTRY, 0, &full)?;
+        gsp_post(&mut q, v, CONTINUATION, 1, &[1; 101])?;
+        assert!(matches!(
+            gather(&mut q, v, want)?,
+            Err(MsgError::ContinuationPast {
+                got: 101,
+                left: 100
+            })
+        ));
+
+        let mut q = queues()?;
+        gsp_post(&mut q, v, SET_REGISTRY, 0, &full)?;
+        gsp_post(&mut q, v, INIT_DONE, 1, &[])?;
+        assert!(matches!(
+            gather(&mut q, v, want)?,
+            Err(MsgError::NotContinuation(INIT_DONE))
+        ));
+
+        let mut q = queues()?;
+        gsp_post(&mut q, v, SET_REGISTRY, 0, &full)?;
+        gsp_post(&mut q, v, CONTINUATION, 1, &[1; 60])?;
+        let got = gather(&mut q, v, want)?.map_err(MsgError::errno)?;
+        assert_eq!(got.len(), MAX_PAYLOAD + 60);
         Ok(())
     }
 

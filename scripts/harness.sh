@@ -10,5 +10,6 @@ cd "$NOVA_ROOT"
 in_root env NOVA_CACHE="$NOVA_CACHE" NOVA_ROOT="$NOVA_ROOT" \
 	NOVA_KVM="${NOVA_KVM:-}" NOVA_BOOT_TIMEOUT="${NOVA_BOOT_TIMEOUT:-600}" \
 	NOVA_KEEP_INITRAMFS="${NOVA_KEEP_INITRAMFS:-}" \
+	NOVA_NOUVEAU="$NOVA_CACHE/linux-src/drivers/gpu/drm/nouveau" \
 	CARGO_TARGET_DIR="$NOVA_CACHE/emu-target" \
 	PYTHONPATH="$NOVA_ROOT/tests" python3 -m harness "$@"

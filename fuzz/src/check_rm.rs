@@ -9,6 +9,7 @@ use zerocopy::IntoBytes;
 use crate::{
     gsp::rm::{
         calls::{
+            self,
             Allocated,
             Class,
             ControlCall,
@@ -156,11 +157,11 @@ fn memsys(r570: bool) -> MemsysStaticConfig {
     })
 }
 
-/// The FIFO's device information from entry 32 (a second answer), with 570.144's engine
-/// numbers or 535.113.01's.
-fn device_info(r570: bool) -> DeviceInfoTable {
+/// The FIFO's device information from entry `base`, with 570.144's engine numbers or
+/// 535.113.01's.
+fn device_info(base: u32, r570: bool) -> DeviceInfoTable {
     DeviceInfoTable {
-        base: 32,
+        base,
         rm_engine: if r570 {
             controls::versioned::r570_144::rm_engine
         } else {
@@ -184,7 +185,40 @@ pub fn control_request_for(name: &str, r570: bool) -> Vec<u8> {
     }
 }
 
-/// The controls of the probe, by name: what the driver sends for each with 570.144.
+/// Size of `GSP_RM_CONTROL`'s fixed part, which a control's parameters follow.
+pub const CONTROL_HEADER: usize = calls::CONTROL_HEADER;
+
+/// The `NV0000_ALLOC_PARAMETERS` the driver sends for client `handle`, in 570.144's layout
+/// (`r570`) or 535.113.01's.
+pub fn client_params(r570: bool, handle: u32) -> Vec<u8> {
+    if r570 {
+        calls::versioned::r570_144::client_params(handle)
+            .as_bytes()
+            .to_vec()
+    } else {
+        calls::versioned::r535_113_01::client_params(handle)
+            .as_bytes()
+            .to_vec()
+    }
+}
+
+/// The `NV0080_ALLOC_PARAMETERS` the driver sends for the device under `client`.
+pub fn device_params(client: u32) -> Vec<u8> {
+    calls::device_params(client).as_bytes().to_vec()
+}
+
+/// The `NV2080_ALLOC_PARAMETERS` the driver sends for the subdevice.
+pub fn subdevice_params() -> Vec<u8> {
+    calls::subdevice_params().as_bytes().to_vec()
+}
+
+/// The `GSP_RM_CONTROL` the driver sends for GPC `gpc`'s TPC mask.
+pub fn tpc_info_request(gpc: u32) -> Vec<u8> {
+    control_request(&TpcInfo(gpc)).1
+}
+
+/// The controls of the probe, by name: what the driver sends for each with 570.144 (the
+/// device information's first, from entry 0).
 pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         (GpcInfo::NAME, control_request(&GpcInfo).1),
@@ -200,7 +234,10 @@ pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
             })
             .1,
         ),
-        (DeviceInfoTable::NAME, control_request(&device_info(true)).1),
+        (
+            DeviceInfoTable::NAME,
+            control_request(&device_info(0, true)).1,
+        ),
         (MemsysStaticConfig::NAME, control_request(&memsys(true)).1),
     ]
 }
@@ -225,7 +262,7 @@ pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
             }
             out
         }),
-        DeviceInfoTable::NAME => answered(&device_info(r570), reply).map(|page| {
+        DeviceInfoTable::NAME => answered(&device_info(32, r570), reply).map(|page| {
             let mut out = format!("{} entries, more {}:", page.count, page.more);
             for e in page.entries.iter().flatten() {
                 out += &format!(" {e};");

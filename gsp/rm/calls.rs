@@ -115,6 +115,20 @@ impl Object {
     }
 }
 
+/// A device's `NV0080_ALLOC_PARAMETERS` under `client`, as nouveau fills them
+/// (`rm/r535/device.c`): the client shares itself, all else 0.
+pub(crate) fn device_params(client: u32) -> common::NV0080_ALLOC_PARAMETERS {
+    common::NV0080_ALLOC_PARAMETERS {
+        hClientShare: client,
+        ..Default::default()
+    }
+}
+
+/// A subdevice's `NV2080_ALLOC_PARAMETERS`, as nouveau fills them: subdevice 0.
+pub(crate) fn subdevice_params() -> common::NV2080_ALLOC_PARAMETERS {
+    common::NV2080_ALLOC_PARAMETERS::default()
+}
+
 /// Why an RM call's reply was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ReplyError {
@@ -267,4 +281,24 @@ impl Validator<(&Untrusted<[u8]>, &ControlCall)> for Controlled {
             status => Err(ReplyError::Failed(NvStatus(status))),
         }
     }
+}
+
+gsp_versioned! {
+/// The client's allocation parameters, the one allocation layout that differs between versions
+/// (570.144 added `pOsPidInfo`).
+pub(crate) mod versioned {
+    /// Size of this version's `NV0000_ALLOC_PARAMETERS`.
+    pub(crate) const CLIENT_PARAMS_SIZE: usize = core::mem::size_of::<fw::NV0000_ALLOC_PARAMETERS>();
+
+    /// The `NV0000_ALLOC_PARAMETERS` of client `handle`, as nouveau fills them
+    /// (`rm/r535/client.c`, `rm/r570/client.c`): the handle, process id `~0`, no process name,
+    /// no OS process information.
+    pub(crate) fn client_params(handle: u32) -> fw::NV0000_ALLOC_PARAMETERS {
+        fw::NV0000_ALLOC_PARAMETERS {
+            hClient: handle,
+            processID: !0,
+            ..Default::default()
+        }
+    }
+}
 }
