@@ -55,8 +55,7 @@ use crate::{
         logs::Logs,
         msgq::{
             MsgError,
-            Numbering,
-            CONTINUATION, //
+            Numbering, //
         },
         queues::{
             Gathered,
@@ -497,8 +496,8 @@ impl GspCore {
                 // Nothing comes between a reply's continuation records (nouveau: -EIO).
                 Ok(Some((m, part))) if gathering.is_some() => {
                     let step = match gathering.take() {
-                        Some(r) if m.function == CONTINUATION => r.add(&part),
-                        _ => Err(MsgError::NotContinuation(m.function)),
+                        Some(r) => r.add(m.function, &part),
+                        None => Err(MsgError::NotContinuation(m.function)),
                     };
                     match step {
                         Ok(Gathered::Done(reply)) => break Ok(reply),
@@ -583,7 +582,8 @@ impl GspCore {
         write: &mut dyn FnMut(&mut dyn Sink) -> Result,
     ) -> Result<Untrusted<KVec<u8>>> {
         self.send(dev, bar, function, size, write)?;
-        // GSP-RM answers in place: the reply is as long as the request.
+        // GSP-RM answers in place: the reply is at most as long as the request (an RM call's
+        // is as long), so no more than that is gathered from continuation records.
         self.wait_for(dev, bar, function, size, timeout)
     }
 

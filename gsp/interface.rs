@@ -227,7 +227,7 @@ pub(crate) mod versioned {
         }
 
         fn rm_engine(t: u32) -> Option<Engine> {
-            crate::gsp::rm::controls::versioned::V::rm_engine(t)
+            crate::gsp::rm::fifo::versioned::V::rm_engine(t)
         }
 
         const MEMSYS: &'static MemsysLayout = &crate::gsp::rm::memsys::versioned::V::MEMSYS;

@@ -342,9 +342,16 @@ impl Reassembly {
         }
     }
 
-    /// The next continuation record's payload: the reply is complete once it has `want` bytes
-    /// or a record does not fill its message.
-    pub(crate) fn add(mut self, part: &Untrusted<[u8]>) -> Result<Gathered, MsgError> {
+    /// The next message, of `function`, which must be a continuation record: the reply is
+    /// complete once it has `want` bytes or a record does not fill its message.
+    pub(crate) fn add(
+        mut self,
+        function: u32,
+        part: &Untrusted<[u8]>,
+    ) -> Result<Gathered, MsgError> {
+        if function != CONTINUATION {
+            return Err(MsgError::NotContinuation(function));
+        }
         let left = self.want.saturating_sub(self.reply.len());
         if part.len() > left {
             return Err(MsgError::ContinuationPast {
@@ -1089,10 +1096,7 @@ mod tests {
                 Gathered::Done(reply) => return Ok(Ok(reply)),
                 Gathered::More(r) => {
                     let (m, part) = receive(q, v).map_err(MsgError::errno)?.ok_or(EINVAL)?;
-                    if m.function != CONTINUATION {
-                        return Ok(Err(MsgError::NotContinuation(m.function)));
-                    }
-                    step = match r.add(&part) {
+                    step = match r.add(m.function, &part) {
                         Ok(s) => s,
                         Err(e) => return Ok(Err(e)),
                     };

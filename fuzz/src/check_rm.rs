@@ -27,7 +27,7 @@ use crate::{
             IntrKernelTable,
             TpcInfo, //
         },
-        fifo::DeviceInfoTable,
+        fifo::{self, DeviceInfoTable},
         memsys::{
             self,
             MemsysStaticConfig, //
@@ -163,9 +163,9 @@ fn device_info(base: u32, r570: bool) -> DeviceInfoTable {
     DeviceInfoTable {
         base,
         rm_engine: if r570 {
-            controls::versioned::r570_144::rm_engine
+            fifo::versioned::r570_144::rm_engine
         } else {
-            controls::versioned::r535_113_01::rm_engine
+            fifo::versioned::r535_113_01::rm_engine
         },
     }
 }
@@ -243,7 +243,7 @@ pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// A reply to the named control (`TpcInfo` asked for GPC 3, the device information from entry
-/// 32; the interrupt table and the device information read with `r570` or 535.113.01's engine
+/// 0; the interrupt table and the device information read with `r570` or 535.113.01's engine
 /// numbers, the memory system's configuration in its layout), validated.
 pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
     let engine = if r570 {
@@ -262,9 +262,9 @@ pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
             }
             out
         }),
-        DeviceInfoTable::NAME => answered(&device_info(32, r570), reply).map(|page| {
-            let mut out = format!("{} entries, more {}:", page.count, page.more);
-            for e in page.entries.iter().flatten() {
+        DeviceInfoTable::NAME => answered(&device_info(0, r570), reply).map(|page| {
+            let mut out = format!("{} entries, more {}:", page.engines().count(), page.more);
+            for e in page.engines() {
                 out += &format!(" {e};");
             }
             out
@@ -272,6 +272,13 @@ pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
         MemsysStaticConfig::NAME => answered(&memsys(r570), reply).map(|m| m.to_string()),
         _ => panic!("no control {name}"),
     }
+}
+
+/// The device information's answer to a request from `base`, validated, and where the next
+/// request starts (`None`: the table is complete).
+pub fn device_info_next(reply: &[u8], base: u32, r570: bool) -> Result<Option<u32>, String> {
+    answered(&device_info(base, r570), reply)
+        .and_then(|page| page.next(base).map_err(|e| e.to_string()))
 }
 
 /// Every probe object's and control's replies to `data`: what the fuzzer drives.

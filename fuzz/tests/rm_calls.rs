@@ -5,8 +5,8 @@
 //! shows.
 
 use nova_core_parse::check_rm::{
-    alloc_reply, alloc_request, control, control_request_for, control_requests, free_reply,
-    free_request, rm_replies, PROBE_OBJECTS,
+    alloc_reply, alloc_request, control, control_request_for, control_requests, device_info_next,
+    free_reply, free_request, rm_replies, PROBE_OBJECTS,
 };
 
 fn words(w: &[u32]) -> Vec<u8> {
@@ -351,8 +351,9 @@ fn the_memory_systems_configuration_is_read_in_each_versions_layout() {
     );
 }
 
-/// The FIFO's device information: the entries asked (from 32 here), at most 32 of them, at
-/// most 2 PBDMAs each, names NUL-terminated text, and each version's engine numbers.
+/// The FIFO's device information: the entries asked (from 0 here), at most 32 of them, at most
+/// 2 PBDMAs each, names NUL-terminated text, and each version's engine numbers; asked again 32
+/// entries further while more follow, up to the table's 256.
 #[test]
 fn the_device_information_is_checked_entry_by_entry() {
     const FIFO: &str = "NV2080_CTRL_CMD_FIFO_GET_DEVICE_INFO_TABLE";
@@ -373,7 +374,7 @@ fn the_device_information_is_checked_entry_by_entry() {
         control_echo(FIFO, 0, &p)
     };
     let t = table(
-        32,
+        0,
         3,
         1,
         &[
@@ -386,54 +387,64 @@ fn the_device_information_is_checked_entry_by_entry() {
     assert_eq!(
         control(FIFO, true, &t),
         Ok(
-            "3 entries, more true: gr (GR0): runlist 0 at 0x2000; sw (SW): runlist 3; \
-            sec2 (SEC2): runlist 4 at 0x6000;"
+            "3 entries, more true: gr: runlist 0 at 0x2000; sw: runlist 3; \
+            sec2: runlist 4 at 0x6000;"
                 .into()
         )
     );
     assert_eq!(
         control(FIFO, false, &t),
         Ok(
-            "3 entries, more true: gr (GR0): runlist 0 at 0x2000; RM engine type 0x2d (SW): \
-            runlist 3; RM engine type 0x31 (SEC2): runlist 4 at 0x6000;"
+            "3 entries, more true: gr: runlist 0 at 0x2000; RM engine type 0x2d: runlist 3; \
+            RM engine type 0x31: runlist 4 at 0x6000;"
                 .into()
         )
     );
     assert_eq!(
-        control(FIFO, true, &table(0, 0, 0, &[])),
-        Err("entries from 0, not from 32".into())
+        control(FIFO, true, &table(32, 0, 0, &[])),
+        Err("entries from 32, not from 0".into())
     );
     assert_eq!(
-        control(FIFO, true, &table(32, 33, 0, &[])),
+        control(FIFO, true, &table(0, 33, 0, &[])),
         Err("33 entries, past the 32 an answer holds".into())
     );
     assert_eq!(
-        control(FIFO, true, &table(32, 0, 2, &[])),
+        control(FIFO, true, &table(0, 0, 2, &[])),
         Err("NvBool at offset 8 is 0x2, not 0 or 1".into())
     );
     assert_eq!(
         control(
             FIFO,
             true,
-            &table(32, 2, 0, &[(1, 0, 0, 1, "GR0"), (9, 1, 0, 3, "CE0")])
+            &table(0, 2, 0, &[(1, 0, 0, 1, "GR0"), (9, 1, 0, 3, "CE0")])
         ),
-        Err("entry 33: 3 PBDMAs, past its arrays' 2".into())
+        Err("entry 1: 3 PBDMAs, past its arrays' 2".into())
     );
     assert_eq!(
         control(
             FIFO,
             true,
-            &table(32, 1, 0, &[(1, 0, 0, 1, "0123456789abcdef")])
+            &table(0, 1, 0, &[(1, 0, 0, 1, "0123456789abcdef")])
         ),
-        Err("entry 32: name not NUL-terminated text".into())
+        Err("entry 0: name not NUL-terminated text".into())
     );
     assert_eq!(
-        control(FIFO, true, &table(32, 1, 0, &[(1, 0, 0, 1, "GR\n")])),
-        Err("entry 32: name not NUL-terminated text".into())
+        control(FIFO, true, &table(0, 1, 0, &[(1, 0, 0, 1, "GR\n")])),
+        Err("entry 0: name not NUL-terminated text".into())
     );
     // Entries past numEntries are not read.
     assert_eq!(
-        control(FIFO, true, &table(32, 0, 0, &[(1, 0, 0, 3, "\n")])),
+        control(FIFO, true, &table(0, 0, 0, &[(1, 0, 0, 3, "\n")])),
         Ok("0 entries, more false:".into())
+    );
+    // Where the next answer starts: 32 further while more follow, none past the 256th entry.
+    let from = |base: u32, more: u8| device_info_next(&table(base, 0, more, &[]), base, true);
+    assert_eq!(from(0, 0), Ok(None));
+    assert_eq!(from(0, 1), Ok(Some(32)));
+    assert_eq!(from(192, 1), Ok(Some(224)));
+    assert_eq!(from(224, 0), Ok(None));
+    assert_eq!(
+        from(224, 1),
+        Err("more entries than the table's 256".into())
     );
 }

@@ -304,8 +304,10 @@ fn frees_are_nouveaus_byte_for_byte() {
 
 /// `GSP_RM_CONTROL` of the GPC mask, the TPC masks of GPCs 0 and 3 (`rm/r570/gr.c`; with
 /// 535.113.01 their parameters only), the copy engines' fault method buffer size
-/// (`rm/r535/fifo.c`) and the interrupt table (`rm/r535/gsp.c`): nouveau's
-/// `r535_gsp_rpc_rm_ctrl_get` (`rm/r535/ctrl.c`) and the parameters its callers set.
+/// (`rm/r535/fifo.c`), the interrupt table (`rm/r535/gsp.c`), the FIFO's device information
+/// (`rm/r535/fifo.c`) and, with 570.144, the memory system's configuration (`rm/r535/gsp.c`,
+/// called from `rm/r570/gsp.c`): nouveau's `r535_gsp_rpc_rm_ctrl_get` (`rm/r535/ctrl.c`) and
+/// the parameters its callers set.
 #[test]
 fn controls_are_nouveaus_byte_for_byte() {
     compare(&["ctrl.", "params."]);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The RM controls the driver sends (`GSP_RM_CONTROL`), one type each: its command, its
-//! parameters' size and request, and the validator of GSP-RM's answer. The controls here have
-//! the same layout in every supported version; what a version numbers differently is its own:
-//! the engines of the interrupt table (`MC_ENGINE_IDX`) and of the FIFO's device information
-//! (`RM_ENGINE_TYPE`, [`versioned`]). The FIFO's device information ([`super::fifo`]) and the
-//! memory system's configuration ([`super::memsys`], a layout per version) have files of their
-//! own.
+//! The RM controls the driver sends (`GSP_RM_CONTROL`): the trait each implements (its
+//! command, its parameters' size and request, the validator of GSP-RM's answer), their errors,
+//! the engines the driver knows, and the controls of the GPCs, TPCs, copy engines and the
+//! interrupt table, whose layouts are the same in every supported version; the interrupt
+//! table's engine numbers (`MC_ENGINE_IDX`) are each version's ([`versioned`]). The FIFO's
+//! device information ([`super::fifo`]) and the memory system's configuration
+//! ([`super::memsys`], a layout per version) have files of their own.
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
@@ -143,7 +143,11 @@ impl fmt::Display for ControlError {
                 )
             }
             ControlError::Pbdmas { entry, count } => {
-                write!(f, "entry {entry}: {count} PBDMAs, past its arrays' 2")
+                write!(
+                    f,
+                    "entry {entry}: {count} PBDMAs, past its arrays' {}",
+                    common::NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_ENGINE_MAX_PBDMA
+                )
             }
             ControlError::EngineName { entry } => {
                 write!(f, "entry {entry}: name not NUL-terminated text")
@@ -167,6 +171,31 @@ pub(crate) const MAX_LTCS: u32 = 128;
 pub(crate) const MAX_LTS_PER_LTC: u32 = 16;
 /// The largest L2 cache the driver believes (the largest supported chip has 128 MiB).
 pub(crate) const MAX_L2: u64 = 1 << 30;
+
+/// The `u32` at byte `at` of a control's parameters.
+pub(crate) fn read_u32(params: &[u8], at: usize) -> Result<u32, ControlError> {
+    params
+        .get(at..)
+        .and_then(|p| p.first_chunk::<4>())
+        .map(|b| u32::from_le_bytes(*b))
+        .ok_or(ControlError::Size {
+            got: params.len(),
+            want: at.saturating_add(4),
+        })
+}
+
+/// The `NvBool` at byte `at` of a control's parameters: 0 or 1.
+pub(crate) fn nv_bool(params: &[u8], at: usize) -> Result<bool, ControlError> {
+    match params.get(at) {
+        Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        Some(&value) => Err(ControlError::NotBool { at, value }),
+        None => Err(ControlError::Size {
+            got: params.len(),
+            want: at.saturating_add(1),
+        }),
+    }
+}
 
 /// Reads a `T` from the start of `params`, which the caller sized.
 fn read<T: FromBytes>(params: &[u8]) -> Result<T, ControlError> {
@@ -371,7 +400,7 @@ pub(crate) enum EngineKind {
     Sw,
 }
 
-/// An engine of the interrupt table: its kind and instance.
+/// An engine the driver knows: its kind and instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Engine {
     pub(crate) kind: EngineKind,
@@ -551,38 +580,6 @@ pub(crate) mod versioned {
             }
             fw::MC_ENGINE_IDX_OFA0 => at(EngineKind::Ofa, i),
             fw::MC_ENGINE_IDX_GR0 => at(EngineKind::Gr, i),
-            _ => None,
-        }
-    }
-
-    /// The engine of `RM_ENGINE_TYPE` `t` (the FIFO's device information), where the driver
-    /// knows it.
-    pub(crate) fn rm_engine(t: u32) -> Option<Engine> {
-        let at = |kind, first: u32| {
-            Some(Engine {
-                kind,
-                instance: u16::try_from(t - first).ok()?,
-            })
-        };
-        match t {
-            fw::RM_ENGINE_TYPE_GR0..=fw::RM_ENGINE_TYPE_GR7 => at(EngineKind::Gr, fw::RM_ENGINE_TYPE_GR0),
-            fw::RM_ENGINE_TYPE_COPY0..=fw::RM_ENGINE_TYPE_COPY_MAX => {
-                at(EngineKind::Ce, fw::RM_ENGINE_TYPE_COPY0)
-            }
-            fw::RM_ENGINE_TYPE_NVDEC0..=fw::RM_ENGINE_TYPE_NVDEC_MAX => {
-                at(EngineKind::Nvdec, fw::RM_ENGINE_TYPE_NVDEC0)
-            }
-            fw::RM_ENGINE_TYPE_NVENC0..=fw::RM_ENGINE_TYPE_NVENC_MAX => {
-                at(EngineKind::Nvenc, fw::RM_ENGINE_TYPE_NVENC0)
-            }
-            fw::RM_ENGINE_TYPE_SW => at(EngineKind::Sw, t),
-            fw::RM_ENGINE_TYPE_SEC2 => at(EngineKind::Sec2, t),
-            fw::RM_ENGINE_TYPE_NVJPEG0..=fw::RM_ENGINE_TYPE_NVJPEG_MAX => {
-                at(EngineKind::Nvjpeg, fw::RM_ENGINE_TYPE_NVJPEG0)
-            }
-            fw::RM_ENGINE_TYPE_OFA0..=fw::RM_ENGINE_TYPE_OFA_MAX => {
-                at(EngineKind::Ofa, fw::RM_ENGINE_TYPE_OFA0)
-            }
             _ => None,
         }
     }

@@ -6,24 +6,24 @@
 //! `kfifoGetHostDeviceInfoTable_KERNEL`, which asks again from the next 32 while `bMore`).
 //!
 //! The layout is the same in both versions; the engine numbers (`RM_ENGINE_TYPE`) are each
-//! version's ([`crate::gsp::rm::controls::versioned`]).
+//! version's ([`versioned`]).
 //!
 //! Part of the parsing core (see [`crate::untrusted`]): no kernel types, fuzzed on the host.
 
 use core::{
     fmt,
-    mem::size_of, //
-};
-
-use zerocopy::{
-    FromBytes,
-    IntoBytes, //
+    mem::{
+        offset_of,
+        size_of, //
+    },
 };
 
 use crate::{
     gsp::{
         fw::common,
         rm::controls::{
+            nv_bool,
+            read_u32,
             Control,
             ControlError,
             Engine, //
@@ -45,7 +45,8 @@ pub(crate) const MAX_DEVICES: u32 = common::NV2080_CTRL_FIFO_GET_DEVICE_INFO_TAB
 /// Bytes of an engine's name.
 const NAME_LEN: usize = common::NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_ENGINE_MAX_NAME_LEN as usize;
 
-/// One engine of the table, checked.
+/// One engine of the table, checked (its name too, which the driver does not keep: the
+/// engine's kind and instance name it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FifoEngine {
     /// The engine, where the driver knows its `RM_ENGINE_TYPE`.
@@ -55,17 +56,6 @@ pub(crate) struct FifoEngine {
     pub(crate) runlist: u32,
     /// Its runlist's registers (Ampere on; 0 before).
     pub(crate) runlist_pri_base: u32,
-    /// Its name, NUL-padded ASCII.
-    name: [u8; NAME_LEN],
-}
-
-impl FifoEngine {
-    /// Its name as GSP-RM gives it.
-    pub(crate) fn name(&self) -> &str {
-        let len = self.name.iter().position(|&b| b == 0).unwrap_or(NAME_LEN);
-        // Checked to be ASCII.
-        core::str::from_utf8(&self.name[..len]).unwrap_or("?")
-    }
 }
 
 impl fmt::Display for FifoEngine {
@@ -74,7 +64,7 @@ impl fmt::Display for FifoEngine {
             Some(e) => write!(f, "{e}")?,
             None => write!(f, "RM engine type {:#x}", self.rm_type)?,
         }
-        write!(f, " ({}): runlist {}", self.name(), self.runlist)?;
+        write!(f, ": runlist {}", self.runlist)?;
         if self.runlist_pri_base != 0 {
             write!(f, " at {:#x}", self.runlist_pri_base)?;
         }
@@ -82,12 +72,32 @@ impl fmt::Display for FifoEngine {
     }
 }
 
-/// One answer: up to [`PAGE`] engines from `base`, and whether more follow.
+/// One answer: up to [`PAGE`] engines, and whether more follow (about 640 bytes: the
+/// parameters, 3 KiB, are read entry by entry and never copied whole).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DevicePage {
-    pub(crate) count: usize,
     pub(crate) more: bool,
     pub(crate) entries: [Option<FifoEngine>; PAGE],
+}
+
+impl DevicePage {
+    /// The entries it holds.
+    pub(crate) fn engines(&self) -> impl Iterator<Item = &FifoEngine> {
+        self.entries.iter().flatten()
+    }
+
+    /// Where the next answer starts, after this one from `base`, if more follow: OpenRM asks
+    /// 32 entries further while `bMore` (`kfifoGetHostDeviceInfoTable_KERNEL`), up to the
+    /// table's 256; a table that says it goes on past them is refused.
+    pub(crate) fn next(&self, base: u32) -> Result<Option<u32>, ControlError> {
+        if !self.more {
+            return Ok(None);
+        }
+        match base.checked_add(PAGE as u32) {
+            Some(next) if next < MAX_DEVICES => Ok(Some(next)),
+            _ => Err(ControlError::TooManyDevices),
+        }
+    }
 }
 
 /// The control: the table from entry `base`, read with the version's engine numbering.
@@ -107,7 +117,8 @@ impl Control for DeviceInfoTable {
 
     fn request(&self, params: &mut [u8]) {
         // `baseIndex` leads the parameters; the rest are zero, as OpenRM sends them.
-        if let Some(b) = params.get_mut(..4) {
+        let at = offset_of!(Params, baseIndex);
+        if let Some(b) = params.get_mut(at..at + size_of::<u32>()) {
             b.copy_from_slice(&self.base.to_le_bytes());
         }
     }
@@ -126,67 +137,108 @@ impl Validator<(&Untrusted<[u8]>, (u32, fn(u32) -> Option<Engine>))> for DeviceP
     fn validate(
         (params, (base, rm_engine)): (&[u8], (u32, fn(u32) -> Option<Engine>)),
     ) -> Result<Self, ControlError> {
-        let p = Params::read_from_bytes(params).map_err(|_| ControlError::Size {
-            got: params.len(),
-            want: size_of::<Params>(),
-        })?;
-        if p.baseIndex != base {
-            return Err(ControlError::OtherBase {
-                got: p.baseIndex,
-                want: base,
+        if params.len() != size_of::<Params>() {
+            return Err(ControlError::Size {
+                got: params.len(),
+                want: size_of::<Params>(),
             });
         }
-        let count = p.numEntries as usize;
-        if count > PAGE {
-            return Err(ControlError::Entries(p.numEntries));
+        let got = read_u32(params, offset_of!(Params, baseIndex))?;
+        if got != base {
+            return Err(ControlError::OtherBase { got, want: base });
         }
-        let more = match p.bMore {
-            0 => false,
-            1 => true,
-            value => return Err(ControlError::NotBool { at: 8, value }),
-        };
+        let count = read_u32(params, offset_of!(Params, numEntries))?;
+        let count = usize::try_from(count)
+            .ok()
+            .filter(|&n| n <= PAGE)
+            .ok_or(ControlError::Entries(count))?;
         let mut page = DevicePage {
-            count,
-            more,
+            more: nv_bool(params, offset_of!(Params, bMore))?,
             entries: [None; PAGE],
         };
-        for (index, (e, slot)) in (base..).zip(p.entries.iter().zip(&mut page.entries).take(count))
-        {
-            *slot = Some(entry(index, e, rm_engine)?);
+        let entries = params
+            .get(offset_of!(Params, entries)..)
+            .unwrap_or_default()
+            .chunks_exact(size_of::<Entry>());
+        for (i, (raw, slot)) in entries.zip(&mut page.entries).enumerate().take(count) {
+            let index = base.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
+            *slot = Some(entry(index, raw, rm_engine)?);
         }
         Ok(page)
     }
 }
 
-/// Entry `index` of the table, checked.
+/// Entry `index` of the table (its bytes), checked.
 fn entry(
     index: u32,
-    e: &Entry,
+    raw: &[u8],
     rm_engine: fn(u32) -> Option<Engine>,
 ) -> Result<FifoEngine, ControlError> {
-    let limit = common::NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_ENGINE_MAX_PBDMA;
-    if e.numPbdmas > limit {
+    let word = |at: usize| read_u32(raw, at);
+    let pbdmas = word(offset_of!(Entry, numPbdmas))?;
+    if pbdmas > common::NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_ENGINE_MAX_PBDMA {
         return Err(ControlError::Pbdmas {
             entry: index,
-            count: e.numPbdmas,
+            count: pbdmas,
         });
     }
-    let mut name = [0u8; NAME_LEN];
-    name.copy_from_slice(e.engineName.as_bytes());
+    let at = offset_of!(Entry, engineName);
+    let name = raw.get(at..at + NAME_LEN).unwrap_or_default();
     let text = |b: &u8| b.is_ascii_graphic() || *b == b' ';
     match name.iter().position(|&b| b == 0) {
         Some(n) if name[..n].iter().all(text) => {}
         _ => return Err(ControlError::EngineName { entry: index }),
     }
-    let data = |t: u32| e.engineData[t as usize];
-    let rm_type = data(common::ENGINE_INFO_TYPE_RM_ENGINE_TYPE);
+    let data = |t: u32| word(offset_of!(Entry, engineData) + 4 * t as usize);
+    let rm_type = data(common::ENGINE_INFO_TYPE_RM_ENGINE_TYPE)?;
     Ok(FifoEngine {
         engine: rm_engine(rm_type),
         rm_type,
-        runlist: data(common::ENGINE_INFO_TYPE_RUNLIST),
-        runlist_pri_base: data(common::ENGINE_INFO_TYPE_RUNLIST_PRI_BASE),
-        name,
+        runlist: data(common::ENGINE_INFO_TYPE_RUNLIST)?,
+        runlist_pri_base: data(common::ENGINE_INFO_TYPE_RUNLIST_PRI_BASE)?,
     })
+}
+
+gsp_versioned! {
+/// Each version's engine numbering (`RM_ENGINE_TYPE`): 570.144 has 20 copy engines (535.113.01:
+/// 10), 4 encoders (3) and two OFAs (one), so the numbers from SW on moved.
+pub(crate) mod versioned {
+    use crate::gsp::rm::controls::{
+        Engine,
+        EngineKind, //
+    };
+
+    /// The engine of `RM_ENGINE_TYPE` `t`, where the driver knows it.
+    pub(crate) fn rm_engine(t: u32) -> Option<Engine> {
+        let at = |kind, first: u32| {
+            Some(Engine {
+                kind,
+                instance: u16::try_from(t - first).ok()?,
+            })
+        };
+        match t {
+            fw::RM_ENGINE_TYPE_GR0..=fw::RM_ENGINE_TYPE_GR7 => at(EngineKind::Gr, fw::RM_ENGINE_TYPE_GR0),
+            fw::RM_ENGINE_TYPE_COPY0..=fw::RM_ENGINE_TYPE_COPY_MAX => {
+                at(EngineKind::Ce, fw::RM_ENGINE_TYPE_COPY0)
+            }
+            fw::RM_ENGINE_TYPE_NVDEC0..=fw::RM_ENGINE_TYPE_NVDEC_MAX => {
+                at(EngineKind::Nvdec, fw::RM_ENGINE_TYPE_NVDEC0)
+            }
+            fw::RM_ENGINE_TYPE_NVENC0..=fw::RM_ENGINE_TYPE_NVENC_MAX => {
+                at(EngineKind::Nvenc, fw::RM_ENGINE_TYPE_NVENC0)
+            }
+            fw::RM_ENGINE_TYPE_SW => at(EngineKind::Sw, t),
+            fw::RM_ENGINE_TYPE_SEC2 => at(EngineKind::Sec2, t),
+            fw::RM_ENGINE_TYPE_NVJPEG0..=fw::RM_ENGINE_TYPE_NVJPEG_MAX => {
+                at(EngineKind::Nvjpeg, fw::RM_ENGINE_TYPE_NVJPEG0)
+            }
+            fw::RM_ENGINE_TYPE_OFA0..=fw::RM_ENGINE_TYPE_OFA_MAX => {
+                at(EngineKind::Ofa, fw::RM_ENGINE_TYPE_OFA0)
+            }
+            _ => None,
+        }
+    }
+}
 }
 
 #[cfg(CONFIG_KUNIT)]
@@ -197,15 +249,15 @@ mod tests {
         size_of, //
     };
 
+    use super::versioned::{
+        r535_113_01 as v535,
+        r570_144 as v570, //
+    };
     use super::{
         Entry,
         Params, //
     };
     use crate::gsp::rm::controls::{
-        versioned::{
-            r535_113_01 as v535,
-            r570_144 as v570, //
-        },
         Engine,
         EngineKind, //
     };

@@ -30,7 +30,6 @@ use crate::{
             controls::{
                 CeFaultMethodBufferSize,
                 Control,
-                ControlError,
                 Engine,
                 GpcInfo,
                 GrInfo,
@@ -41,9 +40,7 @@ use crate::{
             },
             fifo::{
                 DeviceInfoTable,
-                FifoEngine,
-                MAX_DEVICES,
-                PAGE, //
+                FifoEngine, //
             },
             memsys::{
                 Memsys,
@@ -169,23 +166,27 @@ impl GspCore {
         rm_engine: fn(u32) -> Option<Engine>,
     ) -> Result<KVec<FifoEngine>> {
         let mut engines = KVec::new();
-        for base in (0..MAX_DEVICES).step_by(PAGE) {
+        let mut base = 0;
+        loop {
             let page = self.control(dev, bar, subdevice, &DeviceInfoTable { base, rm_engine })?;
-            for e in page.entries.iter().flatten() {
+            for e in page.engines() {
                 engines.push(*e, GFP_KERNEL)?;
             }
-            if !page.more {
-                return Ok(engines);
+            match page.next(base) {
+                Ok(Some(next)) => base = next,
+                Ok(None) => return Ok(engines),
+                Err(e) => {
+                    dev_err!(
+                        dev,
+                        "GSP-RM: {} on {:#010x} refused: {}\n",
+                        DeviceInfoTable::NAME,
+                        subdevice.1,
+                        e
+                    );
+                    return Err(EIO);
+                }
             }
         }
-        dev_err!(
-            dev,
-            "GSP-RM: {} on {:#010x} refused: {}\n",
-            DeviceInfoTable::NAME,
-            subdevice.1,
-            ControlError::TooManyDevices
-        );
-        Err(EIO)
     }
 
     /// The GPC mask and each GPC's TPC mask, by controls on GSP-RM's internal subdevice

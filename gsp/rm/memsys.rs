@@ -18,6 +18,8 @@ use crate::{
     gsp::{
         fw::common,
         rm::controls::{
+            nv_bool,
+            read_u32,
             Control,
             ControlError,
             MAX_L2,
@@ -75,29 +77,6 @@ impl Control for MemsysStaticConfig {
     }
 }
 
-fn u32_at(params: &[u8], at: usize) -> Result<u32, ControlError> {
-    params
-        .get(at..at + 4)
-        .and_then(|b| b.try_into().ok())
-        .map(u32::from_le_bytes)
-        .ok_or(ControlError::Size {
-            got: params.len(),
-            want: at + 4,
-        })
-}
-
-fn bool_at(params: &[u8], at: usize) -> Result<bool, ControlError> {
-    match params.get(at) {
-        Some(0) => Ok(false),
-        Some(1) => Ok(true),
-        Some(&b) => Err(ControlError::NotBool { at, value: b }),
-        None => Err(ControlError::Size {
-            got: params.len(),
-            want: at + 1,
-        }),
-    }
-}
-
 impl Validator<(&Untrusted<[u8]>, &MemsysLayout)> for Memsys {
     type Err = ControlError;
 
@@ -112,21 +91,21 @@ impl Validator<(&Untrusted<[u8]>, &MemsysLayout)> for Memsys {
                 want: layout.size,
             });
         }
-        let l2 = u64::from(u32_at(params, layout.l2_cache_size)?)
-            | (u64::from(u32_at(params, layout.l2_cache_size + 4)?) << 32);
+        let l2 = u64::from(read_u32(params, layout.l2_cache_size)?)
+            | (u64::from(read_u32(params, layout.l2_cache_size + 4)?) << 32);
         if !(1..=MAX_L2).contains(&l2) {
             return Err(ControlError::L2Size(l2));
         }
-        let ltcs = u32_at(params, layout.ltc_count)?;
+        let ltcs = read_u32(params, layout.ltc_count)?;
         if !(1..=MAX_LTCS).contains(&ltcs) {
             return Err(ControlError::Ltcs(ltcs));
         }
-        let lts = u32_at(params, layout.lts_per_ltc)?;
+        let lts = read_u32(params, layout.lts_per_ltc)?;
         if !(1..=MAX_LTS_PER_LTC).contains(&lts) {
             return Err(ControlError::LtsPerLtc(lts));
         }
-        let size = u32_at(params, layout.compr_page_size)?;
-        let shift = u32_at(params, layout.compr_page_shift)?;
+        let size = read_u32(params, layout.compr_page_size)?;
+        let shift = read_u32(params, layout.compr_page_shift)?;
         if size != 0 && 1u32.checked_shl(shift) != Some(size) {
             return Err(ControlError::ComprPage { size, shift });
         }
@@ -134,10 +113,10 @@ impl Validator<(&Untrusted<[u8]>, &MemsysLayout)> for Memsys {
             l2_cache_size: l2,
             ltcs,
             lts_per_ltc: lts,
-            ram_type: u32_at(params, layout.ram_type)?,
+            ram_type: read_u32(params, layout.ram_type)?,
             compr_page_size: size,
-            ecc: bool_at(params, layout.ecc)?,
-            fbpa_present: bool_at(params, layout.fbpa_present)?,
+            ecc: nv_bool(params, layout.ecc)?,
+            fbpa_present: nv_bool(params, layout.fbpa_present)?,
         })
     }
 }

@@ -17,7 +17,8 @@
  * nouveau's `nvfw_gsp_rpc` header (what the driver's request builders return).
  *
  * Which headers: each nouveau file includes its own directory's. With 570.144 nouveau runs
- * r535's alloc.c, ctrl.c, device.c, fifo.c and gsp.c (rm/r570/rm.c, r570_api), so those
+ * r535's alloc.c, ctrl.c and device.c (rm/r570/rm.c, r570_api), r535's FIFO runlist
+ * constructor (r570_fifo's runl_ctor, rm/r570/fifo.c) and r535's gsp.c's controls, so those
  * requests come from the r535 headers in both versions; the client (r570/client.c) and the
  * GPC and TPC controls (r570/gr.c) come from the r570 headers. nouveau sends no GPC or TPC
  * control with 535.113.01 (it reads the masks from the static information, r535/gsp.c), and

@@ -173,18 +173,17 @@ INFO = {
                         "interrupt ce4: stall 8 nonstall 136",
                         "memsys: GDDR6X, L2 6144 KiB in 12 LTCs of 4 slices, "
                         "compression page 0x10000",
-                        "fifo engines: 10", r"fifo gr \(GR0\): runlist 0 at 0x400000",
-                        r"fifo ce1 \(CE1\): runlist 0 at 0x400000",
-                        r"fifo sec2 \(SEC2\): runlist 6 at 0x460000",
-                        r"fifo sw \(SW\): runlist 0 at 0x400000"],
+                        "fifo engines: 10", "fifo gr: runlist 0 at 0x400000",
+                        "fifo ce1: runlist 0 at 0x400000", "fifo sec2: runlist 6 at 0x460000",
+                        "fifo sw: runlist 0 at 0x400000"],
     "bench-tu117-535": ["chip: tu117", "firmware: 535.113.01", "name: NVIDIA GeForce GTX 1650",
                         r"gr: 2 GPCs, 7 TPCs \(0:0xf 1:0x7\)",
                         "interrupt table: 11 entries", "interrupt gsp: stall 0 nonstall -1",
                         "interrupt nvdec0: stall 9 nonstall 137",
                         "memsys: GDDR5, L2 1024 KiB in 4 LTCs of 4 slices, "
                         "compression page 0x10000",
-                        "fifo engines: 10", r"fifo gr \(GR0\): runlist 0",
-                        r"fifo nvenc0 \(NVENC0\): runlist 5", r"fifo sw \(SW\): runlist 0"],
+                        "fifo engines: 10", "fifo gr: runlist 0", "fifo nvenc0: runlist 5",
+                        "fifo sw: runlist 0"],
     "bench-gsp-lies": ["chip: ga104", r"gr: 6 GPCs, 23 TPCs \(.*\)"],
 }
 INFO_COMMON = [r"fb: 0x[0-9a-f]+ bytes; 0x0-0x[0-9a-f]+ usable",

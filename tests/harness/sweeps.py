@@ -35,11 +35,13 @@ RM_MESSAGES = {"570": range(2, 20), "535": range(2, 12)}
 
 
 def told_at(lie):
-    """The messages of each sweep's GPU where `lie` can be told: the interrupt table's lie only
-    at the interrupt table, the RM calls' lies at the RM calls, the others anywhere."""
+    """The messages of each sweep's GPU where `lie` can be told: the tables' lie only at a
+    table, the RM calls' lies at the RM calls, the others anywhere."""
     if lie == "rm-table-len":
-        # 535.113.01's interrupt table is message 6, an even one: the sweep's 570.144 GPU's.
-        return {"570": range(14, 15), "535": range(0)}
+        # The tables: ga102's interrupt table with 570.144 (message 14) and tu117's device
+        # information with 535.113.01 (message 7; its interrupt table is message 6, an even one:
+        # the sweep's 570.144 GPU's).
+        return {"570": range(14, 15), "535": range(7, 8)}
     return RM_MESSAGES if lie.startswith("rm-") else MESSAGES
 
 

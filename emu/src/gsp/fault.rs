@@ -89,8 +89,8 @@ pub enum Lie {
     RmOtherHandle,
     /// The reply to the RM call at message N is posted twice.
     RmTwice,
-    /// The interrupt table answered at message N says it has 129 entries, one more than its
-    /// array holds.
+    /// The table answered at message N says it has one entry more than its array holds: the
+    /// interrupt table 129, the FIFO's device information 33.
     RmTableLen,
     /// The GSP ignores falcon resets and keeps running after it acknowledged
     /// UNLOADING_GUEST_DRIVER: nothing the driver does stops it (N unused).
@@ -207,7 +207,7 @@ pub const LIES: &[(&str, Lie, &str)] = &[
     (
         "rm-table-len",
         Lie::RmTableLen,
-        "interrupt table length 129, past its 128 entries",
+        "a table's length one past its array (interrupt table, device information)",
     ),
     (
         "unstoppable",

@@ -59,16 +59,25 @@ impl Gsp {
         };
         self.line(&answer.line);
         let table = rm::control::SIZE_OF;
-        // Only an interrupt table answered (so at least its length is there) lies.
+        // Only a table answered (so at least its length is there) lies: the interrupt table's
+        // tableLen leads its parameters, the device information's numEntries follows baseIndex.
         if p.function == function::GSP_RM_CONTROL
             && answer.status == 0
             && self.rm_lie_now(p.function, Lie::RmTableLen)
-            && get_u32(&request, rm::control::CMD) == controls::INTR_GET_KERNEL_TABLE
         {
-            put_u32(&mut request, table, 129);
-            self.line(&format!(
-                "fault rm-table-len at message {index}: the interrupt table's length 129"
-            ));
+            let lie = match get_u32(&request, rm::control::CMD) {
+                controls::INTR_GET_KERNEL_TABLE => Some((table, 129, "the interrupt table's")),
+                controls::FIFO_GET_DEVICE_INFO_TABLE => {
+                    Some((table + 4, 33, "the device information's"))
+                }
+                _ => None,
+            };
+            if let Some((at, len, what)) = lie {
+                put_u32(&mut request, at, len);
+                self.line(&format!(
+                    "fault rm-table-len at message {index}: {what} length {len}"
+                ));
+            }
         }
         if self.rm_lie_now(p.function, Lie::RmOtherHandle) {
             let at = match p.function {
