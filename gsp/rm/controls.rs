@@ -585,3 +585,67 @@ pub(crate) mod versioned {
     }
 }
 }
+
+#[cfg(CONFIG_KUNIT)]
+#[kernel::prelude::kunit_tests(nova_core_gsp_rm_controls)]
+mod tests {
+    use core::mem::{
+        offset_of,
+        size_of, //
+    };
+
+    use crate::gsp::fw::{
+        r535_113_01 as v535,
+        r570_144 as v570, //
+    };
+
+    /// Each control's parameters as OpenRM's headers lay them out at both tags
+    /// (`ctrl2080gpu.h`, `ctrl2080ce.h`, `ctrl2080fifo.h`, `ctrl2080internal.h`; OpenRM
+    /// 570.144's `gsp_abi_check.c` pins the device information's), in each version's bindings.
+    /// The memory system's configuration, a layout per version, is `memsys.rs`'s.
+    #[test]
+    fn each_controls_parameters_have_openrms_layout_in_both_versions() {
+        macro_rules! both {
+            ($t:ident, $size:expr $(, $f:ident @ $off:expr)*) => {
+                assert_eq!(size_of::<v535::$t>(), $size);
+                assert_eq!(size_of::<v570::$t>(), $size);
+                $(
+                    assert_eq!(offset_of!(v535::$t, $f), $off);
+                    assert_eq!(offset_of!(v570::$t, $f), $off);
+                )*
+            };
+        }
+        both!(rpc_gsp_rm_control_v03_00, 24, cmd @ 8, status @ 12, paramsSize @ 16, flags @ 20);
+        both!(NV2080_CTRL_GPU_GET_FERMI_GPC_INFO_PARAMS, 4);
+        both!(NV2080_CTRL_GPU_GET_FERMI_TPC_INFO_PARAMS, 8, tpcMask @ 4);
+        both!(NV2080_CTRL_CE_GET_FAULT_METHOD_BUFFER_SIZE_PARAMS, 4);
+        both!(
+            NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_ENTRY,
+            16,
+            pmcIntrMask @ 4,
+            vectorStall @ 8,
+            vectorNonStall @ 12
+        );
+        both!(
+            NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS,
+            2068,
+            table @ 4,
+            subtreeMap @ 2052
+        );
+        both!(
+            NV2080_CTRL_FIFO_DEVICE_ENTRY,
+            100,
+            pbdmaIds @ 64,
+            pbdmaFaultIds @ 72,
+            numPbdmas @ 80,
+            engineName @ 84
+        );
+        both!(
+            NV2080_CTRL_FIFO_GET_DEVICE_INFO_TABLE_PARAMS,
+            3212,
+            numEntries @ 4,
+            bMore @ 8,
+            entries @ 12
+        );
+    }
+}

@@ -14,10 +14,10 @@ KUNIT_SUITES = ("nova_core_booter", "nova_core_chip", "nova_core_devinit", "nova
                 "nova_core_fb", "nova_core_firmware", "nova_core_fsp_protocol", "nova_core_fwsec",
                 "nova_core_gsp_bench", "nova_core_gsp_boot", "nova_core_gsp_commands",
                 "nova_core_gsp_encode", "nova_core_gsp_interface", "nova_core_gsp_msgq",
-                "nova_core_gsp_queues", "nova_core_gsp_replies", "nova_core_gsp_rm_fifo",
-                "nova_core_gsp_rm_memsys", "nova_core_gsp_rm_objects", "nova_core_gsp_rm_status", "nova_core_gsp_sequencer",
-                "nova_core_gsp_versions", "nova_core_pci", "nova_core_regs",
-                "nova_core_untrusted", "nova_core_vbios")
+                "nova_core_gsp_queues", "nova_core_gsp_replies", "nova_core_gsp_rm_controls",
+                "nova_core_gsp_rm_fifo", "nova_core_gsp_rm_memsys", "nova_core_gsp_rm_objects",
+                "nova_core_gsp_rm_status", "nova_core_gsp_sequencer", "nova_core_gsp_versions",
+                "nova_core_pci", "nova_core_regs", "nova_core_untrusted", "nova_core_vbios")
 
 
 # Chips whose real firmware files the KUnit suites request (firmware.rs's tests).
