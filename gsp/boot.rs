@@ -457,6 +457,16 @@ impl GspCore {
         let start = Instant::<Monotonic>::now();
         // A reply longer than a message, until its continuation records are in.
         let mut gathering: Option<Reassembly> = None;
+        // A broken message or a broken reply ends the wait with one line.
+        let queue_error = |e: MsgError| {
+            dev_err!(
+                dev,
+                "GSP status queue: {} (waiting for {:#x})\n",
+                e,
+                function
+            );
+            MsgError::errno(e)
+        };
         self.failed = None;
         let mut next_check = CHECK_INTERVAL;
         let mut dropped = DroppedEvents::default();
@@ -502,15 +512,7 @@ impl GspCore {
                     match step {
                         Ok(Gathered::Done(reply)) => break Ok(reply),
                         Ok(Gathered::More(r)) => gathering = Some(r),
-                        Err(e) => {
-                            dev_err!(
-                                dev,
-                                "GSP status queue: {} (waiting for {:#x})\n",
-                                e,
-                                function
-                            );
-                            break Err(MsgError::errno(e));
-                        }
+                        Err(e) => break Err(queue_error(e)),
                     }
                 }
                 Ok(Some((m, payload))) if m.function == function => {
@@ -533,15 +535,7 @@ impl GspCore {
                     break Err(EIO);
                 }
                 Ok(None) => fsleep(Delta::from_millis(1)),
-                Err(e) => {
-                    dev_err!(
-                        dev,
-                        "GSP status queue: {} (waiting for {:#x})\n",
-                        e,
-                        function
-                    );
-                    break Err(MsgError::errno(e));
-                }
+                Err(e) => break Err(queue_error(e)),
             }
         };
         if dropped.total > 0 {
