@@ -150,6 +150,12 @@ pub static IGNORED: &[(std::ops::Range<u64>, &str, &str)] = &[
         VFN_IRQ,
     ),
     (
+        0x088704..0x088708,
+        "NV_XVE_CYA_2 through the PCI config mirror, the MSI re-arm of Turing to Ada",
+        "interrupts are not modelled yet: the model raises no MSI to re-arm (nouveau re-arms \
+         it once MSI is on, gp100_pci_msi_rearm; OpenRM kbifRearmMSI_GM107)",
+    ),
+    (
         0x088050..0x088054,
         "the PCI config mirror's ROM shadow control (config offset 0x50)",
         "the model's PROM window reads the flash whether or not shadowing is on (nouveau turns \

@@ -5,8 +5,18 @@
 //! Identity registers come from the chipset table. Writable are only the
 //! command register's I/O, memory, bus master and INTx-disable bits, the BAR
 //! address bits (with proper sizing: writing all ones reads back the size
-//! mask) and the interrupt line; everything else is read-only. There is no
-//! capability list and no expansion ROM.
+//! mask), the interrupt line and the capabilities' control fields; everything
+//! else is read-only. There is no expansion ROM.
+//!
+//! The capability list is the start of an NVIDIA GPU's (`lspci -vv` of Turing
+//! to Blackwell boards; OpenRM's `NV_XVE_MSI_CTRL` at 0x68): power management
+//! version 3 at 0x60, then MSI at 0x68 (64-bit addresses, one vector, not
+//! maskable), which ends the list here (silicon goes on with PCI Express at
+//! 0x78 and extended capabilities the model does not have). QEMU serves the
+//! MSI capability to the guest itself and raises MSI through the vector the
+//! device is given (`device.rs`); the registers here keep what is written,
+//! the power state included, which the model does not act on (its
+//! assumption: a GPU in D3hot answers no MMIO, this one does).
 
 use std::io;
 
@@ -66,7 +76,26 @@ const OFF_CLASS: u64 = 0x08;
 const OFF_BAR0: u64 = 0x10;
 const OFF_BAR5: u64 = 0x24;
 const OFF_SUBSYSTEM: u64 = 0x2c;
+const OFF_CAP_POINTER: u64 = 0x34;
 const OFF_INTERRUPT: u64 = 0x3c;
+
+/// The status register's capability-list bit.
+const STATUS_CAP_LIST: u32 = 1 << 4;
+
+/// The power management capability (`PCI_CAP_ID_PM`), version 3.
+pub const PM_CAP: u64 = 0x60;
+const PM_CAP_ID: u32 = 0x01;
+const PM_VERSION_3: u32 = 0x0003;
+/// PMCSR: the power state (bits 1:0) is writable; No_Soft_Reset is set, as on the boards.
+const PMCSR_POWER_STATE: u16 = 0x0003;
+const PMCSR_NO_SOFT_RESET: u16 = 0x0008;
+
+/// The MSI capability (`PCI_CAP_ID_MSI`): 64-bit, one vector, no per-vector mask.
+pub const MSI_CAP: u64 = 0x68;
+const MSI_CAP_ID: u32 = 0x05;
+const MSI_64BIT: u16 = 1 << 7;
+/// Message control bits the guest may change: enable (0) and multiple message enable (6:4).
+const MSI_CONTROL_WRITABLE: u16 = 0x0001 | 0x0070;
 
 /// Interrupt pin INTA.
 const INTERRUPT_PIN_INTA: u32 = 1;
@@ -91,6 +120,12 @@ pub struct ConfigSpace {
     /// Address bits written into each BAR register (already masked).
     bars: [u32; 6],
     interrupt_line: u8,
+    /// PMCSR's power state.
+    power_state: u16,
+    /// MSI's message control (its writable bits), address and data.
+    msi_control: u16,
+    msi_address: u64,
+    msi_data: u16,
 }
 
 /// What the configuration space says of the function now, as a driver reads it for
@@ -122,6 +157,10 @@ impl ConfigSpace {
             command: 0,
             bars: [0; 6],
             interrupt_line: 0,
+            power_state: 0,
+            msi_control: 0,
+            msi_address: 0,
+            msi_data: 0,
         }
     }
 
@@ -135,6 +174,17 @@ impl ConfigSpace {
         self.command = 0;
         self.bars = [0; 6];
         self.interrupt_line = 0;
+        self.power_state = 0;
+        self.msi_control = 0;
+        self.msi_address = 0;
+        self.msi_data = 0;
+    }
+
+    /// Whether the MSI capability is enabled, and its address and data (QEMU keeps its own
+    /// copy; the model raises MSI through its vector).
+    #[cfg(test)]
+    pub fn msi(&self) -> (bool, u64, u16) {
+        (self.msi_control & 1 != 0, self.msi_address, self.msi_data)
     }
 
     /// The function as its registers show it now.
@@ -214,14 +264,21 @@ impl DwordSpace for ConfigSpace {
         }
         match offset {
             OFF_VENDOR => u32::from(NVIDIA_VENDOR_ID) | (u32::from(self.device_id) << 16),
-            // Status reads 0: no capability list, no error bits.
-            OFF_COMMAND => u32::from(self.command),
+            // Status: a capability list, no error bits.
+            OFF_COMMAND => u32::from(self.command) | (STATUS_CAP_LIST << 16),
+            OFF_CAP_POINTER => PM_CAP as u32,
+            PM_CAP => PM_CAP_ID | ((MSI_CAP as u32) << 8) | (PM_VERSION_3 << 16),
+            o if o == PM_CAP + 4 => u32::from(PMCSR_NO_SOFT_RESET | self.power_state),
+            // The last capability: next pointer 0.
+            MSI_CAP => MSI_CAP_ID | (u32::from(MSI_64BIT | self.msi_control) << 16),
+            o if o == MSI_CAP + 4 => self.msi_address as u32,
+            o if o == MSI_CAP + 8 => (self.msi_address >> 32) as u32,
+            o if o == MSI_CAP + 12 => u32::from(self.msi_data),
             OFF_CLASS => u32::from(REVISION_ID) | (self.class << 8),
             OFF_SUBSYSTEM => u32::from(self.subsystem.0) | (u32::from(self.subsystem.1) << 16),
             OFF_INTERRUPT => u32::from(self.interrupt_line) | (INTERRUPT_PIN_INTA << 8),
             // Cache line size, latency timer, header type 0, BIST, CardBus
-            // CIS, expansion ROM (none), capabilities pointer (none) and the
-            // device-specific area all read 0.
+            // CIS, expansion ROM (none) and the device-specific area all read 0.
             _ => 0,
         }
     }
@@ -243,6 +300,22 @@ impl DwordSpace for ConfigSpace {
             }
             OFF_INTERRUPT if mask & 0xff != 0 => {
                 self.interrupt_line = value as u8;
+            }
+            o if o == PM_CAP + 4 && mask & 0xffff != 0 => {
+                self.power_state = (value as u16) & PMCSR_POWER_STATE;
+            }
+            MSI_CAP if mask & 0xffff_0000 != 0 => {
+                self.msi_control = ((value >> 16) as u16) & MSI_CONTROL_WRITABLE;
+            }
+            // The address is dword aligned: its two low bits read 0.
+            o if o == MSI_CAP + 4 => {
+                self.msi_address = (self.msi_address & !0xffff_ffff) | u64::from(value & !0x3);
+            }
+            o if o == MSI_CAP + 8 => {
+                self.msi_address = (self.msi_address & 0xffff_ffff) | (u64::from(value) << 32);
+            }
+            o if o == MSI_CAP + 12 && mask & 0xffff != 0 => {
+                self.msi_data = value as u16;
             }
             _ => {}
         }
@@ -292,6 +365,55 @@ mod tests {
         }
     }
 
+    /// The capability list as the boards start it: power management at 0x60, MSI at 0x68
+    /// (64-bit, one vector), the end.
+    #[test]
+    fn the_capability_list_has_power_management_then_msi() {
+        let mut c = ga102();
+        assert_ne!(r32(&mut c, 0x04) & (1 << 20), 0, "status: capability list");
+        let mut at = r32(&mut c, 0x34) & 0xff;
+        let mut found = Vec::new();
+        while at != 0 {
+            let header = r32(&mut c, u64::from(at));
+            found.push((at, header & 0xff));
+            at = (header >> 8) & 0xff;
+        }
+        assert_eq!(found, [(0x60, 0x01), (0x68, 0x05)]);
+        assert_eq!(r32(&mut c, 0x60) >> 16, 0x0003, "PM version 3");
+        assert_eq!(
+            r32(&mut c, 0x68) >> 16,
+            0x0080,
+            "64-bit, one vector, disabled"
+        );
+    }
+
+    /// What QEMU or a driver writes into the capabilities is kept where the field is
+    /// writable, and a reset clears it.
+    #[test]
+    fn the_capabilities_keep_their_writable_fields() {
+        let mut c = ga102();
+        w32(&mut c, 0x64, 0xffff_ffff);
+        assert_eq!(
+            r32(&mut c, 0x64),
+            0x0000_000b,
+            "power state D3hot, No_Soft_Reset"
+        );
+        w32(&mut c, 0x68, 0xffff_ffff);
+        assert_eq!(
+            r32(&mut c, 0x68) >> 16,
+            0x00f1,
+            "enable and multiple message enable"
+        );
+        w32(&mut c, 0x6c, 0xfee0_1003);
+        w32(&mut c, 0x70, 0x1);
+        write_bytes(&mut c, 0x74, &0x4021u16.to_le_bytes());
+        assert_eq!(c.msi(), (true, 0x1_fee0_1000, 0x4021));
+        assert_eq!(r32(&mut c, 0x68) & 0xffff, 0x0005, "the header stays");
+        c.reset();
+        assert_eq!(c.msi(), (false, 0, 0));
+        assert_eq!(r32(&mut c, 0x64), 0x0000_0008);
+    }
+
     #[test]
     fn the_emulated_gpu_announces_the_red_hat_subsystem() {
         let mut c = ga102();
@@ -307,7 +429,7 @@ mod tests {
         read_bytes(&mut c, 0, &mut head);
         assert_eq!(
             head,
-            [0xde, 0x10, 0x04, 0x22, 0, 0, 0, 0, 0xa1, 0x00, 0x00, 0x03, 0, 0, 0x00, 0]
+            [0xde, 0x10, 0x04, 0x22, 0, 0, 0x10, 0, 0xa1, 0x00, 0x00, 0x03, 0, 0, 0x00, 0]
         );
     }
 
@@ -376,7 +498,11 @@ mod tests {
         let mut c = ga102();
         write_bytes(&mut c, 0x04, &0xffffu16.to_le_bytes());
         assert_eq!(c.command(), 0x0407);
-        assert_eq!(r32(&mut c, 0x04), 0x0000_0407, "status stays 0");
+        assert_eq!(
+            r32(&mut c, 0x04),
+            0x0010_0407,
+            "status keeps only its capability-list bit"
+        );
         write_bytes(&mut c, 0x04, &[0x02]);
         assert_eq!(c.command(), 0x0402, "byte write keeps the high byte");
     }
