@@ -153,6 +153,31 @@ fn engine_idx(version: Version, kind: Kind) -> u16 {
     }
 }
 
+/// The engine type of `kind`'s instance 0 in the FIFO's device information, in `version`
+/// (`RM_ENGINE_TYPE`, OpenRM `kernel/gpu/gpu_engine_type.h` at each tag; nouveau's
+/// `nvrm/engine.h` excerpts): the numbers from SW on moved in 570.144. The GSP and the display
+/// run no FIFO work.
+fn rm_engine_type(version: Version, kind: Kind) -> Option<u32> {
+    let r570 = version == Version::R570_144;
+    match kind {
+        Kind::Gr => Some(0x01),
+        Kind::Ce => Some(0x09),
+        Kind::Nvdec => Some(0x1d),
+        Kind::Nvenc => Some(0x25),
+        Kind::Sec2 if r570 => Some(0x31),
+        Kind::Sec2 => Some(0x30),
+        Kind::Gsp | Kind::Disp => None,
+    }
+}
+
+/// The engines of `cfg` that take work in numbers: its copy engines, decoders and encoders.
+fn work_engines(cfg: &Config) -> impl Iterator<Item = (Kind, u16)> {
+    let n = |kind, count| (0..count).map(move |i| (kind, i));
+    n(Kind::Ce, cfg.ce)
+        .chain(n(Kind::Nvdec, cfg.nvdec))
+        .chain(n(Kind::Nvenc, cfg.nvenc))
+}
+
 /// The interrupt table of `chip` in `version`: (engineIdx, stall vector, non-stall vector).
 /// The GSP's stall vector is the one GSP-RM's messages raise.
 pub fn intr_table(chip: &Chipset, version: Version) -> Vec<(u16, u32, u32)> {
@@ -161,9 +186,7 @@ pub fn intr_table(chip: &Chipset, version: Version) -> Vec<(u16, u32, u32)> {
     if cfg.disp {
         engines.push((Kind::Disp, 0));
     }
-    engines.extend((0..cfg.ce).map(|i| (Kind::Ce, i)));
-    engines.extend((0..cfg.nvdec).map(|i| (Kind::Nvdec, i)));
-    engines.extend((0..cfg.nvenc).map(|i| (Kind::Nvenc, i)));
+    engines.extend(work_engines(&cfg));
     engines
         .into_iter()
         .enumerate()
@@ -305,27 +328,28 @@ fn answer_memsys(chip: &Chipset, version: Version, params: &mut [u8]) {
 /// (type, runlist, name).
 pub fn device_info(chip: &Chipset, version: Version) -> Vec<(u32, u32, String)> {
     let cfg = config(chip.name);
-    let r570 = version == Version::R570_144;
-    let (sw, sec2) = if r570 { (0x2d, 0x31) } else { (0x2c, 0x30) };
-    let mut engines = vec![(0x01, 0, "GR0".to_string())];
+    let rm_type = |kind, i: u16| rm_engine_type(version, kind).map_or(0, |t| t + u32::from(i));
+    let mut engines = vec![(rm_type(Kind::Gr, 0), 0, "GR0".to_string())];
     let mut runlist = 0;
-    for i in 0..u32::from(cfg.ce) {
-        // The graphics copy engines share the graphics runlist.
-        if i >= 2 {
+    for (kind, i) in work_engines(&cfg) {
+        // The graphics copy engines (CE0, CE1) share the graphics runlist.
+        if !matches!(kind, Kind::Ce) || i >= 2 {
             runlist += 1;
         }
-        engines.push((0x09 + i, runlist, format!("CE{i}")));
+        let name = match kind {
+            Kind::Ce => "CE",
+            Kind::Nvdec => "NVDEC",
+            _ => "NVENC",
+        };
+        engines.push((rm_type(kind, i), runlist, format!("{name}{i}")));
     }
-    for i in 0..u32::from(cfg.nvdec) {
-        runlist += 1;
-        engines.push((0x1d + i, runlist, format!("NVDEC{i}")));
-    }
-    for i in 0..u32::from(cfg.nvenc) {
-        runlist += 1;
-        engines.push((0x25 + i, runlist, format!("NVENC{i}")));
-    }
-    runlist += 1;
-    engines.push((sec2, runlist, "SEC2".to_string()));
+    engines.push((rm_type(Kind::Sec2, 0), runlist + 1, "SEC2".to_string()));
+    // SW has no instance of a kind the interrupt table names.
+    let sw = if version == Version::R570_144 {
+        0x2d
+    } else {
+        0x2c
+    };
     engines.push((sw, 0, "SW".to_string()));
     engines
 }
