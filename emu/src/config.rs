@@ -70,6 +70,9 @@ pub const COMMAND_WRITABLE: u16 = 0x0001 | 0x0002 | 0x0004 | 0x0400;
 /// The PCI command register's bus master enable.
 pub const PCI_COMMAND_MASTER: u16 = 1 << 2;
 
+/// The PCI command register's INTx disable: the function asserts no INTx.
+pub const PCI_COMMAND_INTX_DISABLE: u16 = 1 << 10;
+
 const OFF_VENDOR: u64 = 0x00;
 const OFF_COMMAND: u64 = 0x04;
 const OFF_CLASS: u64 = 0x08;

@@ -7,7 +7,8 @@
 //! access is counted under the phase current at that time, keyed by region
 //! and the offset the access starts at. Guest memory accesses are counted the
 //! same way as region `sysmem`, keyed by guest physical address. Config space
-//! accesses are only totalled. The counts file is written atomically (temporary file, then
+//! accesses are only totalled. The interrupts the device delivered to the client are counted
+//! per phase, MSI and INTx apart. The counts file is written atomically (temporary file, then
 //! rename) so that a reader never sees half of it.
 
 use std::collections::BTreeMap;
@@ -71,6 +72,24 @@ impl Tally {
     }
 }
 
+/// How an interrupt reached the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Through the MSI vector's eventfd.
+    Msi,
+    /// Through the INTx line's eventfd.
+    Intx,
+}
+
+/// The interrupts delivered in one phase.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Interrupts {
+    /// Sent through MSI's eventfd.
+    pub msi: u64,
+    /// Signalled through INTx's eventfd.
+    pub intx: u64,
+}
+
 /// One run of the emulated GSP: the phase it started in and, once it
 /// stopped, the phase and the cause.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -96,6 +115,8 @@ pub struct Counts {
     phase_command: BTreeMap<u32, u16>,
     /// The phases in which the command register was written with bus mastering on.
     bus_master_phases: std::collections::BTreeSet<u32>,
+    /// The interrupts delivered in each phase (a phase without one has no entry).
+    interrupts: BTreeMap<u32, Interrupts>,
 }
 
 impl Default for Counts {
@@ -118,6 +139,7 @@ impl Counts {
             command: 0,
             phase_command: BTreeMap::from([(0, 0)]),
             bus_master_phases: std::collections::BTreeSet::new(),
+            interrupts: BTreeMap::new(),
         }
     }
 
@@ -178,6 +200,21 @@ impl Counts {
             .add(direction);
     }
 
+    /// Counts one interrupt delivered, in the current phase.
+    pub fn interrupt(&mut self, delivery: Delivery) {
+        let tally = self.interrupts.entry(self.phase).or_default();
+        match delivery {
+            Delivery::Msi => tally.msi += 1,
+            Delivery::Intx => tally.intx += 1,
+        }
+    }
+
+    /// The interrupts delivered in `phase`.
+    #[cfg(test)]
+    pub fn interrupts(&self, phase: u32) -> Interrupts {
+        self.interrupts.get(&phase).copied().unwrap_or_default()
+    }
+
     /// Counts one config space access.
     pub fn record_config(&mut self, direction: Direction) {
         match direction {
@@ -225,6 +262,7 @@ impl Counts {
                         "{:#06x}",
                         self.phase_command.get(&phase).copied().unwrap_or(0)
                     ),
+                    interrupts: self.interrupts.get(&phase).copied().unwrap_or_default(),
                     accesses: accesses
                         .iter()
                         .map(|(&(region, offset), tally)| AccessReport {
@@ -265,6 +303,8 @@ struct PhaseReport {
     phase: u32,
     /// The PCI command register when the phase began.
     command: String,
+    /// The interrupts delivered in the phase: `msi` and `intx`.
+    interrupts: Interrupts,
     accesses: Vec<AccessReport>,
 }
 
@@ -347,6 +387,9 @@ mod tests {
         c.record_config(Direction::Read);
         c.record_config(Direction::Read);
         c.record_config(Direction::Write);
+        c.interrupt(Delivery::Msi);
+        c.interrupt(Delivery::Msi);
+        c.interrupt(Delivery::Intx);
         c.set_phase(7);
         let text = c
             .to_json("ga102", 0x172000a1, 0x172a1000)
@@ -362,6 +405,15 @@ mod tests {
         assert_eq!(phases[0]["phase"], 0);
         assert_eq!(phases[1]["phase"], 7);
         assert_eq!(phases[1]["accesses"].as_array().map(Vec::len), Some(0));
+        assert_eq!(
+            phases[0]["interrupts"],
+            serde_json::json!({ "msi": 2, "intx": 1 })
+        );
+        assert_eq!(
+            phases[1]["interrupts"],
+            serde_json::json!({ "msi": 0, "intx": 0 }),
+            "a phase without interrupts says so"
+        );
         let got: Vec<(String, String, u64, u64)> = phases[0]["accesses"]
             .as_array()
             .expect("accesses array")

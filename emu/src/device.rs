@@ -2,13 +2,14 @@
 
 //! The emulated GPU as a whole: routes region accesses to config space, the
 //! BAR0 register model, the PROM window (the VBIOS) and the unbacked BARs,
-//! counts them, implements the NV_EMU_PHASE marker, keeps the interrupt
-//! eventfds the client set up for later use, and maintains the guest memory
+//! counts them, implements the NV_EMU_PHASE marker, delivers the interrupt tree's
+//! interrupts through the eventfds the client set up ([`irq`]), and maintains the guest memory
 //! mappings ([`GuestMem`]) through which the emulator reads and writes guest
 //! RAM, counted as `sysmem`.
 
 mod engines;
 mod fsp;
+mod irq;
 mod views;
 
 use engines::{PendingRun, PendingStart};
@@ -65,6 +66,7 @@ use crate::gfw::{Gfw, GfwLie};
 use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig, Stop, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
+use crate::intr::{Effect, Intr};
 use crate::logger::{LogOnce, Logger};
 use crate::prom::{Dump, Prom, NV_PROM_DATA};
 use crate::ptimer::Ptimer;
@@ -148,7 +150,11 @@ struct IrqLine {
     flags: u32,
     /// The trigger eventfd of each vector, if set.
     triggers: Vec<Option<File>>,
+    /// Masked: by the client, or by the line itself once it triggered (INTx, automasked).
     masked: bool,
+    /// The resample eventfd (SET_IRQS UNMASK with an eventfd: QEMU under KVM), whose signal
+    /// unmasks the line.
+    resample: Option<File>,
 }
 
 /// The vfio IRQ indexes, their flags and counts: INTx and MSI with one
@@ -194,6 +200,14 @@ enum Engine {
     Sec2,
 }
 
+/// Whether the chip's falcons have INTR_RETRIGGER: GA100 on (nouveau's `ga100_gsp_flcn` and
+/// `ga102_gsp_flcn` have `intr_retrigger`, Turing's `tu102_gsp_flcn` none,
+/// `nvkm/subdev/gsp/tu102.c:417-431`, `ga100.c:24-39`; OpenRM's register is in GA102's
+/// `dev_falcon_v4.h`, not TU102's).
+fn has_intr_retrigger(chipset: &Chipset) -> bool {
+    chipset.architecture() != 0x16
+}
+
 impl Engines {
     fn new(
         chipset: &Chipset,
@@ -215,11 +229,14 @@ impl Engines {
                 .and_then(|file| GenBootloader::parse(&file))
         });
         let never_ready = lie == Some(FwsecLie::ResetNeverReady);
+        let retrigger = has_intr_retrigger(chipset);
         let mut gsp = Falcon::new("GSP", GSP_BASE, generation);
         gsp.set_dma_stuck(lie == Some(FwsecLie::DmaStuck));
         gsp.set_never_reset_ready(never_ready);
+        gsp.set_intr_retrigger(retrigger);
         let mut sec2 = Falcon::new("SEC2", SEC2_BASE, generation);
         sec2.set_never_reset_ready(never_ready);
+        sec2.set_intr_retrigger(retrigger);
         Engines {
             gsp,
             sec2,
@@ -305,6 +322,12 @@ pub struct Device {
     trace: Option<Trace>,
     counts: Counts,
     irqs: Vec<IrqLine>,
+    /// The interrupt tree the GSP falcon feeds.
+    intr: Intr,
+    /// MSI may be sent: set at power-on, a reset and the driver's re-arm, cleared by an MSI.
+    msi_armed: bool,
+    /// The first interrupt of each kind, logged.
+    first_interrupts: LogOnce,
     guest_mem: GuestMem,
     gsp: Option<Gsp>,
     /// GSP-RM is to start (the booter or GSP-FMC started it); the GSP's next tick starts it.
@@ -334,6 +357,7 @@ impl Device {
                 flags,
                 triggers: (0..count).map(|_| None).collect(),
                 masked: false,
+                resample: None,
             })
             .collect();
         let mut config = ConfigSpace::new(
@@ -450,6 +474,13 @@ impl Device {
             kick: Kick::new(),
             counts: Counts::new(),
             irqs,
+            intr: Intr::new(
+                choice.chipset,
+                crate::gsp::controls::gsp_stall_vector(choice.chipset),
+                has_intr_retrigger(choice.chipset),
+            ),
+            msi_armed: true,
+            first_interrupts: LogOnce::new("first interrupt", 2),
             guest_mem: GuestMem::new(),
             unbacked_reads: LogOnce::new("unbacked BAR read", UNBACKED_LOG_LIMIT),
             unbacked_writes: LogOnce::new("unbacked BAR write", UNBACKED_LOG_LIMIT),
@@ -580,6 +611,8 @@ impl Device {
                     fsp: self.fsp.as_mut(),
                     fsp_rang: false,
                     falcon_action: None,
+                    intr: &mut self.intr,
+                    msi_rearm: false,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
@@ -620,6 +653,8 @@ impl Device {
                 if view.powered_off {
                     self.power_off();
                 }
+                // Bus mastering or INTx disable may have changed.
+                self.update_irq();
             }
             Target::Bar0 => {
                 if Prom::contains(offset) {
@@ -646,11 +681,14 @@ impl Device {
                     fsp: self.fsp.as_mut(),
                     fsp_rang: false,
                     falcon_action: None,
+                    intr: &mut self.intr,
+                    msi_rearm: false,
                     counts: &mut self.counts,
                     log: &self.log,
                 };
                 write_bytes(&mut view, offset, data);
-                let (event, powered_off) = (view.event, view.powered_off);
+                let (event, powered_off, msi_rearm) =
+                    (view.event, view.powered_off, view.msi_rearm);
                 if view.fsp_rang {
                     // The FSP consumes the command on its own time: the GSP thread's tick.
                     self.kick.kick();
@@ -666,6 +704,10 @@ impl Device {
                 if powered_off {
                     self.power_off();
                 }
+                if msi_rearm {
+                    self.rearm_msi();
+                }
+                self.update_irq();
             }
             Target::Unbacked(region, _) => {
                 self.counts.record(region, offset, Direction::Write);
@@ -684,7 +726,8 @@ impl Device {
     }
 
     /// A device reset: the phase returns to 0 and the registers (config space
-    /// and BAR0) to their power-on values.
+    /// and BAR0, the interrupt tree and the falcons' interrupts) to their power-on values; MSI
+    /// is armed.
     pub fn reset(&mut self) {
         self.log.line(&format!(
             "device reset (phase {} -> 0, command register {:#06x} -> 0)",
@@ -712,9 +755,14 @@ impl Device {
             e.power_on();
         }
         self.note_gsp();
+        self.intr.reset();
+        self.msi_armed = true;
+        self.update_irq();
     }
 
-    /// The slot lost its power: the GSP stops at once and a pending start is forgotten.
+    /// The slot lost its power: the GSP stops at once and a pending start is forgotten; the
+    /// interrupt tree and the GSP falcon's interrupt state go with the power (the model's: its
+    /// other registers keep their values), so the device raises nothing more.
     fn power_off(&mut self) {
         self.start_pending = None;
         self.running.clear();
@@ -729,6 +777,11 @@ impl Device {
             gsp.power_off();
             self.note_gsp();
         }
+        if let Some(e) = &mut self.engines {
+            e.gsp.clear_interrupts();
+        }
+        self.intr.reset();
+        self.update_irq();
     }
 
     /// The PCI function as config space shows it, and the chip (for tests that write what a
@@ -749,8 +802,22 @@ impl Device {
         self.gsp.as_ref()
     }
 
-    /// The client's VFIO_USER_DEVICE_SET_IRQS.
+    /// The client's VFIO_USER_DEVICE_SET_IRQS; the line is re-evaluated afterwards.
     pub fn set_irqs(
+        &mut self,
+        index: u32,
+        flags: u32,
+        start: u32,
+        count: u32,
+        fds: Vec<File>,
+    ) -> io::Result<()> {
+        self.set_irq_line(index, flags, start, count, fds)?;
+        self.update_irq();
+        Ok(())
+    }
+
+    /// What SET_IRQS does to the line `index`.
+    fn set_irq_line(
         &mut self,
         index: u32,
         flags: u32,
@@ -780,18 +847,20 @@ impl Device {
                 u64::from(start) + u64::from(count)
             )));
         }
+        if data == VFIO_IRQ_SET_DATA_EVENTFD && fds.len() != count as usize {
+            return Err(invalid(format!(
+                "set_irqs for {name} with {count} vectors came with {} eventfds",
+                fds.len()
+            )));
+        }
         let range = start as usize..(start as usize + count as usize);
         match (data, action) {
             (VFIO_IRQ_SET_DATA_EVENTFD, VFIO_IRQ_SET_ACTION_TRIGGER) => {
-                if fds.len() != count as usize {
-                    return Err(invalid(format!(
-                        "set_irqs for {name} with {count} vectors came with {} eventfds",
-                        fds.len()
-                    )));
-                }
                 for (slot, fd) in line.triggers[range].iter_mut().zip(fds) {
                     *slot = Some(fd);
                 }
+                // A line enabled starts unmasked (Linux's vfio_intx_enable).
+                line.masked = false;
                 self.log.line(&format!(
                     "{name}: trigger eventfds set for vectors {start}..{}",
                     start + count
@@ -799,6 +868,8 @@ impl Device {
             }
             (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_TRIGGER) if count == 0 => {
                 line.triggers.iter_mut().for_each(|t| *t = None);
+                // Its resample eventfd goes with it (Linux's vfio_intx_disable).
+                line.resample = None;
                 self.log.line(&format!("{name}: disabled"));
             }
             (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_TRIGGER) => {
@@ -811,11 +882,15 @@ impl Device {
                 }
             }
             (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_MASK) => line.masked = true,
+            // The unmask QEMU sends under TCG at the guest's EOI: the line triggers again at
+            // once if the level is still high (the caller re-evaluates it).
             (VFIO_IRQ_SET_DATA_NONE, VFIO_IRQ_SET_ACTION_UNMASK) => line.masked = false,
-            (VFIO_IRQ_SET_DATA_EVENTFD, VFIO_IRQ_SET_ACTION_UNMASK) => {
-                // A resample eventfd; interrupts are edge-like here, so it is
-                // not needed.
-                self.log.line(&format!("{name}: unmask eventfd ignored"));
+            (VFIO_IRQ_SET_DATA_EVENTFD, VFIO_IRQ_SET_ACTION_UNMASK) if count == 1 => {
+                line.resample = fds.into_iter().next();
+                self.log.line(&format!(
+                    "{name}: resample eventfd kept: its signal unmasks the line (read at every \
+                     GSP tick)"
+                ));
             }
             _ => {
                 return Err(invalid(format!(
@@ -824,25 +899,6 @@ impl Device {
             }
         }
         Ok(())
-    }
-
-    /// Raises vector `vector` of IRQ index `index` through its trigger
-    /// eventfd. Returns false when no eventfd is set or the line is masked.
-    #[allow(dead_code)] // For the interrupt model of a later task.
-    pub fn raise_irq(&mut self, index: u32, vector: u32) -> io::Result<bool> {
-        let Some(line) = self.irqs.get_mut(index as usize) else {
-            return Ok(false);
-        };
-        if line.masked {
-            return Ok(false);
-        }
-        match line.triggers.get_mut(vector as usize) {
-            Some(Some(fd)) => {
-                signal_eventfd(fd)?;
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
     }
 
     /// The client's VFIO_USER_DMA_MAP: guest memory at `address` is backed

@@ -4,7 +4,7 @@
 //! `PFALCON2` registers 0x1000 above): IMEM in 256-byte blocks with tags and a secure flag,
 //! DMEM, the PIO ports, the DMA engine reading guest memory, the boot ROM registers, the
 //! engine reset and its scrubbing, the core selection of GA102's dual controllers, CPUCTL and
-//! its alias, the boot vector and the mailboxes.
+//! its alias, the boot vector, the mailboxes and the interrupt status and mask.
 //!
 //! The model cannot run falcon code. A start is reported to the device ([`Action::Start`]),
 //! which decides what the loaded code would do: FWSEC is checked byte for byte against what
@@ -16,6 +16,10 @@
 //!
 //! | offset | register | model |
 //! |---|---|---|
+//! | 0x004 | IRQSCLR | write-only: a 1 clears the IRQSTAT bit (reads 0) |
+//! | 0x008 | IRQSTAT | read-only: bit 6 SWGEN0 (GSP-RM's, [`Falcon::raise_swgen0`]); bit 4 HALT is never raised |
+//! | 0x010, 0x014 | IRQMSET, IRQMCLR | write-only: a 1 sets, clears the IRQMASK bit (read 0) |
+//! | 0x018 | IRQMASK | read-only: the interrupts routed to the host |
 //! | 0x040, 0x044 | MAILBOX0, MAILBOX1 | kept |
 //! | 0x048 | ITFEN | bits 1:0 kept |
 //! | 0x080, 0x084 | OS, RM | kept |
@@ -33,13 +37,28 @@
 //! | 0x180 + 16 n | IMEMC(n), IMEMD(n), IMEMT(n) | ports 0 to 3 |
 //! | 0x1c0 + 8 n | DMEMC(n), DMEMD(n) | ports 0 to 7 |
 //! | 0x3c0 | ENGINE | bit 0 holds the engine in reset; its release scrubs IMEM and DMEM, which take no PIO write until done |
+//! | 0x3e8 | INTR_RETRIGGER(0) | GA100 on ([`Falcon::set_intr_retrigger`]): a 1 in bit 0 latches the interrupt again ([`Action::Retrigger`]); reads 0 |
 //! | 0x600 + 4 n | FBIF_TRANSCFG(n) | DMA index n: bits 1:0 target (1, 2: system memory), bit 2 physical |
 //! | 0x624 | FBIF_CTL | bit 7 physical addresses without a context |
 //! | 0x1180, 0x1198, 0x119c, 0x1210 | MOD_SEL, BROM_CURR_UCODE_ID, BROM_ENGIDMASK, BROM_PARAADDR | GA102 on, kept |
 //! | 0x1240 | RISCV_CORE_SWITCH_RISCV_STATUS | Turing and GA100: bit 0 the RISC-V core active |
+//! | 0x12b4 | RISCV_IRQMASK | Turing and GA100: read-only, IRQMASK |
 //! | 0x1388 | RISCV_CPUCTL | GA102 on: bit 7 the RISC-V core active, bit 4 halted (not active) |
+//! | 0x1528 | RISCV_IRQMASK | GA102 on: read-only, IRQMASK |
 //! | 0x1668 | RISCV_BCR_CTRL | GA102 on: bit 4 the RISC-V core selected (from power-on), bit 0 valid |
-
+//!
+//! The interrupt registers are OpenRM's (`dev_falcon_v4.h`: IRQSCLR `-W-`, IRQSTAT `R--`,
+//! IRQMSET and IRQMCLR `-W-`, IRQMASK `R--`, INTR_RETRIGGER from GA102's header on;
+//! `dev_riscv_pri.h`: RISCV_IRQMASK at 0x2b4 on TU102, 0x528 on GA102, `R-I4R`) and nouveau's
+//! (`nvkm/subdev/gsp/tu102.c`, `ga100.c`, `ga102.c`: `riscv_irqmask`, `intr_retrigger` from
+//! GA100 on). The model has one mask, which both IRQMASK and RISCV_IRQMASK read: OpenRM takes
+//! the RISC-V core's pending interrupts as IRQSTAT & RISCV_IRQMASK (& RISCV_IRQDEST,
+//! `kflcnRiscvReadIntrStatus_TU102`), nouveau as IRQSTAT & RISCV_IRQMASK (`r535_gsp_intr`), and
+//! the CPU masks them for good through IRQMCLR, so the model infers that one mask serves both
+//! (no reference says so). Power-on and an engine reset leave the status and the mask 0; GSP-RM
+//! routes SWGEN0 to the host when it comes up ([`Falcon::route_swgen0`], the model's inference:
+//! the CPU cannot write RISCV_IRQMASK, yet both drivers find SWGEN0 in it). The falcon's
+//! interrupt output, which the interrupt tree takes ([`crate::intr`]), is IRQSTAT & IRQMASK.
 //!
 //! While GSP-FMC holds the GSP's PRIV target mask ([`PrivLock::TargetMask`], Hopper and
 //! Blackwell), every modelled register reads [`PRIV_LOCKED`] and writes are dropped, as the
@@ -61,6 +80,17 @@ const SPAN: u64 = 0x2000;
 /// Offsets in the engine's space that are not the falcon's: the GSP's queue doorbells.
 const NOT_FALCON: std::ops::Range<u64> = 0xc00..0xd00;
 
+const IRQSCLR: u64 = 0x004;
+const IRQSTAT: u64 = 0x008;
+const IRQMSET: u64 = 0x010;
+const IRQMCLR: u64 = 0x014;
+const IRQMASK: u64 = 0x018;
+/// INTR_RETRIGGER(0) (GA100 on).
+const INTR_RETRIGGER: u64 = 0x3e8;
+/// RISCV_IRQMASK in the RISC-V registers 0x1000 above the falcon: Turing and GA100.
+const RISCV_IRQMASK_TU102: u64 = 0x1000 + 0x2b4;
+/// RISCV_IRQMASK from GA102 on.
+const RISCV_IRQMASK_GA102: u64 = 0x1000 + 0x528;
 pub const MAILBOX0: u64 = 0x040;
 pub const MAILBOX1: u64 = 0x044;
 const OS: u64 = 0x080;
@@ -91,6 +121,11 @@ const BROM_PARAADDR: u64 = 0x1210;
 const BCR_CTRL: u64 = 0x1668;
 const RISCV_STATUS: u64 = 0x1240;
 const RISCV_CPUCTL: u64 = 0x1388;
+
+/// IRQSTAT and the mask: SWGEN0, the interrupt GSP-RM raises for its messages.
+pub const IRQ_SWGEN0: u32 = 1 << 6;
+/// INTR_RETRIGGER: trigger.
+const RETRIGGER_TRIGGER: u32 = 1;
 
 /// CPUCTL: halted.
 pub const CPUCTL_HALTED: u32 = 1 << 4;
@@ -185,6 +220,9 @@ pub enum Action {
     DmaStuck,
     /// A PIO write of IMEM or DMEM (named) while the engine still scrubs them: dropped.
     PioWhileScrubbing(&'static str),
+    /// INTR_RETRIGGER(0) written with its trigger bit (GA100 on): the interrupt tree latches
+    /// the falcon's interrupt again if its output is still high.
+    Retrigger,
 }
 
 /// The register families of the falcon's chip.
@@ -240,6 +278,14 @@ pub struct Falcon {
     holds_rtos: bool,
     /// GSP-FMC's hold on the registers.
     lock: PrivLock,
+    /// IRQSTAT.
+    irqstat: u32,
+    /// IRQMASK, which RISCV_IRQMASK reads too.
+    irqmask: u32,
+    /// The engine has INTR_RETRIGGER (GA100 on).
+    intr_retrigger: bool,
+    /// IRQSCLR no longer clears SWGEN0 (`--gsp-fault irq-stuck`).
+    swgen0_stuck: bool,
 }
 
 impl Falcon {
@@ -279,6 +325,10 @@ impl Falcon {
             riscv_active: false,
             holds_rtos: false,
             lock: PrivLock::Open,
+            irqstat: 0,
+            irqmask: 0,
+            intr_retrigger: false,
+            swgen0_stuck: false,
         };
         f.power_on();
         f
@@ -294,8 +344,8 @@ impl Falcon {
         self.lock = PrivLock::Open;
     }
 
-    /// What an engine reset leaves: scrubbed memories, registers at their reset values, the
-    /// CPU halted. The core selection stays.
+    /// What an engine reset leaves: scrubbed memories, registers at their reset values (no
+    /// interrupt pending or routed), the CPU halted. The core selection stays.
     fn engine_reset(&mut self) {
         self.imem = (0..IMEM_SIZE / BLOCK)
             .map(|_| ImemBlock {
@@ -330,6 +380,8 @@ impl Falcon {
         self.dma_in_flight = false;
         self.riscv_active = false;
         self.holds_rtos = false;
+        self.irqstat = 0;
+        self.irqmask = 0;
     }
 
     /// The engine's name, for the log.
@@ -351,9 +403,11 @@ impl Falcon {
             MAILBOX0 | MAILBOX1 | OS | RM | ITFEN | HWCFG | HWCFG1 | SCP_CTL_STAT | CPUCTL
             | BOOTVEC | DMACTL | DMATRFBASE | DMATRFMOFFS | DMATRFCMD | DMATRFFBOFFS
             | DMATRFBASE1 | CPUCTL_ALIAS | ENGINE | FBIF_CTL => true,
+            IRQSCLR | IRQSTAT | IRQMSET | IRQMCLR | IRQMASK => true,
+            INTR_RETRIGGER => self.intr_retrigger,
             HWCFG2 | MOD_SEL | BROM_UCODE_ID | BROM_ENGIDMASK | BROM_PARAADDR | BCR_CTRL
-            | RISCV_CPUCTL => ga,
-            RISCV_STATUS => !ga,
+            | RISCV_CPUCTL | RISCV_IRQMASK_GA102 => ga,
+            RISCV_STATUS | RISCV_IRQMASK_TU102 => !ga,
             r if (IMEM_PORTS..IMEM_PORTS + 0x40).contains(&r) => (r - IMEM_PORTS) % 16 < 12,
             r if (DMEM_PORTS..DMEM_PORTS + 0x40).contains(&r) => true,
             r => (TRANSCFG..TRANSCFG + 0x20).contains(&r),
@@ -367,6 +421,10 @@ impl Falcon {
             return PRIV_LOCKED;
         }
         match rel {
+            IRQSTAT => self.irqstat,
+            IRQMASK => self.irqmask,
+            RISCV_IRQMASK_TU102 if !ga => self.irqmask,
+            RISCV_IRQMASK_GA102 if ga => self.irqmask,
             MAILBOX0 => self.mailbox[0],
             MAILBOX1 => self.mailbox[1],
             OS => self.os,
@@ -468,6 +526,15 @@ impl Falcon {
                 return None;
             }
             _ if self.in_reset => return None,
+            IRQSCLR => {
+                let kept = if self.swgen0_stuck { IRQ_SWGEN0 } else { 0 };
+                self.irqstat &= !(value & !kept);
+            }
+            IRQMSET => self.irqmask |= value,
+            IRQMCLR => self.irqmask &= !value,
+            INTR_RETRIGGER if self.intr_retrigger && value & RETRIGGER_TRIGGER != 0 => {
+                return Some(Action::Retrigger);
+            }
             MAILBOX0 => self.mailbox[0] = value,
             MAILBOX1 => self.mailbox[1] = value,
             OS => self.os = value,
@@ -751,6 +818,38 @@ impl Falcon {
     /// Sets GSP-FMC's hold on the registers.
     pub fn set_lock(&mut self, lock: PrivLock) {
         self.lock = lock;
+    }
+
+    /// Gives the engine INTR_RETRIGGER (GA100 on; the device decides from the chip).
+    pub fn set_intr_retrigger(&mut self, present: bool) {
+        self.intr_retrigger = present;
+    }
+
+    /// SWGEN0 raised in IRQSTAT (what GSP-RM does after each message it posts), whether or
+    /// not the mask routes it to the host.
+    pub fn raise_swgen0(&mut self) {
+        self.irqstat |= IRQ_SWGEN0;
+    }
+
+    /// GSP-RM, come up, routes SWGEN0 to the host (see the module's documentation).
+    pub fn route_swgen0(&mut self) {
+        self.irqmask |= IRQ_SWGEN0;
+    }
+
+    /// Makes IRQSCLR keep SWGEN0 set (`--gsp-fault irq-stuck`), or clear it again.
+    pub fn set_swgen0_stuck(&mut self, stuck: bool) {
+        self.swgen0_stuck = stuck;
+    }
+
+    /// Clears the interrupt status and mask, as the slot's power cut does.
+    pub fn clear_interrupts(&mut self) {
+        self.irqstat = 0;
+        self.irqmask = 0;
+    }
+
+    /// The interrupt output to the host: a status bit the mask routes is set.
+    pub fn irq_output(&self) -> bool {
+        self.irqstat & self.irqmask != 0
     }
 }
 

@@ -27,6 +27,7 @@ mod fsp;
 mod gfw;
 mod gsp;
 mod guest_mem;
+mod intr;
 mod lie;
 mod logger;
 mod prom;

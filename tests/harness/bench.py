@@ -169,8 +169,8 @@ INFO = {
                         r"gr: 7 GPCs, 41 TPCs "
                         r"\(0:0x3f 1:0x3f 2:0x3f 3:0x3f 4:0x3f 5:0x3f 6:0x1f\)",
                         "ce fault method buffer: 0x1000 bytes",
-                        "interrupt table: 11 entries", "interrupt gsp: stall 0 nonstall -1",
-                        "interrupt ce4: stall 8 nonstall 136",
+                        "interrupt table: 11 entries", "interrupt gsp: stall 192 nonstall -1",
+                        "interrupt ce4: stall 200 nonstall 136",
                         "memsys: GDDR6X, L2 6144 KiB in 12 LTCs of 4 slices, "
                         "compression page 0x10000",
                         "fifo engines: 10", "fifo gr: runlist 0 at 0x400000",
@@ -178,8 +178,8 @@ INFO = {
                         "fifo sw: runlist 0 at 0x400000"],
     "bench-tu117-535": ["chip: tu117", "firmware: 535.113.01", "name: NVIDIA GeForce GTX 1650",
                         r"gr: 2 GPCs, 7 TPCs \(0:0xf 1:0x7\)",
-                        "interrupt table: 11 entries", "interrupt gsp: stall 0 nonstall -1",
-                        "interrupt nvdec0: stall 9 nonstall 137",
+                        "interrupt table: 11 entries", "interrupt gsp: stall 192 nonstall -1",
+                        "interrupt nvdec0: stall 201 nonstall 137",
                         "memsys: GDDR5, L2 1024 KiB in 4 LTCs of 4 slices, "
                         "compression page 0x10000",
                         "fifo engines: 10", "fifo gr: runlist 0", "fifo nvenc0: runlist 5",

@@ -120,6 +120,13 @@ impl Device {
                 }
             }
             (Engine::Sec2, Action::Reset { .. }) => {}
+            (Engine::Gsp, Action::Retrigger) => {
+                // The tree takes the output as it is now (the caller re-evaluates the line).
+                self.intr.set_gsp_output(engines.gsp.irq_output());
+                self.intr.retrigger();
+            }
+            // Only the GSP feeds the interrupt tree.
+            (Engine::Sec2, Action::Retrigger) => {}
             (engine, Action::Start)
                 if (engine == Engine::Gsp && engines.gsp.loaded())
                     || (engine == Engine::Sec2 && self.chain.is_some()) =>
@@ -215,8 +222,10 @@ impl Device {
                 };
                 engines.sec2.set_mailbox(0, code);
                 if code == 0 {
-                    // SEC2-RTOS runs on; GSP-RM is back on the GSP's RISC-V core.
+                    // SEC2-RTOS runs on; GSP-RM is back on the GSP's RISC-V core, and routes
+                    // SWGEN0 to the host again (the core reset cleared the mask).
                     engines.gsp.set_riscv_active(true);
+                    engines.gsp.route_swgen0();
                     self.bar0
                         .set(NV_PGC6_BSI_SECURE_SCRATCH_14, BOOT_STAGE_3_HANDOFF);
                 } else {
@@ -321,10 +330,20 @@ impl Device {
     }
 
     /// One tick of the GSP: a started falcon's code once its run time is over, the FSP's and
-    /// GSP-FMC's work where there are, then a pending start, or a running GSP's own work. Called
-    /// by the GSP thread ([`crate::gsp::clock`]), and by tests in its stead. Returns whether
-    /// the GSP runs (or a falcon or the FSP has work).
+    /// GSP-FMC's work where there are, then a pending start, or a running GSP's own work;
+    /// then INTx's resample eventfd is read and the SWGEN0 GSP-RM raised set in the GSP falcon's
+    /// IRQSTAT ([`Device::gsp_interrupts`]). Called by the GSP thread ([`crate::gsp::clock`]),
+    /// and by tests in its stead. Returns whether the GSP runs (or a falcon or the FSP has work,
+    /// or INTx waits for its resample eventfd).
     pub fn run_gsp(&mut self) -> bool {
+        let busy = self.tick_gsp();
+        self.poll_resample();
+        self.gsp_interrupts();
+        busy || self.awaits_resample()
+    }
+
+    /// [`Device::run_gsp`]'s work but for the interrupts.
+    fn tick_gsp(&mut self) -> bool {
         let engine_busy = self.run_engine();
         let fsp_busy = self.tick_fsp() || engine_busy;
         let Some(mut gsp) = self.gsp.take() else {
@@ -338,9 +357,14 @@ impl Device {
                 Starter::Booter => gsp.start(&mut mem, start.libos, start.version, pci),
                 Starter::GspFmc => gsp.start_by_fmc(&mut mem, start.libos, start.version, pci),
             };
-            if let (Some(e), true) = (&mut self.engines, code != 0) {
-                // GSP-RM did not come up: its core stops.
-                e.gsp.set_riscv_active(false);
+            if let Some(e) = &mut self.engines {
+                if code == 0 {
+                    // GSP-RM routes SWGEN0, its messages' interrupt, to the host.
+                    e.gsp.route_swgen0();
+                } else {
+                    // GSP-RM did not come up: its core stops.
+                    e.gsp.set_riscv_active(false);
+                }
             }
         } else {
             gsp.tick(&mut self.gsp_sysmem());
@@ -397,6 +421,7 @@ impl Device {
         while !self.running.is_empty() {
             self.run_engine();
         }
+        self.gsp_interrupts();
     }
 
     /// How many falcons' code is still to be played.

@@ -2,8 +2,9 @@
 
 //! The device's views of config space and BAR0 through which a region access reaches the
 //! registers: NV_EMU_PHASE's aliases, the PROM window, GFW boot, PTIMER, the FSP, the FB unit, the
-//! falcons and BAR0's own registers, in that order; and what a write asks the device to do
-//! afterwards (a GSP event, a falcon action, a command for the FSP, the slot's power cut).
+//! falcons, the interrupt tree and BAR0's own registers, in that order; and what a write asks the
+//! device to do afterwards (a GSP event, a falcon action, a command for the FSP, MSI's re-arm,
+//! the slot's power cut).
 
 use super::*;
 
@@ -75,6 +76,10 @@ pub(super) struct Bar0View<'a> {
     pub(super) fsp_rang: bool,
     /// What a falcon register write asked for.
     pub(super) falcon_action: Option<(Engine, Action)>,
+    /// The interrupt tree and the MSI re-arm register.
+    pub(super) intr: &'a mut Intr,
+    /// A write re-armed MSI.
+    pub(super) msi_rearm: bool,
     pub(super) counts: &'a mut Counts,
     pub(super) log: &'a Logger,
 }
@@ -110,6 +115,8 @@ impl DwordSpace for Bar0View<'_> {
             value
         } else if let Some(value) = self.unit_read(offset) {
             value
+        } else if let Some(value) = self.intr.read(offset) {
+            value
         } else {
             self.bar0.peek(offset)
         }
@@ -127,6 +134,8 @@ impl DwordSpace for Bar0View<'_> {
         } else if let Some(value) = self.fsp.as_mut().and_then(|f| f.read(offset, self.gfw)) {
             value
         } else if let Some(value) = self.unit_read(offset) {
+            value
+        } else if let Some(value) = self.intr.read(offset) {
             value
         } else {
             self.bar0.read(offset)
@@ -162,6 +171,9 @@ impl DwordSpace for Bar0View<'_> {
             {
                 self.log.line(&line);
             }
+        } else if let Some(effect) = self.intr.write(offset, value & mask) {
+            // The bytes not written are 0: writes of 1 set, clear or re-arm.
+            self.msi_rearm |= effect == Some(Effect::RearmMsi);
         } else {
             self.bar0.write(offset, value, mask);
             if self.gsp && offset == NV_PGSP_QUEUE_HEAD0 {

@@ -236,3 +236,91 @@ fn itfen_keeps_its_two_bits_until_a_reset() {
     f.write(ENGINE, 0);
     assert_eq!(f.read(ITFEN), 0);
 }
+
+#[test]
+fn interrupt_mask_is_set_and_cleared_by_its_own_registers_and_gates_the_output() {
+    let mut f = ga();
+    assert_eq!((f.read(IRQSTAT), f.read(IRQMASK)), (0, 0));
+    f.raise_swgen0();
+    assert_eq!(f.read(IRQSTAT), IRQ_SWGEN0);
+    assert!(!f.irq_output(), "raised, not routed");
+    f.write(IRQMSET, IRQ_SWGEN0 | (1 << 4));
+    assert_eq!(f.read(IRQMASK), IRQ_SWGEN0 | (1 << 4));
+    assert!(f.irq_output());
+    f.write(IRQMCLR, 1 << 4);
+    assert_eq!(f.read(IRQMASK), IRQ_SWGEN0);
+    // The write-only registers read 0.
+    for r in [IRQSCLR, IRQMSET, IRQMCLR] {
+        assert_eq!(f.read(r), 0, "{r:#x}");
+    }
+    // IRQSCLR clears the bits written as 1.
+    f.write(IRQSCLR, 1 << 4);
+    assert_eq!(f.read(IRQSTAT), IRQ_SWGEN0);
+    f.write(IRQSCLR, IRQ_SWGEN0);
+    assert_eq!(f.read(IRQSTAT), 0);
+    assert!(!f.irq_output());
+    // IRQSTAT and IRQMASK are read-only.
+    f.write(IRQSTAT, !0);
+    f.write(IRQMASK, !0);
+    assert_eq!((f.read(IRQSTAT), f.read(IRQMASK)), (0, IRQ_SWGEN0));
+}
+
+#[test]
+fn riscv_irqmask_reads_the_mask_at_each_generations_offset() {
+    for (generation, at, not) in [
+        (Generation::Tu102, RISCV_IRQMASK_TU102, RISCV_IRQMASK_GA102),
+        (Generation::Ga102, RISCV_IRQMASK_GA102, RISCV_IRQMASK_TU102),
+    ] {
+        let mut f = Falcon::new("GSP", GSP_BASE, generation);
+        assert_eq!(f.relative(GSP_BASE + at), Some(at), "{generation:?}");
+        assert_eq!(f.relative(GSP_BASE + not), None, "{generation:?}");
+        f.route_swgen0();
+        assert_eq!(f.read(at), IRQ_SWGEN0, "{generation:?}");
+        // The CPU cannot write it.
+        f.write(at, 0);
+        assert_eq!(f.read(at), IRQ_SWGEN0, "{generation:?}");
+        // IRQMCLR masks the RISC-V core's interrupts too: one mask.
+        f.write(IRQMCLR, IRQ_SWGEN0);
+        assert_eq!(f.read(at), 0, "{generation:?}");
+    }
+}
+
+#[test]
+fn intr_retrigger_exists_only_on_falcons_given_it() {
+    let mut f = Falcon::new("GSP", GSP_BASE, Generation::Tu102);
+    assert_eq!(f.relative(GSP_BASE + INTR_RETRIGGER), None, "TU10x");
+    // GA100 is of Turing's register family but has the retrigger.
+    f.set_intr_retrigger(true);
+    assert_eq!(f.relative(GSP_BASE + INTR_RETRIGGER), Some(INTR_RETRIGGER));
+    assert_eq!(f.write(INTR_RETRIGGER, 1), Some(Action::Retrigger));
+    assert_eq!(f.write(INTR_RETRIGGER, 0), None, "bit 0 is the trigger");
+    assert_eq!(f.read(INTR_RETRIGGER), 0);
+}
+
+#[test]
+fn an_engine_reset_clears_the_interrupt_status_and_mask() {
+    let mut f = ga();
+    f.route_swgen0();
+    f.raise_swgen0();
+    assert!(f.irq_output());
+    f.write(ENGINE, 1);
+    f.write(ENGINE, 0);
+    assert_eq!((f.read(IRQSTAT), f.read(IRQMASK)), (0, 0));
+    f.route_swgen0();
+    f.raise_swgen0();
+    f.power_on();
+    assert!(!f.irq_output());
+}
+
+#[test]
+fn a_stuck_swgen0_survives_irqsclr() {
+    let mut f = ga();
+    f.raise_swgen0();
+    f.raise_swgen0();
+    f.set_swgen0_stuck(true);
+    f.write(IRQSCLR, IRQ_SWGEN0);
+    assert_eq!(f.read(IRQSTAT), IRQ_SWGEN0);
+    f.set_swgen0_stuck(false);
+    f.write(IRQSCLR, IRQ_SWGEN0);
+    assert_eq!(f.read(IRQSTAT), 0);
+}

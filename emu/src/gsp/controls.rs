@@ -7,7 +7,9 @@
 //! product's memory type, bus width and L2 cache size from its specifications). Which TPCs a
 //! product lacks, which vector each engine has, the runlists' numbers and registers, the LTCs
 //! and the compression page are not published: the model fills GPCs in order, numbers the
-//! vectors in the table's order, puts the graphics copy engines (CE0, CE1) on the graphics
+//! stall vectors in the table's order from where OpenRM puts stall interrupts (subtree 3,
+//! leaves 6 and 7: vector 192, so the GSP's is 192) and the non-stall ones from 128, puts
+//! the graphics copy engines (CE0, CE1) on the graphics
 //! runlist and every other engine on one of its own, and takes an LTC per 32 bits of a GDDR
 //! bus (its assumptions). The layouts are OpenRM's (`ctrl/ctrl2080/ctrl2080gpu.h`,
 //! `ctrl2080ce.h`, `ctrl2080fifo.h`, `ctrl2080internal.h`), the same in both versions but for
@@ -178,24 +180,51 @@ fn work_engines(cfg: &Config) -> impl Iterator<Item = (Kind, u16)> {
         .chain(n(Kind::Nvenc, cfg.nvenc))
 }
 
-/// The interrupt table of `chip` in `version`: (engineIdx, stall vector, non-stall vector).
-/// The GSP's stall vector is the one GSP-RM's messages raise.
-pub fn intr_table(chip: &Chipset, version: Version) -> Vec<(u16, u32, u32)> {
-    let cfg = config(chip.name);
+/// The first stall vector: OpenRM puts the engines' stall interrupts in subtree 3, leaves 6
+/// and 7 (tu102 and ga100 `dev_vm_addendum.h`; GH100 from subtree 3 on, gh100's), which a
+/// driver finds only in the table (nouveau's `r535_gsp_intr_get_table`): one that took vector
+/// 0 for the GSP would miss its interrupt.
+const STALL_BASE: u32 = 192;
+
+/// The first non-stall vector (the model's).
+const NONSTALL_BASE: u32 = 128;
+
+/// The engines of the interrupt table of `cfg`, in its order: the GSP first.
+fn intr_engines(cfg: &Config) -> Vec<(Kind, u16)> {
     let mut engines = vec![(Kind::Gsp, 0), (Kind::Sec2, 0), (Kind::Gr, 0)];
     if cfg.disp {
         engines.push((Kind::Disp, 0));
     }
-    engines.extend(work_engines(&cfg));
+    engines.extend(work_engines(cfg));
     engines
+}
+
+/// The GSP's stall vector in the interrupt table of `chip` (either version): the one GSP-RM's
+/// messages raise ([`crate::intr`]).
+pub fn gsp_stall_vector(chip: &Chipset) -> u32 {
+    let position = intr_engines(&config(chip.name))
+        .iter()
+        .zip(0u32..)
+        .find(|((kind, _), _)| matches!(kind, Kind::Gsp))
+        .map_or(0, |(_, n)| n);
+    STALL_BASE + position
+}
+
+/// The interrupt table of `chip` in `version`: (engineIdx, stall vector, non-stall vector).
+/// The GSP's stall vector is the one GSP-RM's messages raise. Every vector is below 256, in
+/// the 8 leaves of every chip's tree (stall vectors in leaves 6 and 7, non-stall ones in 4 and
+/// 5: no chip has 32 engines).
+pub fn intr_table(chip: &Chipset, version: Version) -> Vec<(u16, u32, u32)> {
+    let cfg = config(chip.name);
+    intr_engines(&cfg)
         .into_iter()
-        .enumerate()
-        .map(|(n, (kind, i))| {
-            let stall = n as u32;
+        .zip(0u32..)
+        .map(|((kind, i), n)| {
+            let stall = STALL_BASE + n;
             // The model's assumption: engines that run work also notify without stalling; the
             // falcons and the display do not (NV_INTR_VECTOR_INVALID).
             let nonstall = match kind {
-                Kind::Gr | Kind::Ce | Kind::Nvdec | Kind::Nvenc => 128 + n as u32,
+                Kind::Gr | Kind::Ce | Kind::Nvdec | Kind::Nvenc => NONSTALL_BASE + n,
                 _ => u32::MAX,
             };
             (engine_idx(version, kind) + i, stall, nonstall)
@@ -403,6 +432,25 @@ mod tests {
             assert_eq!(u64::from_le_bytes(p[8..16].try_into().unwrap()), 6 << 20);
             assert_eq!(super::super::wire::get_u32(&p, ram), GDDR6X);
             assert_eq!(super::super::wire::get_u32(&p, ltc), 12);
+        }
+    }
+
+    #[test]
+    fn stall_vectors_sit_in_subtree_3_from_192_and_every_vector_in_8_leaves() {
+        for chip in crate::chipset::CHIPSETS {
+            for version in [Version::R535_113_01, Version::R570_144] {
+                let table = intr_table(chip, version);
+                assert_eq!(table[0].1, 192, "{}: the GSP's stall vector", chip.name);
+                assert_eq!(gsp_stall_vector(chip), table[0].1, "{}", chip.name);
+                for &(idx, stall, nonstall) in &table {
+                    assert!((192..256).contains(&stall), "{} {idx}: {stall}", chip.name);
+                    assert!(
+                        nonstall == u32::MAX || (128..192).contains(&nonstall),
+                        "{} {idx}: {nonstall}",
+                        chip.name
+                    );
+                }
+            }
         }
     }
 

@@ -17,6 +17,11 @@
 //! continuation records and flood events are not counted. Without `@N` the
 //! lie is told at message 1.
 //!
+//! The interrupt lies (`irq-storm`, `irq-never`, `irq-stuck`) are about SWGEN0, the falcon
+//! interrupt GSP-RM raises after every message it posts to the status queue
+//! ([`crate::falcon`], [`crate::intr`]): they take effect when message N is posted and last
+//! until GSP-RM stops.
+//!
 //! Every lie is logged (`GSP: fault LIE at message N: ...`) when it is
 //! told, so that a test can tell a lie that was told and survived from one
 //! that never happened.
@@ -95,6 +100,15 @@ pub enum Lie {
     /// The GSP ignores falcon resets and keeps running after it acknowledged
     /// UNLOADING_GUEST_DRIVER: nothing the driver does stops it (N unused).
     Unstoppable,
+    /// From message N on GSP-RM raises SWGEN0 at every tick of its own, though it posts
+    /// nothing: an interrupt storm.
+    IrqStorm,
+    /// From message N on (that message included) GSP-RM never raises SWGEN0: its messages
+    /// come without an interrupt.
+    IrqNever,
+    /// From message N on IRQSCLR no longer clears SWGEN0 in IRQSTAT: the interrupt stays
+    /// pending whatever the driver's handler does.
+    IrqStuck,
 }
 
 /// The lies, their names and what they do (`--list-gsp-faults`).
@@ -213,6 +227,21 @@ pub const LIES: &[(&str, Lie, &str)] = &[
         "unstoppable",
         Lie::Unstoppable,
         "keeps running through falcon resets and after the unload",
+    ),
+    (
+        "irq-storm",
+        Lie::IrqStorm,
+        "SWGEN0 raised at every tick from then on, nothing posted",
+    ),
+    (
+        "irq-never",
+        Lie::IrqNever,
+        "SWGEN0 never raised from then on (that message included)",
+    ),
+    (
+        "irq-stuck",
+        Lie::IrqStuck,
+        "IRQSCLR no longer clears SWGEN0 from then on",
     ),
 ];
 

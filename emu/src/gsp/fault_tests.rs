@@ -348,3 +348,86 @@ fn unstoppable_runs_through_resets_and_the_unload() {
     assert_ne!(d.sysmem(5), (0, 0), "touching memory");
     assert!(!d.halted());
 }
+
+#[test]
+fn irq_storm_raises_swgen0_at_every_tick_with_nothing_posted() {
+    let mut d = Driver::lying(Version::R570_144, "irq-storm@1");
+    boot(&mut d);
+    d.take_swgen0();
+    d.tick();
+    assert!(!d.take_swgen0(), "honest before message 1");
+    d.send_static_info();
+    assert!(
+        d.log().contains(
+            "fault irq-storm at message 1: SWGEN0 raised at every tick from now on, nothing \
+             posted (fault irq-storm@1)"
+        ),
+        "{}",
+        d.log()
+    );
+    assert_eq!(d.receive().len(), 1);
+    for _ in 0..3 {
+        assert!(d.take_swgen0());
+        d.tick();
+    }
+    assert_eq!(status_write_ptr(&d), d.stat_rptr, "nothing more posted");
+    assert_eq!(
+        d.log().matches("fault irq-storm at").count(),
+        1,
+        "logged once"
+    );
+}
+
+#[test]
+fn irq_never_posts_without_swgen0() {
+    let mut d = Driver::lying(Version::R570_144, "irq-never@1");
+    boot(&mut d);
+    assert!(d.take_swgen0(), "GSP_INIT_DONE, message 0, raises it");
+    d.send_static_info();
+    assert_eq!(d.receive().len(), 1);
+    assert!(!d.take_swgen0(), "message 1 comes without SWGEN0");
+    assert!(
+        d.log()
+            .contains("fault irq-never at message 1: SWGEN0 never raised from now on"),
+        "{}",
+        d.log()
+    );
+    d.send_static_info();
+    assert_eq!(d.receive().len(), 1);
+    assert!(!d.take_swgen0());
+}
+
+#[test]
+fn irq_stuck_keeps_swgen0_through_irqsclr() {
+    let mut d = Driver::lying(Version::R570_144, "irq-stuck@1");
+    boot(&mut d);
+    assert!(d.take_swgen0());
+    assert!(!d.take_swgen0(), "IRQSCLR still clears before message 1");
+    d.send_static_info();
+    assert!(
+        d.log()
+            .contains("fault irq-stuck at message 1: IRQSCLR no longer clears SWGEN0"),
+        "{}",
+        d.log()
+    );
+    for _ in 0..3 {
+        assert!(d.take_swgen0(), "pending whatever IRQSCLR says");
+        d.tick();
+    }
+    // A falcon reset stops GSP-RM and clears the status: the lie goes with it.
+    d.falcon_reset();
+    d.tick();
+    assert!(!d.take_swgen0());
+}
+
+#[test]
+fn the_events_of_a_lie_raise_swgen0_too() {
+    let mut d = Driver::lying(Version::R570_144, "chatter@1");
+    boot(&mut d);
+    d.send_static_info();
+    d.receive();
+    assert!(d.take_swgen0());
+    d.tick();
+    assert_eq!(d.receive().len(), 1, "an event of the chatter");
+    assert!(d.take_swgen0());
+}

@@ -185,6 +185,8 @@ struct Running {
     ticks: u32,
     /// The RM objects the driver allocated.
     rm: rm::Tree,
+    /// The configured interrupt lie (`irq-storm`, `irq-never`, `irq-stuck`) took effect.
+    irq_lie: bool,
 }
 
 /// GSP-RM's CPU sequence (`RUN_CPU_SEQUENCER`).
@@ -232,6 +234,8 @@ pub struct Gsp {
     /// Where WPR2 begins in video memory (set at each start, where the FB unit is modelled):
     /// the usable memory GSP-RM reports ends below it.
     wpr2_start: Option<u64>,
+    /// GSP-RM raised SWGEN0 since the device last looked ([`Gsp::take_swgen0`]).
+    swgen0: bool,
 }
 
 /// A command GSP-RM took, for the trace: its function and payload, and the payload's bytes
@@ -298,6 +302,7 @@ impl Gsp {
             recorded: 0,
             taken: Vec::new(),
             wpr2_start: None,
+            swgen0: false,
         }
     }
 
@@ -367,6 +372,53 @@ impl Gsp {
         self.halt(Stop::PowerOff, "stopped: the slot lost its power");
     }
 
+    /// Whether GSP-RM raised SWGEN0 since the last call: after each message it posted to the
+    /// status queue (every advance of its write pointer), or at every tick under the
+    /// `irq-storm` lie. The device sets it in the GSP falcon's IRQSTAT.
+    pub fn take_swgen0(&mut self) -> bool {
+        std::mem::take(&mut self.swgen0)
+    }
+
+    /// Whether the `irq-stuck` lie is in effect: IRQSCLR does not clear SWGEN0.
+    pub fn swgen0_stuck(&self) -> bool {
+        self.irq_lie_in_effect(Lie::IrqStuck)
+    }
+
+    /// Whether `lie`, an interrupt lie, is the configured one and took effect.
+    fn irq_lie_in_effect(&self, lie: Lie) -> bool {
+        self.lies(lie) && self.state.as_ref().is_some_and(|s| s.irq_lie)
+    }
+
+    /// Puts the configured interrupt lie in effect once the conversation's message `index`,
+    /// being posted, reaches its message; logged once, then.
+    fn tell_irq_lie(&mut self, index: u32) {
+        let Some(Fault { lie, at }) = self.config.fault else {
+            return;
+        };
+        let what = match lie {
+            Lie::IrqStorm => "SWGEN0 raised at every tick from now on, nothing posted",
+            Lie::IrqNever => "SWGEN0 never raised from now on, this message included",
+            Lie::IrqStuck => "IRQSCLR no longer clears SWGEN0 from now on",
+            _ => return,
+        };
+        let Some(s) = self.state.as_mut().filter(|s| !s.irq_lie && index >= at) else {
+            return;
+        };
+        s.irq_lie = true;
+        self.line(&format!(
+            "fault {} at message {index}: {what} (fault {})",
+            lie.name(),
+            Fault { lie, at }
+        ));
+    }
+
+    /// SWGEN0 raised after a message was posted, unless the `irq-never` lie is in effect.
+    fn raise_swgen0(&mut self) {
+        if !self.irq_lie_in_effect(Lie::IrqNever) {
+            self.swgen0 = true;
+        }
+    }
+
     /// A falcon reset (NV_PGSP_FALCON_ENGINE): the GSP stops without touching
     /// memory, unless it lies that it cannot be stopped, or it is GSP-RM
     /// waiting for the reset its CPU sequence asked for (it keeps its state,
@@ -406,9 +458,12 @@ impl Gsp {
 
     /// One tick of a running GSP: reads the command queue if the doorbell was rung (or, before
     /// `GSP_INIT_DONE`, while it waits for the boot's commands) and carries out what it finds,
-    /// posts a reply it held for want of room, and posts the events of its own schedule. A
-    /// stopped GSP does nothing.
+    /// posts a reply it held for want of room, and posts the events of its own schedule; under
+    /// the `irq-storm` lie it raises SWGEN0 whatever it does. A stopped GSP does nothing.
     pub fn tick(&mut self, mem: &mut Sysmem<'_>) {
+        if self.irq_lie_in_effect(Lie::IrqStorm) {
+            self.swgen0 = true;
+        }
         let Some(s) = self.state.as_ref() else {
             return;
         };
@@ -547,8 +602,8 @@ impl Gsp {
         ))
     }
 
-    /// Posts up to `max` events, as many as the status queue has room for;
-    /// returns how many.
+    /// Posts up to `max` events, as many as the status queue has room for, and raises SWGEN0
+    /// if it posted any; returns how many.
     fn post_events(&mut self, mem: &mut Sysmem<'_>, max: u32) -> Result<u32, GuestMemError> {
         let Ok(free) = self.free_elements(mem)? else {
             return Ok(0);
@@ -570,6 +625,9 @@ impl Gsp {
         let s = self.state.as_mut().expect("running");
         s.stat_wptr = pos;
         s.stat_seq = seq;
+        if n > 0 {
+            self.raise_swgen0();
+        }
         Ok(n)
     }
 
@@ -883,8 +941,8 @@ impl Gsp {
 
     /// Writes `reply` (split into continuation records where needed) at the
     /// status queue's write pointer, telling the configured lie if this is
-    /// its message. Returns false, writing nothing, when the driver has not
-    /// freed enough elements.
+    /// its message, then raises SWGEN0 ([`Gsp::take_swgen0`]). Returns false, writing
+    /// nothing, when the driver has not freed enough elements.
     fn post(&mut self, mem: &mut Sysmem<'_>, reply: &Reply) -> Result<bool, GuestMemError> {
         let fault = self.config.fault;
         let s = self.state.as_ref().expect("running");
@@ -1029,6 +1087,10 @@ impl Gsp {
         if told == Some(Lie::ReadPtrRange) {
             s.bad_read_ptr = true;
         }
+        if !boot_message {
+            self.tell_irq_lie(index);
+        }
+        self.raise_swgen0();
         Ok(true)
     }
 

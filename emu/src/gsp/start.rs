@@ -448,6 +448,7 @@ impl Gsp {
             registry: false,
             refused: false,
             doorbell: false,
+            irq_lie: false,
         })
     }
 }

@@ -19,7 +19,7 @@ use super::*;
 use crate::bar0::NV_PGSP_QUEUE_HEAD0;
 use crate::device::tests::ga102_config;
 use crate::device::Device;
-use crate::falcon::{CPUCTL, ENGINE, GSP_BASE, MAILBOX0, MAILBOX1, SEC2_BASE};
+use crate::falcon::{CPUCTL, ENGINE, GSP_BASE, IRQ_SWGEN0, MAILBOX0, MAILBOX1, SEC2_BASE};
 use crate::guest_mem::tests::memfd;
 use crate::logger::MemoryLog;
 
@@ -33,6 +33,10 @@ const RISCV_CPUCTL_ACTIVE: u32 = 1 << 7;
 const NV_PSEC_FALCON_CPUCTL: u64 = SEC2_BASE + CPUCTL;
 const NV_PSEC_FALCON_ENGINE: u64 = SEC2_BASE + ENGINE;
 const NV_PSEC_FALCON_MAILBOX0: u64 = SEC2_BASE + MAILBOX0;
+/// The GSP falcon's interrupt status, its clear, and GA102's RISC-V interrupt mask.
+const NV_PGSP_FALCON_IRQSCLR: u64 = GSP_BASE + 0x004;
+const NV_PGSP_FALCON_IRQSTAT: u64 = GSP_BASE + 0x008;
+const NV_PGSP_RISCV_IRQMASK: u64 = GSP_BASE + 0x1528;
 
 const BAR0: u32 = VFIO_PCI_BAR0_REGION_INDEX;
 
@@ -360,6 +364,19 @@ impl Driver {
 
     pub(crate) fn log(&self) -> String {
         self.text.contents()
+    }
+
+    /// Whether SWGEN0 is pending in the GSP falcon's IRQSTAT; cleared through IRQSCLR, as the
+    /// drivers' handlers clear it.
+    pub(crate) fn take_swgen0(&mut self) -> bool {
+        let pending = self.reg_read(NV_PGSP_FALCON_IRQSTAT) & IRQ_SWGEN0 != 0;
+        self.reg_write(NV_PGSP_FALCON_IRQSCLR, IRQ_SWGEN0);
+        pending
+    }
+
+    /// The GSP falcon's RISC-V interrupt mask: what GSP-RM routes to the host.
+    pub(crate) fn irq_mask(&mut self) -> u32 {
+        self.reg_read(NV_PGSP_RISCV_IRQMASK)
     }
 
     /// (reads, writes) of guest memory the emulator made in `phase`.
@@ -1148,4 +1165,97 @@ fn booter_unload_stops_a_gsp_rm_waiting_for_its_resume() {
     let runs = d.dev.counts().gsp_runs().to_vec();
     assert_eq!(runs.len(), 1, "{runs:?}");
     assert_eq!(runs[0].stopped_by, Some("booter-unload"));
+}
+
+#[test]
+fn gsp_rm_raises_swgen0_after_every_message_it_posts() {
+    let mut d = Driver::with_config(Version::R570_144, |g| g.events = true);
+    assert_eq!(d.irq_mask(), 0, "nothing routed before GSP-RM");
+    // The CPU sequence's message: SWGEN0, routed by the GSP-RM that sent it.
+    boot_commands(&mut d);
+    waiting_for_the_resume_from(&mut d);
+    // Its core reset took the status and the mask; the resume routes SWGEN0 again, and its
+    // boot's events and GSP_INIT_DONE raise it.
+    assert_eq!((d.irq_mask(), d.take_swgen0()), (0, false));
+    d.reg_write(NV_PSEC_FALCON_CPUCTL, 2);
+    d.dev.finish_run();
+    assert_eq!(d.reg_read(NV_PSEC_FALCON_MAILBOX0), 0, "{}", d.log());
+    assert_eq!(d.irq_mask(), IRQ_SWGEN0);
+    assert!(d.take_swgen0());
+    assert!(!d.take_swgen0(), "IRQSCLR cleared it");
+    assert_eq!(d.receive().len(), 4, "its boot's events and GSP_INIT_DONE");
+    // Ticks that post nothing raise nothing; a LIBOS print of its own does.
+    for _ in 0..99 {
+        d.tick();
+    }
+    assert!(!d.take_swgen0());
+    d.tick();
+    assert_eq!(d.receive().len(), 1);
+    assert!(d.take_swgen0());
+    // A reply.
+    d.send_static_info();
+    assert_eq!(d.receive().len(), 1);
+    assert!(d.take_swgen0());
+    // A doorbell without a command: nothing posted, nothing raised.
+    d.doorbell();
+    assert!(!d.take_swgen0());
+}
+
+/// Starts GSP-RM and plays its CPU sequence up to the core reset, checking that the sequence's
+/// message raised SWGEN0 and GSP-RM had routed it.
+fn waiting_for_the_resume_from(d: &mut Driver) {
+    d.booter_starts();
+    d.tick();
+    assert_eq!(d.receive().len(), 1, "{}", d.log());
+    assert_eq!(d.irq_mask(), IRQ_SWGEN0);
+    assert_ne!(d.reg_read(NV_PGSP_FALCON_IRQSTAT) & IRQ_SWGEN0, 0);
+    d.reg_write(super::sequencer::SCRATCH, super::sequencer::SCRATCH_AFTER);
+    d.falcon_reset();
+}
+
+#[test]
+fn a_reply_reaches_the_driver_by_msi_on_the_tables_stall_vector() {
+    use crate::device::tests::eventfd;
+    use std::io::Read;
+    use vfio_bindings::bindings::vfio::{
+        VFIO_IRQ_SET_ACTION_TRIGGER, VFIO_IRQ_SET_DATA_EVENTFD, VFIO_PCI_MSI_IRQ_INDEX,
+    };
+    let mut d = Driver::new(Version::R570_144, None);
+    boot(&mut d);
+    // nouveau's set-up: the GSP's stall vector (192: leaf 6, bit 0) allowed, the top level
+    // armed, a stale SWGEN0 cleared, MSI re-armed.
+    let vector = controls::intr_table(d.dev.pci_function().1, Version::R570_144)[0].1;
+    assert_eq!(vector, 192);
+    d.reg_write(0xb81000 + 4 * u64::from(vector / 32), 1 << (vector % 32));
+    d.reg_write(0xb81200 + 4 * u64::from(vector / 32), 1 << (vector % 32));
+    d.reg_write(0xb81608, 0xf);
+    d.take_swgen0();
+    d.reg_write(0x088704, 0);
+    let fd = eventfd();
+    let mut msi = fd.try_clone().expect("dup");
+    d.dev
+        .set_irqs(
+            VFIO_PCI_MSI_IRQ_INDEX,
+            VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+            0,
+            1,
+            vec![fd],
+        )
+        .expect("MSI");
+    let mut count = [0u8; 8];
+    assert!(msi.read_exact(&mut count).is_err(), "nothing pending yet");
+    d.send_static_info();
+    msi.read_exact(&mut count).expect("an MSI after the reply");
+    assert_eq!(u64::from_ne_bytes(count), 1);
+    assert_eq!(d.receive().len(), 1);
+    // The hard handler as nouveau's: unarm, re-arm MSI, the leaf bit, SWGEN0, arm again.
+    d.reg_write(0xb81610, 0xf);
+    d.reg_write(0x088704, 0);
+    d.reg_write(0xb81000 + 4 * u64::from(vector / 32), 1 << (vector % 32));
+    assert!(d.take_swgen0());
+    d.reg_write(0xb81608, 0xf);
+    assert!(msi.read_exact(&mut count).is_err(), "handled: nothing more");
+    d.send_static_info();
+    msi.read_exact(&mut count).expect("the next reply's MSI");
+    assert_eq!(d.dev.counts().interrupts(0).msi, 2);
 }
