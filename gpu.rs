@@ -120,10 +120,11 @@ impl<'bound> Gpu<'bound> {
                         facts: &facts,
                     };
                     let gsp = plan.start(dev, &bar, args, files)?;
-                    RunningGsp::new(dev, crate::debugfs::device_dir(&dir, Shared::new(&bar, gsp)))
+                    RunningGsp::new(pdev, crate::debugfs::device_dir(&dir, Shared::new(&bar, gsp)))
                 },
                 _: {
                     gsp.greet()?;
+                    gsp.take_interrupt(&spec)?;
                 },
                 // GSP-RM is up: the DRM driver may stand on it.
                 drm <- new_mutex!(Some(DrmDevice::register(dev)?)),

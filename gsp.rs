@@ -23,6 +23,7 @@ pub(crate) mod fsp_chain;
 pub(crate) mod fw;
 pub(crate) mod hal;
 pub(crate) mod interface;
+pub(crate) mod irq;
 pub(crate) mod libos;
 pub(crate) mod logs;
 pub(crate) mod msgq;

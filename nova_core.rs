@@ -23,6 +23,7 @@ mod fsp;
 mod fwsec;
 mod gpu;
 mod gsp;
+mod intr;
 mod pci;
 mod prom;
 mod regs;

@@ -169,6 +169,47 @@ register! {
     }
 }
 
+register! {
+    /// The CPU's interrupt tree (`NV_VIRTUAL_FUNCTION_PRIV_CPU_INTR_*`, at 0xb80000 on every
+    /// family): a vector `v` is bit `v % 32` of leaf `v / 32`; a pair of leaves is one subtree,
+    /// a bit of the top register. Leaf status bits are cleared by writing them 1.
+    pub(crate) NV_CPU_INTR_LEAF(u32)[8] @ 0x00b81000 {
+        31:0    value;
+    }
+
+    /// Leaf enable set: a bit written 1 lets that vector reach the top register.
+    pub(crate) NV_CPU_INTR_LEAF_EN_SET(u32)[8] @ 0x00b81200 {
+        31:0    value;
+    }
+
+    /// Leaf enable clear: a bit written 1 stops that vector reaching the top register.
+    pub(crate) NV_CPU_INTR_LEAF_EN_CLEAR(u32)[8] @ 0x00b81400 {
+        31:0    value;
+    }
+
+    /// The top register: bit `s` is set while subtree `s` has an enabled pending vector.
+    pub(crate) NV_CPU_INTR_TOP(u32) @ 0x00b81600 {
+        31:0    value;
+    }
+
+    /// Top enable set: a subtree written 1 raises the CPU's interrupt while pending.
+    pub(crate) NV_CPU_INTR_TOP_EN_SET(u32) @ 0x00b81608 {
+        31:0    value;
+    }
+
+    /// Top enable clear.
+    pub(crate) NV_CPU_INTR_TOP_EN_CLEAR(u32) @ 0x00b81610 {
+        31:0    value;
+    }
+
+    /// Turing to Ada: `NV_XVE_CYA_2` through the PCI configuration mirror (0x88000); any write
+    /// lets the function send its next MSI (OpenRM `kbifRearmMSI_GM107`, nouveau
+    /// `gp100_pci_msi_rearm`).
+    pub(crate) NV_PCFG_XVE_CYA_2(u32) @ 0x00088704 {
+        31:0    value;
+    }
+}
+
 /// Registers that moved between families: used only through their family's HAL.
 pub(crate) mod tu102 {
     use kernel::io::register;

@@ -317,14 +317,27 @@ impl<T, A: kernel::alloc::Allocator> DerefMut for Untrusted<kernel::alloc::Vec<T
 }
 
 #[cfg(CONFIG_RUST)]
-impl<T: Clone, A: kernel::alloc::Allocator> Untrusted<kernel::alloc::Vec<T, A>> {
-    /// Appends untrusted elements, which stay untrusted.
+impl<T: Copy + Default, A: kernel::alloc::Allocator> Untrusted<kernel::alloc::Vec<T, A>> {
+    /// Appends untrusted elements, which stay untrusted: one fill and one copy of the whole
+    /// slice (`Vec::extend_from_slice` clones element by element).
     pub(crate) fn extend_from_untrusted(
         &mut self,
         other: &Untrusted<[T]>,
         flags: kernel::alloc::Flags,
     ) -> Result<(), kernel::alloc::AllocError> {
-        self.0.extend_from_slice(&other.0, flags)
+        let at = self.0.len();
+        self.0.resize(at + other.0.len(), T::default(), flags)?;
+        if let Some(tail) = self.0.get_mut(at..) {
+            tail.copy_from_slice(&other.0);
+        }
+        Ok(())
+    }
+
+    /// The storage, emptied, for reuse: nothing of the untrusted contents comes out.
+    pub(crate) fn recycle(self) -> kernel::alloc::Vec<T, A> {
+        let mut storage = self.0;
+        storage.clear();
+        storage
     }
 }
 

@@ -191,3 +191,36 @@ register! {
         4:4     halted => bool;
     }
 }
+
+register! {
+    /// Interrupt status clear: a bit written 1 clears that interrupt's status.
+    pub(crate) NV_PFALCON_FALCON_IRQSCLR(u32) @ PFalconBase + 0x00000004 {
+        31:0    value;
+    }
+
+    /// Interrupt status: bit 6 `SWGEN0` (the engine's software interrupt: GSP-RM posted a
+    /// message), bit 4 `HALT`.
+    pub(crate) NV_PFALCON_FALCON_IRQSTAT(u32) @ PFalconBase + 0x00000008 {
+        31:0    value;
+    }
+
+    /// Interrupt mask clear: a bit written 1 stops that interrupt reaching the host.
+    pub(crate) NV_PFALCON_FALCON_IRQMCLR(u32) @ PFalconBase + 0x00000014 {
+        31:0    value;
+    }
+
+    /// GA100 on: re-sends the engine's pending interrupt to the interrupt tree.
+    pub(crate) NV_PFALCON_FALCON_INTR_RETRIGGER(u32) @ PFalconBase + 0x000003e8 {
+        0:0     trigger => bool;
+    }
+
+    /// Turing and GA100: the interrupts the RISC-V core routes to the host (GSP-RM's setting).
+    pub(crate) NV_PRISCV_RISCV_IRQMASK_TU102(u32) @ PFalcon2Base + 0x000002b4 {
+        31:0    value;
+    }
+
+    /// GA102 on: the interrupts the RISC-V core routes to the host.
+    pub(crate) NV_PRISCV_RISCV_IRQMASK_GA102(u32) @ PFalcon2Base + 0x00000528 {
+        31:0    value;
+    }
+}

@@ -217,6 +217,42 @@ fn difference(dispatched: u64, direct: u64) -> i64 {
     (a - b) * 10000 / b
 }
 
+/// Durations counted by whole microseconds, up to [`Histogram::SLOTS`] (longer ones in the
+/// last slot): a median with no sort.
+struct Histogram {
+    slots: KVec<u32>,
+    total: u32,
+}
+
+impl Histogram {
+    const SLOTS: usize = 10_000;
+
+    fn new() -> Result<Histogram> {
+        Ok(Histogram {
+            slots: KVec::from_elem(0, Self::SLOTS, GFP_KERNEL)?,
+            total: 0,
+        })
+    }
+
+    fn add(&mut self, d: Delta) {
+        let us = usize::try_from(d.as_micros_ceil()).unwrap_or(usize::MAX);
+        if let Some(slot) = self.slots.get_mut(us.min(Self::SLOTS - 1)) {
+            *slot = slot.saturating_add(1);
+            self.total = self.total.saturating_add(1);
+        }
+    }
+
+    /// The median, in microseconds.
+    fn median(&self) -> Option<usize> {
+        let half = self.total.div_ceil(2);
+        let mut seen = 0u32;
+        self.slots.iter().position(|&n| {
+            seen = seen.saturating_add(n);
+            self.total > 0 && seen >= half
+        })
+    }
+}
+
 /// `GET_GSP_STATIC_INFO` round trips with GSP-RM, timed, logged in one line.
 struct RoundTrips<'a> {
     dev: &'a Device,
@@ -235,6 +271,8 @@ impl OnGsp for RoundTrips<'_> {
             iterations,
             deadline,
         } = self;
+        // The wakes by interrupt, in microseconds (allocated before the clock starts).
+        let mut wakes = Histogram::new()?;
         let start = Instant::<Monotonic>::now();
         for done in 0..iterations {
             deadline.check().map_err(|_| {
@@ -247,6 +285,9 @@ impl OnGsp for RoundTrips<'_> {
                 late(dev, "round trips")
             })?;
             gsp.static_info(dev, bar)?;
+            if let Some(wake) = gsp.last_wake() {
+                wakes.add(wake);
+            }
         }
         let elapsed: Delta = start.elapsed();
         let us = u64::try_from(elapsed.as_micros_ceil())
@@ -260,6 +301,20 @@ impl OnGsp for RoundTrips<'_> {
             us,
             u64::from(iterations) * 1_000_000 / us
         );
+        match wakes.median() {
+            Some(median) => dev_info!(
+                dev,
+                "bench: {} interrupt to waiter: median {} us over {} replies an interrupt woke\n",
+                V::VERSION,
+                median,
+                wakes.total
+            ),
+            None => dev_info!(
+                dev,
+                "bench: {} interrupt to waiter: no reply was woken by an interrupt\n",
+                V::VERSION
+            ),
+        }
         Ok(())
     }
 }

@@ -52,6 +52,10 @@ use crate::{
             Sink, //
         },
         interface::Interface,
+        irq::{
+            Arrivals,
+            Woken, //
+        },
         logs::Logs,
         msgq::{
             MsgError,
@@ -117,6 +121,21 @@ const SUSPEND_TIMEOUT: Delta = Delta::from_secs(5);
 /// is still there (a removed device reads all ones on PCIe, or zeros). Replies
 /// normally come well within one interval, so the message path does not pay for it.
 const CHECK_INTERVAL: Delta = Delta::from_millis(10);
+/// How long a wait sleeps between two looks at an empty status queue when it cannot sleep on
+/// GSP-RM's interrupt (not taken yet, or given up).
+const POLL_INTERVAL: Delta = Delta::from_millis(1);
+/// The most messages one drain reads ([`GspCore::drain_events`]): a GSP that keeps posting
+/// cannot hold the interrupt thread; the rest waits for the next interrupt.
+const DRAIN_LIMIT: u32 = 256;
+
+/// Whether an event reports an error a user needs to see (a channel reset, an MMU fault,
+/// GSP-RM's own error log), rather than a print or a notice.
+fn is_error_report(numbering: &Numbering, function: u32) -> bool {
+    matches!(
+        numbering.event_name(function),
+        Some("OS_ERROR_LOG" | "RC_TRIGGERED" | "MMU_FAULT_QUEUED")
+    )
+}
 
 /// Rings GSP-RM's doorbell (`NV_PGSP_QUEUE_HEAD(0)`): once up, GSP-RM reads its command queue
 /// after it.
@@ -130,6 +149,8 @@ fn ring(bar: &SharedBar0) -> Result {
 struct DroppedEvents {
     kinds: [(u32, u64); 4],
     total: u64,
+    /// One of them reports an error ([`is_error_report`]).
+    errors: bool,
 }
 
 impl DroppedEvents {
@@ -219,6 +240,11 @@ pub(crate) struct GspCore {
     /// The status of the message that ended the last wait, where GSP-RM said its call failed
     /// (`rpc_result`): the call was answered, and the conversation is in step.
     failed: Option<NvStatus>,
+    /// GSP-RM's interrupt, once taken: waits sleep on it instead of polling.
+    arrivals: Option<Arc<Arrivals>>,
+    /// The last reply's wake: from the interrupt's hard handler to the wait running, where an
+    /// interrupt ended the wait's last sleep (the benchmark's figure).
+    wake: Option<Delta>,
 }
 
 impl Drop for GspCore {
@@ -247,6 +273,8 @@ impl<V: Interface> Gsp<V> {
                 pinned: false,
                 objects: Objects::new(),
                 failed: None,
+                arrivals: None,
+                wake: None,
             },
             version: PhantomData,
         }
@@ -289,7 +317,7 @@ impl<V: Interface> Gsp<V> {
         match booted {
             Ok(()) => Ok(self),
             Err(e) => {
-                self.shutdown(dev, bar);
+                self.shutdown(dev, bar, || {});
                 Err(e)
             }
         }
@@ -310,8 +338,12 @@ impl<V: Interface> Gsp<V> {
         let validated = C::reply::<V>(&reply).map_err(|e| {
             dev_err!(dev, "{} reply rejected: {}\n", C::NAME, e);
             EIO
-        })?;
-        dev_dbg!(dev, "{}: {} bytes validated\n", C::NAME, reply.len());
+        });
+        let len = reply.len();
+        // The reply was copied out where it is used: its buffer serves the next message.
+        self.queues()?.give_back(reply);
+        let validated = validated?;
+        dev_dbg!(dev, "{}: {} bytes validated\n", C::NAME, len);
         Ok(validated)
     }
 
@@ -321,11 +353,17 @@ impl<V: Interface> Gsp<V> {
     }
 
     /// Stops the GSP, on every way out once it was started: frees the RM objects and asks
-    /// GSP-RM to unload (unless it is unreachable) and, acknowledged, waits for its suspend, then
-    /// stops it whatever the answer through the chain's teardown ([`Teardown::run`]). Seen
+    /// GSP-RM to unload (unless it is unreachable), calls `before_stop` (which frees GSP-RM's
+    /// interrupt) and, acknowledged, waits for its suspend, then stops it whatever the answer
+    /// through the chain's teardown ([`Teardown::run`]). Seen
     /// stopped, the GSP's memory is freed as it goes; otherwise it is leaked, and the log says
     /// so.
-    pub(crate) fn shutdown(mut self, dev: &Device<Bound>, bar: &SharedBar0) {
+    pub(crate) fn shutdown(
+        mut self,
+        dev: &Device<Bound>,
+        bar: &SharedBar0,
+        before_stop: impl FnOnce(),
+    ) {
         let mut acknowledged = false;
         if !self.unreachable {
             self.core.free_objects(dev, bar);
@@ -345,6 +383,7 @@ impl<V: Interface> Gsp<V> {
                 ),
             }
         }
+        before_stop();
         self.core.stop(dev, bar, acknowledged);
     }
 }
@@ -470,6 +509,12 @@ impl GspCore {
         self.failed = None;
         let mut next_check = CHECK_INTERVAL;
         let mut dropped = DroppedEvents::default();
+        let arrivals = self.arrivals.clone();
+        // The interrupts seen before the queue was last found empty, and whether the sleep
+        // since ended with none.
+        let mut seen = arrivals.as_ref().map_or(0, |a| a.seen());
+        // How the last sleep ended, once the wait slept.
+        let mut woken: Option<Woken> = None;
         let result = loop {
             let waited = start.elapsed();
             if waited >= next_check {
@@ -490,7 +535,15 @@ impl GspCore {
                 break Err(ETIMEDOUT);
             }
             let numbering = self.numbering;
-            match self.queues()?.receive(numbering) {
+            let received = self.queues()?.receive(numbering);
+            if let (Some(a), Ok(Some((m, _))), Some(Woken::Interval)) =
+                (&arrivals, &received, woken)
+            {
+                if a.seen() == seen {
+                    a.note_missed(dev, m.function);
+                }
+            }
+            match received {
                 // A failed message ends the wait, whichever it is.
                 Ok(Some((m, _))) if m.result != 0 => {
                     self.failed = Some(NvStatus(m.result));
@@ -524,7 +577,10 @@ impl GspCore {
                 // Nothing the driver does yet needs an event's contents: each is dropped, as
                 // nouveau drops those it silences, and one the driver does not know is no error
                 // (the numbers differ between versions; a later firmware may send new ones).
-                Ok(Some((m, _))) if numbering.is_event(m.function) => dropped.add(m.function),
+                Ok(Some((m, _))) if numbering.is_event(m.function) => {
+                    dropped.errors |= is_error_report(numbering, m.function);
+                    dropped.add(m.function)
+                }
                 Ok(Some((m, _))) => {
                     dev_err!(
                         dev,
@@ -534,11 +590,34 @@ impl GspCore {
                     );
                     break Err(EIO);
                 }
-                Ok(None) => fsleep(Delta::from_millis(1)),
+                Ok(None) => match &arrivals {
+                    Some(a) => {
+                        woken =
+                            Some(a.wait(seen, CHECK_INTERVAL.min(timeout - waited), POLL_INTERVAL));
+                        seen = a.seen();
+                    }
+                    None => fsleep(POLL_INTERVAL),
+                },
                 Err(e) => break Err(queue_error(e)),
             }
         };
-        if dropped.total > 0 {
+        // The time from the interrupt that ended the last sleep to the wait running again.
+        self.wake = match woken {
+            Some(Woken::Interrupt(d)) if result.is_ok() => Some(d),
+            _ => None,
+        };
+        if result.is_ok() && self.arrivals.is_some() {
+            // What came after the reply is read now, not at the next interrupt.
+            self.drain_events(dev);
+        }
+        if dropped.errors {
+            dev_warn!(
+                dev,
+                "GSP-RM reports, while waiting for {:#x}:{}\n",
+                function,
+                dropped.named(self.numbering)
+            );
+        } else if dropped.total > 0 {
             dev_dbg!(
                 dev,
                 "GSP: {} events dropped while waiting for {:#x}:{}\n",
@@ -548,6 +627,53 @@ impl GspCore {
             );
         }
         result
+    }
+
+    /// The last reply's wake latency, if an interrupt woke its wait.
+    #[cfg(CONFIG_NOVA_CORE_BENCH)]
+    pub(crate) fn last_wake(&self) -> Option<Delta> {
+        self.wake
+    }
+
+    /// Waits sleep on GSP-RM's interrupt from now on ([`Arrivals`]), and events are drained
+    /// after each reply.
+    pub(crate) fn take_interrupt(&mut self, arrivals: Arc<Arrivals>) {
+        self.arrivals = Some(arrivals);
+    }
+
+    /// Reads what GSP-RM posted unasked, once its interrupt is taken, at most [`DRAIN_LIMIT`]
+    /// messages: the events in one line, a warning where one reports an error
+    /// ([`is_error_report`]), a debug line otherwise (prints and notices); a reply nobody
+    /// waits for is logged and dropped.
+    pub(crate) fn drain_events(&mut self, dev: &Device) {
+        let numbering = self.numbering;
+        let Ok(queues) = self.queues() else {
+            return;
+        };
+        let mut events = DroppedEvents::default();
+        for _ in 0..DRAIN_LIMIT {
+            match queues.receive(numbering) {
+                Ok(None) => break,
+                Ok(Some((m, _))) if numbering.is_event(m.function) => {
+                    events.errors |= is_error_report(numbering, m.function);
+                    events.add(m.function);
+                }
+                Ok(Some((m, _))) => dev_err!(
+                    dev,
+                    "GSP replied to {:#x}, which nobody waits for: dropped\n",
+                    m.function
+                ),
+                Err(e) => {
+                    dev_err!(dev, "GSP status queue: {} (reading events)\n", e);
+                    break;
+                }
+            }
+        }
+        if events.errors {
+            dev_warn!(dev, "GSP-RM reports:{}\n", events.named(numbering));
+        } else if events.total > 0 {
+            dev_dbg!(dev, "GSP-RM events:{}\n", events.named(numbering));
+        }
     }
 
     /// Checks that waiting still makes sense: the GPU still identifies as the one probed. A GPU

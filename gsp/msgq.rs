@@ -182,9 +182,10 @@ pub(crate) fn xor_words(bytes: &[u8]) -> u64 {
     let mut words = bytes.chunks_exact(8);
     let mut acc = 0u64;
     for word in &mut words {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(word);
-        acc ^= u64::from_le_bytes(w);
+        // Eight bytes, one load (a copy into an array is a call in a KASAN build).
+        if let Ok(w) = <[u8; 8]>::try_from(word) {
+            acc ^= u64::from_le_bytes(w);
+        }
     }
     let tail = words.remainder();
     if !tail.is_empty() {

@@ -126,6 +126,10 @@ pub(crate) struct Queues<M: QueueMemory> {
     /// Where a status message's elements are copied to before they are validated: room for
     /// the largest message, allocated once.
     incoming: Untrusted<KVec<u8>>,
+    /// A payload buffer given back once its reply was validated ([`Queues::give_back`]): the
+    /// next message's payload goes there, with no allocation when it fits (an allocation costs
+    /// more than the rest of a round trip in a debugging kernel).
+    spare: KVec<u8>,
 }
 
 impl<M: QueueMemory> Queues<M> {
@@ -161,7 +165,17 @@ impl<M: QueueMemory> Queues<M> {
                 MAX_ELEMENTS * ELEMENT_SIZE,
                 GFP_KERNEL,
             )?),
+            spare: KVec::new(),
         })
+    }
+
+    /// Takes back the buffer of a payload [`Queues::receive`] returned, once its contents are
+    /// no longer needed: it is emptied, and kept if it is the largest seen.
+    pub(crate) fn give_back(&mut self, payload: Untrusted<KVec<u8>>) {
+        let buffer = payload.recycle();
+        if buffer.capacity() > self.spare.capacity() {
+            self.spare = buffer;
+        }
     }
 
     /// Number of pages of the region, as the page table lists them.
@@ -279,7 +293,7 @@ impl<M: QueueMemory> Queues<M> {
         };
         let message = decode(bytes, expect)?;
         let (off, len) = message.payload;
-        let mut payload = Untrusted::new_untrusted(KVec::new());
+        let mut payload = Untrusted::new_untrusted(core::mem::take(&mut self.spare));
         let part = bytes
             .subslice(off, len)
             .map_err(|_| MsgError::BadLength(0))?;

@@ -9,7 +9,11 @@ use kernel::{
         Bound,
         Device, //
     },
-    new_mutex,
+    irq::{
+        Flags,
+        ThreadedRegistration, //
+    },
+    new_mutex, pci,
     prelude::*,
     sync::{
         Arc,
@@ -19,15 +23,24 @@ use kernel::{
 
 use crate::{
     bar0::SharedBar0,
+    chip::Spec,
     gsp::{
         boot::Gsp,
         interface::{
             versioned,
             Interface, //
         },
+        irq::{
+            Arrivals,
+            GspIrq, //
+        },
         logs::Logs,
         rm::info::RmInfo,
         versions::FwVersion,
+    },
+    intr::{
+        Place,
+        Tree, //
     },
 };
 
@@ -71,10 +84,30 @@ macro_rules! any_gsp {
                 }
             }
 
-            /// Stops GSP-RM ([`Gsp::shutdown`]).
-            pub(crate) fn shutdown(self, dev: &Device<Bound>, bar: &SharedBar0) {
+            /// Stops GSP-RM ([`Gsp::shutdown`]), calling `before_stop` once it acknowledged
+            /// its unload (or could not), before its core is stopped and its memory freed.
+            pub(crate) fn shutdown(
+                self,
+                dev: &Device<Bound>,
+                bar: &SharedBar0,
+                before_stop: impl FnOnce(),
+            ) {
                 match self {
-                    $(AnyGsp::$V(gsp) => gsp.shutdown(dev, bar)),*
+                    $(AnyGsp::$V(gsp) => gsp.shutdown(dev, bar, before_stop)),*
+                }
+            }
+
+            /// Waits sleep on GSP-RM's interrupt from now on.
+            fn take_interrupt(&mut self, arrivals: Arc<Arrivals>) {
+                match self {
+                    $(AnyGsp::$V(gsp) => gsp.take_interrupt(arrivals)),*
+                }
+            }
+
+            /// Reads what GSP-RM posted unasked ([`super::boot::GspCore::drain_events`]).
+            pub(crate) fn drain_events(&mut self, dev: &Device) {
+                match self {
+                    $(AnyGsp::$V(gsp) => gsp.drain_events(dev)),*
                 }
             }
 
@@ -91,14 +124,21 @@ macro_rules! any_gsp {
 gsp_version_table!(any_gsp {});
 
 /// A running GSP-RM. [`RunningGsp::stop`], or its drop, stops it ([`Gsp::shutdown`]: unloaded,
-/// then stopped through the chain's teardown; its memory freed only once it is seen stopped,
-/// otherwise leaked), after a benchmark running from debugfs ends, and before the debugfs files
-/// go.
+/// its interrupt freed, then stopped through the chain's teardown; its memory freed only once
+/// it is seen stopped, otherwise leaked), after a benchmark running from debugfs ends, and
+/// before the debugfs files go.
 #[pin_data(PinnedDrop)]
 pub(crate) struct RunningGsp<'bound> {
     dev: &'bound Device<Bound>,
+    /// GSP-RM's interrupt, once taken ([`RunningGsp::take_interrupt`]), until
+    /// [`RunningGsp::stop`] frees it.
+    #[pin]
+    irq: Mutex<Option<Pin<KBox<ThreadedRegistration<'bound, GspIrq>>>>>,
     #[pin]
     files: Scope<Shared>,
+    /// The function's interrupt vector (MSI, or INTx): it outlives the registration using it,
+    /// which [`RunningGsp::stop`] drops, and it is freed when the fields drop.
+    vectors: pci::IrqVectorRegistration<'bound>,
 }
 
 /// What GSP-RM shares with the device's debugfs files, whose data must not borrow: BAR0, GSP-RM
@@ -106,9 +146,9 @@ pub(crate) struct RunningGsp<'bound> {
 #[pin_data]
 pub(crate) struct Shared {
     pub(crate) bar: SharedBar0,
-    /// GSP-RM, until [`RunningGsp::stop`] takes it.
-    #[pin]
-    pub(crate) gsp: Mutex<Option<AnyGsp>>,
+    /// GSP-RM, until [`RunningGsp::stop`] takes it; shared with its interrupt's thread, which
+    /// drains its events when no wait holds it.
+    pub(crate) gsp: Arc<Mutex<Option<AnyGsp>>>,
     /// GSP-RM's log buffers (the chain through the booter), read through debugfs; the GSP
     /// holds them too, and keeps them for good if it cannot be stopped.
     pub(crate) logs: Option<Arc<Logs>>,
@@ -121,25 +161,97 @@ impl Shared {
     /// GSP-RM, to be shared with debugfs.
     pub(crate) fn new(bar: &SharedBar0, gsp: AnyGsp) -> impl PinInit<Self, Error> {
         let bar = bar.clone();
+        let logs = gsp.logs();
         try_pin_init!(Shared {
             bar,
-            logs: gsp.logs(),
-            gsp <- new_mutex!(Some(gsp)),
+            logs,
+            gsp: Arc::pin_init(new_mutex!(Some(gsp)), GFP_KERNEL)?,
             info <- new_mutex!(None),
         })
     }
 }
 
 impl<'bound> RunningGsp<'bound> {
-    /// Takes over the GSP-RM `files` share (the debugfs directory holding it).
+    /// Takes over the GSP-RM `files` share (the debugfs directory holding it), and the
+    /// function's interrupt vector: MSI, or INTx where MSI is not offered.
     pub(crate) fn new<'a>(
-        dev: &'bound Device<Bound>,
+        pdev: &'bound pci::Device<Bound>,
         files: impl PinInit<Scope<Shared>, Error> + 'a,
     ) -> impl PinInit<Self, Error> + 'a
     where
         'bound: 'a,
     {
-        try_pin_init!(RunningGsp { dev, files <- files })
+        let dev: &'bound Device<Bound> = pdev.as_ref();
+        try_pin_init!(RunningGsp {
+            dev,
+            irq <- new_mutex!(None),
+            files <- files,
+            vectors: pdev
+                .alloc_irq_vectors(
+                    1,
+                    1,
+                    pci::IrqTypes::default()
+                        .with(pci::IrqType::Msi)
+                        .with(pci::IrqType::Intx),
+                )
+                .inspect_err(|e| {
+                    dev_err!(dev, "no interrupt vector (error {})\n", e.to_errno())
+                })?,
+        })
+    }
+
+    /// Takes GSP-RM's interrupt on its vector in the interrupt table GSP-RM gave: the handler
+    /// registered, the tree enabled; GSP-RM's waits sleep on it from now on (nouveau
+    /// `r535_gsp_postinit`, after the static information and the interrupt table).
+    pub(crate) fn take_interrupt(&self, spec: &Spec) -> Result {
+        let vector = self
+            .files
+            .info
+            .lock()
+            .as_ref()
+            .and_then(|info| info.gsp_vector());
+        let Some(place) = vector.and_then(Place::of) else {
+            dev_err!(
+                self.dev,
+                "GSP-RM's interrupt table gives the GSP no vector\n"
+            );
+            return Err(ENOENT);
+        };
+        let arrivals = Arc::pin_init(Arrivals::new(), GFP_KERNEL)?;
+        {
+            let mut gsp = self.files.gsp.lock();
+            Option::as_mut(&mut *gsp)
+                .ok_or(ENODEV)?
+                .take_interrupt(arrivals.clone());
+        }
+        // SAFETY: `vectors` lives as long as `self`, which is pinned, and outlives the
+        // registration that borrows it: `stop` drops the registration, and it runs (from
+        // `PinnedDrop` at the latest) before the fields drop.
+        let vectors: &'bound pci::IrqVectorRegistration<'bound> =
+            unsafe { &*core::ptr::from_ref(&self.vectors) };
+        // The hard handler quiets the source itself: no `IRQF_ONESHOT`, even for a level INTx,
+        // which may be shared.
+        let flags = match vectors.irq_type() {
+            pci::IrqType::Intx => Flags::SHARED,
+            _ => Flags::TRIGGER_NONE,
+        };
+        let handler = GspIrq::new(
+            &self.files.bar,
+            spec.chipset,
+            Tree::new(spec.architecture(), place),
+            arrivals,
+            self.files.gsp.clone(),
+        );
+        // SAFETY: the registration is never forgotten: `stop` drops it.
+        let irq = KBox::pin_init(
+            unsafe {
+                ThreadedRegistration::new(vectors.index(0)?.into(), flags, c"nova_core", handler)
+            },
+            GFP_KERNEL,
+        )?;
+        irq.handler().start()?;
+        *self.irq.lock() = Some(irq);
+        Ok(())
     }
 
     /// Asks GSP-RM what the probe needs ([`Gsp::probe_info`]), keeps it for debugfs, and logs
@@ -174,8 +286,17 @@ impl RunningGsp<'_> {
         let gsp = self.files.gsp.lock().take();
         // What the probe learnt goes with GSP-RM: its objects are freed now.
         *self.files.info.lock() = None;
-        if let Some(gsp) = gsp {
-            gsp.shutdown(self.dev, &self.files.bar);
+        // The interrupt is stopped at the device and freed (`free_irq` waits for its thread)
+        // before GSP-RM's core stops and its memory goes.
+        let free_irq = || {
+            if let Some(irq) = self.irq.lock().take() {
+                irq.handler().stop();
+                drop(irq);
+            }
+        };
+        match gsp {
+            Some(gsp) => gsp.shutdown(self.dev, &self.files.bar, free_irq),
+            None => free_irq(),
         }
     }
 }

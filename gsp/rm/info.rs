@@ -31,6 +31,7 @@ use crate::{
                 CeFaultMethodBufferSize,
                 Control,
                 Engine,
+                EngineKind,
                 GpcInfo,
                 GrInfo,
                 IntrKernelTable,
@@ -67,6 +68,14 @@ pub(crate) struct RmInfo {
 }
 
 impl RmInfo {
+    /// The GSP's stalling interrupt vector, where GSP-RM's interrupt table gives one.
+    pub(crate) fn gsp_vector(&self) -> Option<u32> {
+        self.intr
+            .engines()
+            .find(|e| e.engine.kind == EngineKind::Gsp)
+            .and_then(|e| e.stall)
+    }
+
     /// The GPU's name, as GSP-RM gives it.
     pub(crate) fn name(&self) -> &str {
         self.static_info.name()

@@ -17,6 +17,7 @@ KUNIT_SUITES = ("nova_core_booter", "nova_core_chip", "nova_core_devinit", "nova
                 "nova_core_gsp_queues", "nova_core_gsp_replies", "nova_core_gsp_rm_controls",
                 "nova_core_gsp_rm_fifo", "nova_core_gsp_rm_memsys", "nova_core_gsp_rm_objects",
                 "nova_core_gsp_rm_status", "nova_core_gsp_sequencer", "nova_core_gsp_versions",
+                "nova_core_intr",
                 "nova_core_pci", "nova_core_regs", "nova_core_untrusted", "nova_core_vbios")
 
 
