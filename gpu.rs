@@ -52,6 +52,7 @@ use crate::{
             StartArgs, //
         },
         running::{
+            self,
             RunningGsp,
             Shared, //
         },
@@ -110,6 +111,7 @@ impl<'bound> Gpu<'bound> {
 
             // Built in the reverse order of the fields: each part stands on the ones after it.
             bus::set_dma_mask(pdev, &spec)?;
+            let vectors = running::alloc_vector(pdev)?;
             Ok(try_pin_init!(Gpu {
                 flush: SysmemFlush::register(dev, &bar, &spec)?,
                 master: BusMaster::enable(pdev),
@@ -120,7 +122,11 @@ impl<'bound> Gpu<'bound> {
                         facts: &facts,
                     };
                     let gsp = plan.start(dev, &bar, args, files)?;
-                    RunningGsp::new(pdev, crate::debugfs::device_dir(&dir, Shared::new(&bar, gsp)))
+                    RunningGsp::new(
+                        dev,
+                        vectors,
+                        crate::debugfs::device_dir(&dir, Shared::new(&bar, gsp)),
+                    )
                 },
                 _: {
                     gsp.greet()?;

@@ -13,6 +13,7 @@
 #[macro_use]
 pub(crate) mod versions;
 
+pub(crate) mod arrivals;
 #[cfg(CONFIG_NOVA_CORE_BENCH)]
 pub(crate) mod bench;
 pub(crate) mod boot;

@@ -28,35 +28,17 @@ use kernel::{
 use crate::{
     bar0::Bar0,
     chip::Architecture,
-    regs, //
+    regs,
+    untrusted::Untrusted, //
 };
 
-/// How many leaves the driver uses (nouveau: 8 on every family; Hopper has 16, the rest unused).
-pub(crate) const LEAVES: u32 = 8;
+pub(crate) mod status;
 
-/// Where a vector sits in the tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Place {
-    /// Its leaf register.
-    pub(crate) leaf: usize,
-    /// Its bit in the leaf.
-    pub(crate) bit: u32,
-    /// Its subtree's bit in the top register.
-    pub(crate) top: u32,
-}
-
-impl Place {
-    /// The place of vector `v`, or `None` beyond the tree's [`LEAVES`] (GSP-RM's interrupt
-    /// table is validated against the same bound, `gsp/rm/controls.rs`).
-    pub(crate) fn of(v: u32) -> Option<Place> {
-        let leaf = v / 32;
-        (leaf < LEAVES).then_some(Place {
-            leaf: leaf as usize,
-            bit: 1 << (v % 32),
-            top: 1 << (leaf / 2),
-        })
-    }
-}
+pub(crate) use status::Place;
+use status::{
+    Pending,
+    TreeRegs, //
+};
 
 /// How the family re-arms MSI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,19 +98,23 @@ impl Tree {
     }
 
     /// The start of a service: the subtree disabled, MSI re-armed (Turing to Ada), and
-    /// whether the vector is pending, its leaf bit cleared if so (before the source is
-    /// serviced, as nouveau's `nvkm_intr` clears it).
+    /// whether the vector is pending ([`Pending`]), its leaf bit cleared if so (before the
+    /// source is serviced, as nouveau's `nvkm_intr` clears it).
     pub(crate) fn take(&self, bar: &Bar0<'_>) -> Result<bool> {
         let Place { leaf, bit, top } = self.place;
         bar.write_reg(regs::NV_CPU_INTR_TOP_EN_CLEAR::from_raw(top));
         if self.rearm == Rearm::ConfigMirror {
             self.rearm_msi(bar);
         }
-        if bar.read(regs::NV_CPU_INTR_TOP).into_raw() & top == 0 {
-            return Ok(false);
-        }
         let leaf_reg = || regs::NV_CPU_INTR_LEAF::try_at(leaf).ok_or(EINVAL);
-        if bar.read(leaf_reg()?).into_raw() & bit == 0 {
+        let words = Untrusted::new_untrusted(TreeRegs {
+            top: bar.read(regs::NV_CPU_INTR_TOP).into_raw(),
+            leaf: bar.read(leaf_reg()?).into_raw(),
+        });
+        if words
+            .validate_ref_against::<Pending, _>(self.place)
+            .is_err()
+        {
             return Ok(false);
         }
         bar.write(leaf_reg()?, regs::NV_CPU_INTR_LEAF::from_raw(bit));

@@ -39,6 +39,10 @@ use crate::{
         Falcon, //
     },
     gsp::{
+        arrivals::{
+            Arrivals,
+            Woken, //
+        },
         commands::{
             Command,
             GetGspStaticInfo,
@@ -52,10 +56,6 @@ use crate::{
             Sink, //
         },
         interface::Interface,
-        irq::{
-            Arrivals,
-            Woken, //
-        },
         logs::Logs,
         msgq::{
             MsgError,

@@ -25,11 +25,6 @@
 //! tree is disabled, waits go back to polling and the registration is dropped (`free_irq`,
 //! which waits for a running thread), all before GSP-RM's core is stopped and its memory freed.
 
-use core::sync::atomic::{
-    AtomicBool,
-    Ordering, //
-};
-
 use kernel::{
     device::Device,
     io::{
@@ -41,18 +36,9 @@ use kernel::{
         ThreadedHandler,
         ThreadedIrqReturn, //
     },
-    new_condvar, new_spinlock_irq,
     prelude::*,
-    sync::{
-        Arc,
-        CondVar,
-        CondVarTimeoutResult,
-        Mutex,
-        SpinLockIrq, //
-    },
+    sync::Arc,
     time::{
-        msecs_to_jiffies,
-        Delta,
         Instant,
         Monotonic, //
     },
@@ -68,134 +54,18 @@ use crate::{
         gsp::Gsp as GspEngine,
         regs, //
     },
-    gsp::running::AnyGsp,
-    intr::Tree,
+    gsp::arrivals::Arrivals,
+    intr::{
+        status::{
+            FalconIrqRegs,
+            Routed,
+            Stuck,
+            SWGEN0, //
+        },
+        Tree,
+    },
+    untrusted::Untrusted,
 };
-
-/// `SWGEN0`: GSP-RM posted a message.
-const SWGEN0: u32 = 1 << 6;
-
-/// What GSP-RM's interrupt tells the waits, under [`Arrivals`]'s lock.
-struct Tally {
-    /// Interrupts that said a message came.
-    count: u64,
-    /// When the last of them came.
-    last: Instant<Monotonic>,
-    /// Waits asleep on the interrupt: each reads the queue when it wakes.
-    sleeping: u32,
-}
-
-/// What GSP-RM's interrupt and the waits share: the interrupts counted, and the condition
-/// variable the waits sleep on. The lock is taken in the hard handler, so it keeps interrupts
-/// off.
-#[pin_data]
-pub(crate) struct Arrivals {
-    #[pin]
-    tally: SpinLockIrq<Tally>,
-    #[pin]
-    came: CondVar,
-    /// The interrupt is registered and delivers: waits sleep on it (otherwise they poll).
-    delivering: AtomicBool,
-    /// A message was found with no interrupt for it (logged once).
-    missed: AtomicBool,
-}
-
-/// How a wait on [`Arrivals`] ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Woken {
-    /// An interrupt came since the count was seen; the time from its hard handler to the wait
-    /// running again.
-    Interrupt(Delta),
-    /// The interval ended (or the interrupt does not deliver, or a signal is pending).
-    Interval,
-}
-
-impl Arrivals {
-    /// No interrupt yet, not delivering.
-    pub(crate) fn new() -> impl PinInit<Self> {
-        pin_init!(Arrivals {
-            tally <- new_spinlock_irq!(Tally {
-                count: 0,
-                last: Instant::<Monotonic>::now(),
-                sleeping: 0,
-            }),
-            came <- new_condvar!(),
-            delivering: AtomicBool::new(false),
-            missed: AtomicBool::new(false),
-        })
-    }
-
-    /// The count now: what a wait saw before it looked at the queue.
-    pub(crate) fn seen(&self) -> u64 {
-        self.tally.lock().count
-    }
-
-    /// Whether waits sleep on the interrupt.
-    pub(crate) fn delivering(&self) -> bool {
-        self.delivering.load(Ordering::Acquire)
-    }
-
-    fn set_delivering(&self, on: bool) {
-        self.delivering.store(on, Ordering::Release);
-        // A wait asleep on the interrupt polls from now on.
-        self.came.notify_all();
-    }
-
-    /// An interrupt said a message came (hard handler): the waits wake. Returns whether one
-    /// was asleep, and so reads the queue.
-    fn ring(&self) -> bool {
-        let sleeping = {
-            let mut t = self.tally.lock();
-            t.count += 1;
-            t.last = Instant::<Monotonic>::now();
-            t.sleeping
-        };
-        self.came.notify_all();
-        sleeping > 0
-    }
-
-    /// Sleeps until the count moves past `seen` or `interval` ends; polls (sleeps `poll`)
-    /// while the interrupt does not deliver.
-    pub(crate) fn wait(&self, seen: u64, interval: Delta, poll: Delta) -> Woken {
-        if !self.delivering() {
-            kernel::time::delay::fsleep(poll);
-            return Woken::Interval;
-        }
-        let ms = u32::try_from(interval.as_millis().max(1)).unwrap_or(u32::MAX);
-        let mut t = self.tally.lock();
-        let mut signalled = false;
-        if t.count == seen {
-            t.sleeping += 1;
-            signalled = matches!(
-                self.came
-                    .wait_interruptible_timeout(&mut t, msecs_to_jiffies(ms)),
-                CondVarTimeoutResult::Signal { .. }
-            );
-            t.sleeping -= 1;
-        }
-        if t.count != seen {
-            return Woken::Interrupt(t.last.elapsed());
-        }
-        drop(t);
-        if signalled {
-            // A pending signal ends every interruptible sleep at once: poll instead, the wait
-            // keeps its deadline.
-            kernel::time::delay::fsleep(poll);
-        }
-        Woken::Interval
-    }
-
-    /// A wait found a message after an interval with no interrupt: logged once per device.
-    pub(crate) fn note_missed(&self, dev: &Device, function: u32) {
-        if self.delivering() && !self.missed.swap(true, Ordering::Relaxed) {
-            dev_warn!(
-                dev,
-                "GSP: a message came with no interrupt for it (waiting for {:#x}); waits still end at their check interval\n",
-                function
-            );
-        }
-    }
-}
 
 /// The GSP falcon's interrupt registers as the chip has them.
 #[derive(Clone, Copy, Debug)]
@@ -225,9 +95,9 @@ impl FalconIrq {
         }
     }
 
-    /// The pending interrupts GSP-RM routes to the host, cleared (nouveau `r535_gsp_intr`,
-    /// OpenRM `kflcnRiscvReadIntrStatus` without `IRQDEST`, which nouveau does not read).
-    fn service(self, bar: &Bar0<'_>) -> Serviced {
+    /// The pending interrupts GSP-RM routes to the host ([`Routed`]), cleared (nouveau
+    /// `r535_gsp_intr`); `None` when the falcon's words confirm nothing (a device gone).
+    fn service(self, bar: &Bar0<'_>) -> Option<Serviced> {
         let mask = if self.ga102_mask {
             bar.read(regs::NV_PRISCV_RISCV_IRQMASK_GA102::of::<GspEngine>())
                 .into_raw()
@@ -237,10 +107,10 @@ impl FalconIrq {
         };
         let stat = bar
             .read(regs::NV_PFALCON_FALCON_IRQSTAT::of::<GspEngine>())
-            .into_raw()
-            & mask;
-        let swgen0 = stat & SWGEN0 != 0;
-        let other = stat & !SWGEN0;
+            .into_raw();
+        let Routed { swgen0, other } = Untrusted::new_untrusted(FalconIrqRegs { stat, mask })
+            .validate_ref::<Routed>()
+            .ok()?;
         let mut stuck = false;
         if swgen0 {
             // Cleared before the queue is read: a message posted from now on raises it again.
@@ -248,11 +118,12 @@ impl FalconIrq {
                 regs::NV_PFALCON_FALCON_IRQSCLR::of::<GspEngine>(),
                 regs::NV_PFALCON_FALCON_IRQSCLR::from_raw(SWGEN0),
             );
-            stuck = bar
+            let again = bar
                 .read(regs::NV_PFALCON_FALCON_IRQSTAT::of::<GspEngine>())
-                .into_raw()
-                & SWGEN0
-                != 0;
+                .into_raw();
+            stuck = Untrusted::new_untrusted(again)
+                .validate::<Stuck>()
+                .is_ok_and(|Stuck(set)| set);
         }
         if other != 0 || stuck {
             let off = other | if stuck { SWGEN0 } else { 0 };
@@ -271,33 +142,41 @@ impl FalconIrq {
                 regs::NV_PFALCON_FALCON_INTR_RETRIGGER::zeroed().with_trigger(true),
             );
         }
-        Serviced {
+        Some(Serviced {
             swgen0,
             other,
             stuck,
-        }
+        })
     }
+}
+
+/// What the interrupt's thread does when no wait slept on the interrupt: read GSP-RM's events,
+/// unless a wait holds GSP-RM (it reads them itself). Implemented where GSP-RM is held
+/// ([`super::running`]).
+pub(crate) trait Drain: Send + Sync {
+    /// Reads what GSP-RM posted unasked, if no wait holds it; never blocks on a wait.
+    fn drain(&self, dev: &Device);
 }
 
 /// The interrupt's handler.
 #[pin_data]
-pub(crate) struct GspIrq {
+pub(crate) struct GspIrq<D: Drain> {
     bar: SharedBar0,
     tree: Tree,
     falcon: FalconIrq,
     arrivals: Arc<Arrivals>,
-    /// GSP-RM, to drain its events when no wait holds it.
-    gsp: Arc<Mutex<Option<AnyGsp>>>,
+    /// GSP-RM's events, drained when no wait holds it.
+    events: D,
 }
 
-impl GspIrq {
+impl<D: Drain> GspIrq<D> {
     /// The handler of GSP-RM's interrupt on a `chipset` GPU, through `tree`.
     pub(crate) fn new(
         bar: &SharedBar0,
         chipset: Chipset,
         tree: Tree,
         arrivals: Arc<Arrivals>,
-        gsp: Arc<Mutex<Option<AnyGsp>>>,
+        events: D,
     ) -> impl PinInit<Self, Error> {
         let bar = bar.clone();
         try_pin_init!(GspIrq {
@@ -305,7 +184,7 @@ impl GspIrq {
             tree,
             falcon: FalconIrq::of(chipset),
             arrivals,
-            gsp,
+            events,
         })
     }
 
@@ -332,11 +211,12 @@ impl GspIrq {
     }
 }
 
-impl ThreadedHandler for GspIrq {
+impl<D: Drain> ThreadedHandler for GspIrq<D> {
     /// The service, in the hard handler: the source is quiet when it returns (a level INTx
     /// needs no `IRQF_ONESHOT`), and a wait asleep on the interrupt runs next, with no thread
     /// between. The thread runs only to drain events nobody waits for.
     fn handle(&self) -> ThreadedIrqReturn {
+        let entered = Instant::<Monotonic>::now();
         let dev = self.bar.device();
         let serviced = self.bar.with(|bar| -> Result<Option<Serviced>> {
             if !self.tree.take(bar)? {
@@ -344,10 +224,10 @@ impl ThreadedHandler for GspIrq {
                 return Ok(None);
             }
             let s = self.falcon.service(bar);
-            if !s.stuck {
+            if !s.as_ref().is_some_and(|s| s.stuck) {
                 self.tree.give_back(bar);
             }
-            Ok(Some(s))
+            Ok(s)
         });
         let s = match serviced {
             Ok(Ok(Some(s))) => s,
@@ -364,7 +244,7 @@ impl ThreadedHandler for GspIrq {
             );
             self.arrivals.set_delivering(false);
         }
-        if s.swgen0 && !self.arrivals.ring() {
+        if s.swgen0 && !self.arrivals.ring(entered) {
             // Nobody waits: the events are read in the thread.
             return ThreadedIrqReturn::WakeThread;
         }
@@ -373,11 +253,7 @@ impl ThreadedHandler for GspIrq {
 
     /// Drains GSP-RM's events, unless a wait holds GSP-RM (it reads them itself).
     fn handle_threaded(&self) -> IrqReturn {
-        if let Some(mut gsp) = self.gsp.try_lock() {
-            if let Some(gsp) = Option::as_mut(&mut *gsp) {
-                gsp.drain_events(self.bar.device());
-            }
-        }
+        self.events.drain(self.bar.device());
         IrqReturn::Handled
     }
 }

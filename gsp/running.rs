@@ -25,13 +25,14 @@ use crate::{
     bar0::SharedBar0,
     chip::Spec,
     gsp::{
+        arrivals::Arrivals,
         boot::Gsp,
         interface::{
             versioned,
             Interface, //
         },
         irq::{
-            Arrivals,
+            Drain,
             GspIrq, //
         },
         logs::Logs,
@@ -133,7 +134,7 @@ pub(crate) struct RunningGsp<'bound> {
     /// GSP-RM's interrupt, once taken ([`RunningGsp::take_interrupt`]), until
     /// [`RunningGsp::stop`] frees it.
     #[pin]
-    irq: Mutex<Option<Pin<KBox<ThreadedRegistration<'bound, GspIrq>>>>>,
+    irq: Mutex<Option<GspIrqRegistration<'bound>>>,
     #[pin]
     files: Scope<Shared>,
     /// The function's interrupt vector (MSI, or INTx): it outlives the registration using it,
@@ -171,32 +172,51 @@ impl Shared {
     }
 }
 
+/// GSP-RM's interrupt, registered: on the heap, so that [`RunningGsp::stop`] can drop it.
+type GspIrqRegistration<'bound> = Pin<KBox<ThreadedRegistration<'bound, GspIrq<DrainGsp>>>>;
+
+/// GSP-RM as its interrupt's thread reaches it: through the lock, only when no wait holds it.
+pub(crate) struct DrainGsp(Arc<Mutex<Option<AnyGsp>>>);
+
+impl Drain for DrainGsp {
+    fn drain(&self, dev: &Device) {
+        if let Some(mut gsp) = self.0.try_lock() {
+            if let Some(gsp) = Option::as_mut(&mut *gsp) {
+                gsp.drain_events(dev);
+            }
+        }
+    }
+}
+
+/// The function's interrupt vector for GSP-RM's interrupt: MSI, or INTx where MSI is not
+/// offered. Allocated before GSP-RM starts, so that its failure stops nothing.
+pub(crate) fn alloc_vector(pdev: &pci::Device<Bound>) -> Result<pci::IrqVectorRegistration<'_>> {
+    pdev.alloc_irq_vectors(
+        1,
+        1,
+        pci::IrqTypes::default()
+            .with(pci::IrqType::Msi)
+            .with(pci::IrqType::Intx),
+    )
+    .inspect_err(|e| dev_err!(pdev, "no interrupt vector (error {})\n", e.to_errno()))
+}
+
 impl<'bound> RunningGsp<'bound> {
-    /// Takes over the GSP-RM `files` share (the debugfs directory holding it), and the
-    /// function's interrupt vector: MSI, or INTx where MSI is not offered.
+    /// Takes over the GSP-RM `files` share (the debugfs directory holding it), with the
+    /// function's interrupt `vectors` ([`alloc_vector`]).
     pub(crate) fn new<'a>(
-        pdev: &'bound pci::Device<Bound>,
+        dev: &'bound Device<Bound>,
+        vectors: pci::IrqVectorRegistration<'bound>,
         files: impl PinInit<Scope<Shared>, Error> + 'a,
     ) -> impl PinInit<Self, Error> + 'a
     where
         'bound: 'a,
     {
-        let dev: &'bound Device<Bound> = pdev.as_ref();
         try_pin_init!(RunningGsp {
             dev,
+            vectors,
             irq <- new_mutex!(None),
             files <- files,
-            vectors: pdev
-                .alloc_irq_vectors(
-                    1,
-                    1,
-                    pci::IrqTypes::default()
-                        .with(pci::IrqType::Msi)
-                        .with(pci::IrqType::Intx),
-                )
-                .inspect_err(|e| {
-                    dev_err!(dev, "no interrupt vector (error {})\n", e.to_errno())
-                })?,
         })
     }
 
@@ -240,15 +260,13 @@ impl<'bound> RunningGsp<'bound> {
             spec.chipset,
             Tree::new(spec.architecture(), place),
             arrivals,
-            self.files.gsp.clone(),
+            DrainGsp(self.files.gsp.clone()),
         );
         // SAFETY: the registration is never forgotten: `stop` drops it.
-        let irq = KBox::pin_init(
-            unsafe {
-                ThreadedRegistration::new(vectors.index(0)?.into(), flags, c"nova_core", handler)
-            },
-            GFP_KERNEL,
-        )?;
+        let registration = unsafe {
+            ThreadedRegistration::new(vectors.index(0)?.into(), flags, c"nova_core", handler)
+        };
+        let irq = KBox::pin_init(registration, GFP_KERNEL)?;
         irq.handler().start()?;
         *self.irq.lock() = Some(irq);
         Ok(())

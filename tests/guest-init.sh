@@ -188,6 +188,10 @@ for step in $steps; do
 	settle)
 		sleep 1
 		;;
+	idle=*)
+		# Nothing asked of the GPUs for so many seconds.
+		sleep "${step#idle=}"
+		;;
 	unbind)
 		unbind_all
 		;;

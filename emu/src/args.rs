@@ -111,7 +111,7 @@ struct Cli {
     /// of the GSP's options.
     #[arg(long, conflicts_with_all = [
         "gsp_version", "fb_size", "firmware_root", "gsp_fault", "record", "boot_fault",
-        "fsp_fault",
+        "fsp_fault", "gsp_quiet",
     ])]
     no_gsp: bool,
     /// Serve this flash dump (whole, IFR header included, 1 byte to 16 MiB) in the PROM window
@@ -148,6 +148,13 @@ struct Cli {
     /// reply-error, lockdown-stuck, mailbox-stuck, fmc-error or never-halts.
     #[arg(long, value_name = "LIE")]
     fsp_fault: Option<FspLie>,
+    /// No MSI capability in config space: the function offers INTx only.
+    #[arg(long)]
+    no_msi: bool,
+    /// GSP-RM posts no event of its own (none at its boot, no LIBOS print every 100 ms while
+    /// up): a GPU with nothing to say, to count an idle driver's wakeups.
+    #[arg(long)]
+    gsp_quiet: bool,
     /// The synthetic VBIOS lies: rom-signature, image-length, bit-pointer, desc-version,
     /// no-fwsec or fwsec-signature (not with --vbios: only the synthetic VBIOS lies).
     #[arg(long, value_name = "LIE", conflicts_with = "vbios")]
@@ -227,7 +234,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, clap:
             fault: cli.gsp_fault,
             record: cli.record,
             boot_fault: cli.boot_fault,
-            events: defaults.events,
+            events: defaults.events && !cli.gsp_quiet,
         }
     });
     Ok(Command::Serve(Box::new(Options {
@@ -250,6 +257,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, clap:
             fb_mmu_lock: cli.fb_mmu_lock,
             fwsec_fault: cli.fwsec_fault,
             fsp_fault: cli.fsp_fault,
+            no_msi: cli.no_msi,
         },
         counts: cli.counts,
         log: cli.log,

@@ -129,6 +129,9 @@ pub struct ConfigSpace {
     msi_control: u16,
     msi_address: u64,
     msi_data: u16,
+    /// The MSI capability is in the list (`--no-msi` takes it out: the function offers INTx
+    /// only, as a board whose MSI a quirk hides).
+    msi: bool,
 }
 
 /// What the configuration space says of the function now, as a driver reads it for
@@ -164,7 +167,13 @@ impl ConfigSpace {
             msi_control: 0,
             msi_address: 0,
             msi_data: 0,
+            msi: true,
         }
+    }
+
+    /// Takes the MSI capability out of the list: power management is the last capability.
+    pub fn hide_msi(&mut self) {
+        self.msi = false;
     }
 
     /// Announces `device_id` instead of the chip's own (`--device-id`).
@@ -270,7 +279,11 @@ impl DwordSpace for ConfigSpace {
             // Status: a capability list, no error bits.
             OFF_COMMAND => u32::from(self.command) | (STATUS_CAP_LIST << 16),
             OFF_CAP_POINTER => PM_CAP as u32,
-            PM_CAP => PM_CAP_ID | ((MSI_CAP as u32) << 8) | (PM_VERSION_3 << 16),
+            PM_CAP => {
+                let next = if self.msi { MSI_CAP as u32 } else { 0 };
+                PM_CAP_ID | (next << 8) | (PM_VERSION_3 << 16)
+            }
+            o if !self.msi && (MSI_CAP..MSI_CAP + 16).contains(&o) => 0,
             o if o == PM_CAP + 4 => u32::from(PMCSR_NO_SOFT_RESET | self.power_state),
             // The last capability: next pointer 0.
             MSI_CAP => MSI_CAP_ID | (u32::from(MSI_64BIT | self.msi_control) << 16),
@@ -295,6 +308,9 @@ impl DwordSpace for ConfigSpace {
             let (bar_mask, _) = self.bar_layout(i);
             // Bytes not written keep their old value (merged by the caller).
             self.bars[i] = value & bar_mask;
+            return;
+        }
+        if !self.msi && (MSI_CAP..MSI_CAP + 16).contains(&offset) {
             return;
         }
         match offset {
@@ -388,6 +404,21 @@ mod tests {
             0x0080,
             "64-bit, one vector, disabled"
         );
+    }
+
+    /// `--no-msi`: power management is the only capability, and the MSI registers read 0 and
+    /// keep nothing written.
+    #[test]
+    fn without_msi_the_list_ends_at_power_management() {
+        let mut c = ga102();
+        c.hide_msi();
+        assert_eq!(r32(&mut c, 0x34) & 0xff, 0x60);
+        assert_eq!((r32(&mut c, 0x60) >> 8) & 0xff, 0, "no next capability");
+        c.write(0x68, 0x0001_0000, 0xffff_0000);
+        c.write(0x6c, 0xfee0_0000, 0xffff_ffff);
+        for o in (0x68..0x78).step_by(4) {
+            assert_eq!(r32(&mut c, o), 0, "{o:#x}");
+        }
     }
 
     /// What QEMU or a driver writes into the capabilities is kept where the field is

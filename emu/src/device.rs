@@ -119,6 +119,8 @@ pub struct DeviceConfig {
     pub fwsec_fault: Option<FwsecLie>,
     /// How the FSP and GSP-FMC lie (`--fsp-fault`), if they do.
     pub fsp_fault: Option<FspLie>,
+    /// No MSI capability (`--no-msi`): the driver gets INTx.
+    pub no_msi: bool,
 }
 
 impl DeviceConfig {
@@ -368,6 +370,9 @@ impl Device {
         );
         if let Some(id) = choice.device_id {
             config.set_device_id(id);
+        }
+        if choice.no_msi {
+            config.hide_msi();
         }
         let prom = match &choice.vbios {
             Some(dump) => Prom::new(

@@ -242,6 +242,49 @@ pub fn falcon_conditions(raw: u32, fields_hold: bool) -> Vec<Result<(), String>>
     .collect()
 }
 
+/// The interrupt tree's `TOP` and leaf words for vector `v`: `Ok(true)` pending, `Ok(false)`
+/// another source's, `Err` a device gone (a word of all ones), or `None` for a vector past the
+/// tree.
+pub fn intr_pending(v: u32, top: u32, leaf: u32) -> Option<Result<bool, ()>> {
+    use crate::intr::status::{
+        NotPending,
+        Pending,
+        Place,
+        TreeRegs, //
+    };
+    let place = Place::of(v)?;
+    let r =
+        Untrusted::new_untrusted(TreeRegs { top, leaf }).validate_ref_against::<Pending, _>(place);
+    Some(match r {
+        Ok(Pending) => Ok(true),
+        Err(NotPending::Clear) => Ok(false),
+        Err(NotPending::Gone) => Err(()),
+    })
+}
+
+/// The GSP falcon's `IRQSTAT` and RISC-V `IRQMASK`: what it routes to the host, `SWGEN0` and
+/// the other bits, or `None` for a device gone.
+pub fn gsp_routed(stat: u32, mask: u32) -> Option<(bool, u32)> {
+    use crate::intr::status::{
+        FalconIrqRegs,
+        Routed, //
+    };
+    let r = Untrusted::new_untrusted(FalconIrqRegs { stat, mask })
+        .validate_ref::<Routed>()
+        .ok()?;
+    Some((r.swgen0, r.other))
+}
+
+/// `IRQSTAT` read again once `SWGEN0` was cleared: whether it is stuck, or `None` for a
+/// device gone.
+pub fn swgen0_stuck(stat: u32) -> Option<bool> {
+    use crate::intr::status::Stuck;
+    Untrusted::new_untrusted(stat)
+        .validate::<Stuck>()
+        .ok()
+        .map(|Stuck(set)| set)
+}
+
 /// A firmware's halt status in mailbox 0: success only for 0.
 pub fn halt_status(mailbox0: u32) -> Result<(), String> {
     Untrusted::new_untrusted(mailbox0)

@@ -39,6 +39,7 @@ pub(crate) mod fsp;
 pub(crate) mod fwsec;
 #[macro_use]
 pub(crate) mod gsp;
+pub(crate) mod intr;
 
 #[path = "../../vbios.rs"]
 pub(crate) mod vbios;

@@ -4,7 +4,7 @@
 import re
 
 from .boots import Job
-from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND
+from .emulator import PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND, PHASE_IDLE, accesses_in_phase
 from .guest import boot, new_run_dir
 from .kernel_log import device_lines
 from .report import log
@@ -12,8 +12,12 @@ from .row_checks import check_gsp_stopped, check_quiet_after, check_rm_objects, 
 from .table import Scenario
 
 
-# The figures one benchmark logs (gsp/bench.rs): two per firmware version, and the round trips.
-BENCH_FIGURES = 5
+# The figures one benchmark logs (gsp/bench.rs): two per firmware version, the round trips and
+# the wake by interrupt.
+BENCH_FIGURES = 6
+
+# How long the bench boot leaves its GPUs alone, bound, before the benchmarks.
+IDLE_SECONDS = 10
 
 # Requests the bench file must refuse, each with the line that says why.
 BENCH_REFUSED = [
@@ -33,28 +37,35 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
     `late_iterations` take longer under TCG) stops there with ETIMEDOUT; an unbind while a
     benchmark runs waits for it, then stops the GSP; the files go with the binding.
 
-    That `late_iterations` run past the deadline rests on the driver's wait and the test
-    kernel's timers, not on the machine's speed: the emulated GSP serves a command on its own
-    thread after the doorbell, and the driver's wait sleeps 1 ms whenever the reply is not there
-    yet (gsp/boot.rs), a sleep the test kernel's timer tick stretches to about 4 ms: round trips
-    near 250 a second (`make bench`), 10000 in about 40 s, four times the deadline. With
-    high-resolution timers the margin would be small; interrupts, which end that sleep, must
-    give this request another bound."""
+    That `late_iterations` run past the deadline rests on the work, not on waiting: the
+    payload benchmarks alone build and enqueue that many `GSP_SET_SYSTEM_INFO` payloads 19
+    times per kind and version, some 10^10 guest instructions of the instrumented test kernel,
+    past the deadline under TCG (they stop "building payloads"). The round trips no longer
+    bound it: with GSP-RM's interrupt they run thousands a second.
+
+    The boot first leaves its GPUs bound and alone for IDLE_SECONDS: no interrupt and no access
+    may be counted then (GSP-RM quiet, `--gsp-quiet`)."""
+    # GSP-RM quiet (--gsp-quiet: no LIBOS print every 100 ms of its own), so that the idle
+    # seconds have nothing to wake the driver for.
     rows = [
-        Scenario("bench-ga102-570", ["--chipset", "ga102"], "-", "",
+        Scenario("bench-ga102-570", ["--chipset", "ga102", "--gsp-quiet"], "-", "",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3090$"], 0),
-        Scenario("bench-tu117-535", ["--chipset", "tu117"], "only=535.113.01", "",
+        Scenario("bench-tu117-535", ["--chipset", "tu117", "--gsp-quiet"], "only=535.113.01", "",
                  [r"GSP 535\.113\.01 up: NVIDIA GeForce GTX 1650$"], 0),
         # The GSP's reply to the fifth or so round trip of the benchmark lies (the probe's
         # messages on ga104 with 570.144 are 0 to 15, emu/src/gsp/fault.rs).
-        Scenario("bench-gsp-lies", ["--chipset", "ga104", "--gsp-fault", "count-zero@20"], "-", "",
+        Scenario("bench-gsp-lies",
+                 ["--chipset", "ga104", "--gsp-fault", "count-zero@20", "--gsp-quiet"], "-", "",
                  [r"GSP 570\.144 up: NVIDIA GeForce RTX 3070$"], 0),
         # A Hopper stand-in without GSP registers: its FSP is never ready, probe fails.
         Scenario("bench-no-gsp", ["--chipset", "gh100", "--no-gsp"], "-", "",
                  [r"FSP not ready within 5000 ms"], 0),
     ]
     requests = ",".join(f"bench={r}" for r, _ in BENCH_REFUSED)
-    steps = (f"load,settle,benchfiles,logs,info,{requests},bench={iterations},"
+    # Ten idle seconds with every GPU bound (IDLE_SECONDS): no interrupt and no access. Then
+    # phase 0 again, where the GSP started and where its stop is expected.
+    steps = (f"load,settle,phase={PHASE_IDLE},idle={IDLE_SECONDS},phase=0,"
+             f"benchfiles,logs,info,{requests},bench={iterations},"
              f"bench={late_iterations},benchrace={race_iterations},"
              f"phase={PHASE_AFTER_UNBIND},benchfiles,logs,settle,rmmod,phase={PHASE_AFTER_RMMOD},"
              f"settle,kmemleak")
@@ -89,7 +100,7 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
                                         r"Invalid argument", console) is not None)
                 results.check(f"{name}: bench request {request!r} refused with its reason",
                               any(re.search(why, l) for l in lines))
-            figures = [l for l in lines if re.match(r"bench: .* (ns|per second)", l)]
+            figures = [l for l in lines if re.match(r"bench: .* (ns|per second|us over)", l)]
             results.check(f"{name}: bench {late_iterations} stopped at the deadline with "
                           "ETIMEDOUT",
                           re.search(rf"nova-test: bench {bdf} {late_iterations}: failed: .*"
@@ -119,12 +130,29 @@ def bench_job(iterations=20, race_iterations=700, late_iterations=10000):
                               f"unbinding at {unbinding}, round trips at {trips}")
             check_unloads(name, lines, emu, results, lying=bool(sc.gsp_fault))
             counts = emu.read_counts() or {}
+            check_idle(name, counts, results)
             check_gsp_stopped(name, counts, results, expect_runs=True)
             check_rm_objects(name, counts, results,
                              ups=sum(1 for l in lines if re.match(r"GSP \S+ up: ", l)))
             check_quiet_after(name, counts, results)
 
     return Job("bench", rows, steps, check=check)
+
+
+def check_idle(name, counts, results):
+    """An idle GPU costs no wakeups: over the idle seconds, no interrupt was delivered and the
+    driver touched neither a register nor shared memory (no poll)."""
+    phase = next((p for p in counts.get("phases", []) if p.get("phase") == PHASE_IDLE), None)
+    results.check(f"{name}: {IDLE_SECONDS} idle seconds counted", phase is not None,
+                  "no idle phase in the counts")
+    if phase is None:
+        return
+    irqs = phase.get("interrupts", {})
+    results.check(f"{name}: no interrupt over {IDLE_SECONDS} idle seconds",
+                  irqs == {"msi": 0, "intx": 0}, f"{irqs}")
+    n = accesses_in_phase(counts, PHASE_IDLE)
+    results.check(f"{name}: no register or shared-memory access over {IDLE_SECONDS} idle "
+                  "seconds", n == 0, f"{n} accesses")
 
 
 def cmd_bench(args):

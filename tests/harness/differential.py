@@ -8,7 +8,10 @@ are compared:
 
 - the BAR writes (reads are polls, whose counts follow the machine's speed): each write as
   the register's name and the value written, a run of one transfer family (a falcon's PIO
-  ports or DMA registers) as one step, values that are addresses masked;
+  ports or DMA registers) as one step, values that are addresses masked; from the first write
+  to the interrupt tree on, the interrupt registers' writes (INTERRUPT_REGISTERS) are one step,
+  "interrupt taken", where that first write was: the GSP's interrupt is serviced whenever
+  GSP-RM posts, so their number and place follow the timing;
 - the commands GSP-RM took: their functions in order, and for each pair of the same function
   the payload's bytes (the placement of the PCI function masked by the emulated GPU),
   `SET_REGISTRY` entry by entry.
@@ -42,7 +45,7 @@ PAIRS = tuple((f"trace-{chip}", f"oracle-{chip}", "nova-core", True)
 
 # Per falcon (base 0x110000 GSP, 0x840000 SEC2), offsets relative to the base.
 FALCON = {
-    0x004: "IRQSCLR", 0x040: "MAILBOX0", 0x044: "MAILBOX1", 0x080: "OS", 0x084: "RM", 0x0f4: "HWCFG2",
+    0x004: "IRQSCLR", 0x014: "IRQMCLR", 0x3e8: "INTR_RETRIGGER", 0x040: "MAILBOX0", 0x044: "MAILBOX1", 0x080: "OS", 0x084: "RM", 0x0f4: "HWCFG2",
     0x100: "CPUCTL", 0x104: "BOOTVEC", 0x10c: "DMACTL", 0x110: "DMA", 0x114: "DMA",
     0x118: "DMA", 0x11c: "DMA", 0x128: "DMA", 0x130: "CPUCTL_ALIAS", 0x180: "IMEM PIO",
     0x184: "IMEM PIO", 0x188: "IMEM PIO", 0x1c0: "DMEM PIO", 0x1c4: "DMEM PIO",
@@ -70,6 +73,17 @@ GLOBAL = {
 # written there is masked; a zero is compared.
 ADDRESSES = {"FLUSH_SYSMEM_ADDR", "FLUSH_SYSMEM_ADDR_HI", "GSP MAILBOX0", "GSP MAILBOX1",
              "SEC2 MAILBOX0", "SEC2 MAILBOX1"}
+# The registers of the GSP's interrupt: the CPU's interrupt tree (0xb81000-0xb8161f), the MSI
+# re-arm (NV_XVE_CYA_2 through NV_PCFG) and the GSP falcon's IRQSCLR, IRQMCLR, INTR_RETRIGGER.
+INTERRUPT_TREE = range(0xb81000, 0xb81620)
+INTERRUPT_REGISTERS = {0x088704, 0x110004, 0x110014, 0x1103e8}
+
+
+def interrupt_register(offset):
+    """Whether `offset` is one of the GSP interrupt's registers."""
+    return offset in INTERRUPT_TREE or offset in INTERRUPT_REGISTERS
+
+
 # Families whose run of accesses is one step (a load polls between its commands; the FSP's
 # message holds addresses, and the emulated FSP checks it word by word).
 FAMILIES = ("DMA", "PIO", "window", "fuses", "registers")
@@ -115,11 +129,17 @@ def write_steps(accesses):
     without a name), a transfer family's run as its name, a run of one step as `step xN`."""
     boot0 = next((v for d, bar, o, v in accesses if (d, bar, o) == ("R", "BAR0", 0)), None)
     out = []
+    taken = False
     for d, bar, offset, value in accesses:
         if d != "W":
             continue
         n = name(offset) if bar == "BAR0" else None
-        if n and n.endswith(FAMILIES):
+        if bar == "BAR0" and (taken or offset in INTERRUPT_TREE) and interrupt_register(offset):
+            if taken:
+                continue
+            taken = True
+            step = "interrupt taken"
+        elif n and n.endswith(FAMILIES):
             step = n
         else:
             shown = ("*" if n in ADDRESSES and value else "BOOT_0" if n and n.endswith(" RM")

@@ -22,6 +22,7 @@ FIRST_SLOT = 4
 PHASE_AFTER_UNBIND = 1
 PHASE_REBOUND = 2
 PHASE_AFTER_RMMOD = 3
+PHASE_IDLE = 6            # the GPUs bound and asked nothing (the bench boot's idle seconds)
 
 # Surprise removal (surprise.py). Config space is gone after the removal, so the host writes
 # these markers itself, through QEMU's config address/data ports with the VM stopped.

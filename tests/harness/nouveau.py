@@ -30,13 +30,14 @@ CHIPS = ("tu102", "ga102")
 VERSIONS = (("535.113.01", 0), ("570.144", 1))
 # Headless: no console, no acceleration (nouveau.modeset=2 probes without KMS).
 PARAMS = "modeset=2 noaccel=1"
-# What nouveau asks next that the model does not serve yet, the same with both versions: the
-# VFN interrupt tree (BAR0+0xb80000, the interrupt issue), its BAR2 (the PRAMIN window's base
-# at BAR0+0x001700, the window at BAR0+0x700000, the flush at BAR0+0x070000), its VMM's
-# FERMI_VASPACE_A (0x90f1) and UPDATE_BAR_PDE (function 70). Each is the next piece of the
-# model (docs/oracle.md).
+# What nouveau asks next that the model does not serve yet, the same with both versions: its
+# BAR2 (the PRAMIN window's base at BAR0+0x001700, the window at BAR0+0x700000, the flush at
+# BAR0+0x070000), its VMM's FERMI_VASPACE_A (0x90f1), its TLB invalidate (BAR0+0xb830b0,
+# `nvkm/subdev/mmu/vmmtu102.c`, in the VFN block's MMU registers at 0xb83000) and
+# UPDATE_BAR_PDE (function 70). Each is the next piece of the model (docs/oracle.md). The VFN
+# interrupt tree it drives is served.
 _UNSERVED = re.compile(r"class 0x90f1 unknown|function 70 \(\d+ bytes\) is not supported"
-                       r"|BAR0\+0x(07[0-9a-f]{4}|7[0-9a-f]{5}|b8[0-9a-f]{4}|001700)$")
+                       r"|BAR0\+0x(07[0-9a-f]{4}|7[0-9a-f]{5}|b83[0-9a-f]{3}|001700)$")
 UNSERVED = {"535.113.01": _UNSERVED, "570.144": _UNSERVED}
 # What the model must have answered before nouveau stopped, per version (with 570.144 nouveau
 # asks the GPCs, the TPCs and the memory system's configuration in its static information's

@@ -329,14 +329,17 @@ QUIET_PHASES = ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod
 
 
 def check_quiet_after(name, counts, results, phases=QUIET_PHASES):
-    """No BAR or shared-memory access after the sysfs unbind and after the rmmod (the
-    PHASE_AFTER_UNBIND and PHASE_AFTER_RMMOD markers of the guest's steps), or after those of
-    `phases` a boot has."""
+    """No BAR or shared-memory access and no interrupt after the sysfs unbind and after the
+    rmmod (the PHASE_AFTER_UNBIND and PHASE_AFTER_RMMOD markers of the guest's steps), or after
+    those of `phases` a boot has."""
     for phase, what in phases:
         n = accesses_in_phase(counts, phase)
-        results.check(f"{name}: no MMIO or shared-memory access after {what}",
-                      n == 0 and any(p.get("phase") == phase for p in counts.get("phases", [])),
-                      f"{n} accesses")
+        irqs = next((sum(p.get("interrupts", {}).values()) for p in counts.get("phases", [])
+                     if p.get("phase") == phase), 0)
+        results.check(f"{name}: no MMIO, shared-memory access or interrupt after {what}",
+                      n == 0 and irqs == 0
+                      and any(p.get("phase") == phase for p in counts.get("phases", [])),
+                      f"{n} accesses, {irqs} interrupts")
 
 
 def check_no_bus_master_after(name, counts, results):

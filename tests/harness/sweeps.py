@@ -21,7 +21,7 @@ LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "co
         "function-unknown", "event-unknown", "reply-function", "reply-status", "reply-short",
         "reply-long", "other-version",
         "flood", "mute", "stream", "chatter", "rm-status", "rm-other-handle", "rm-twice",
-        "rm-table-len")
+        "rm-table-len", "irq-storm", "irq-never", "irq-stuck")
 
 
 # The conversation's messages (emu/src/gsp/fault.rs) on each sweep's GPU: ga102 with 570.144

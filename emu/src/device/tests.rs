@@ -29,6 +29,7 @@ pub fn ga102_config() -> DeviceConfig {
         fb_mmu_lock: None,
         fwsec_fault: None,
         fsp_fault: None,
+        no_msi: false,
     }
 }
 
