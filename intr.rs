@@ -68,11 +68,17 @@ impl Tree {
         Tree { place, rearm }
     }
 
-    /// Lets the vector reach the CPU: a stale leaf bit cleared, the leaf and the subtree
-    /// enabled, MSI re-armed in case one is pending (nouveau `nvkm_intr_rearm`, and
-    /// `nvkm_pci_init`'s re-arm).
+    /// Lets the vector reach the CPU, and nothing else: every leaf blocked, the vector's stale
+    /// leaf bit cleared, its leaf and subtree enabled, MSI re-armed in case one is pending
+    /// (nouveau `nvkm_intr_rearm`, and `nvkm_pci_init`'s re-arm).
     pub(crate) fn enable(&self, bar: &Bar0<'_>) -> Result {
         let Place { leaf, bit, top } = self.place;
+        for i in 0..status::LEAVES as usize {
+            bar.write(
+                regs::NV_CPU_INTR_LEAF_EN_CLEAR::try_at(i).ok_or(EINVAL)?,
+                regs::NV_CPU_INTR_LEAF_EN_CLEAR::from_raw(u32::MAX),
+            );
+        }
         bar.write(
             regs::NV_CPU_INTR_LEAF::try_at(leaf).ok_or(EINVAL)?,
             regs::NV_CPU_INTR_LEAF::from_raw(bit),

@@ -59,8 +59,10 @@ pub(crate) enum Woken {
     /// An interrupt came since the count was seen; the time from its hard handler's start to
     /// the wait running again.
     Interrupt(Delta),
-    /// The interval ended (or the interrupt does not deliver, or a signal is pending).
+    /// The interval ended with no interrupt.
     Interval,
+    /// The wait polled: the interrupt does not deliver, or a signal was pending.
+    Polled,
 }
 
 impl Arrivals {
@@ -112,7 +114,7 @@ impl Arrivals {
     pub(crate) fn wait(&self, seen: u64, interval: Delta, poll: Delta) -> Woken {
         if !self.delivering() {
             kernel::time::delay::fsleep(poll);
-            return Woken::Interval;
+            return Woken::Polled;
         }
         let ms = u32::try_from(interval.as_millis().max(1)).unwrap_or(u32::MAX);
         let mut t = self.tally.lock();
@@ -134,6 +136,7 @@ impl Arrivals {
             // A pending signal ends every interruptible sleep at once: poll instead, the wait
             // keeps its deadline.
             kernel::time::delay::fsleep(poll);
+            return Woken::Polled;
         }
         Woken::Interval
     }

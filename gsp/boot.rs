@@ -510,10 +510,10 @@ impl GspCore {
         let mut next_check = CHECK_INTERVAL;
         let mut dropped = DroppedEvents::default();
         let arrivals = self.arrivals.clone();
-        // The interrupts seen before the queue was last found empty, and whether the sleep
-        // since ended with none.
+        // The interrupts seen before the queue was last looked at; before the last sleep; and
+        // how that sleep ended, once the wait slept.
         let mut seen = arrivals.as_ref().map_or(0, |a| a.seen());
-        // How the last sleep ended, once the wait slept.
+        let mut slept_from = seen;
         let mut woken: Option<Woken> = None;
         let result = loop {
             let waited = start.elapsed();
@@ -539,7 +539,8 @@ impl GspCore {
             if let (Some(a), Ok(Some((m, _))), Some(Woken::Interval)) =
                 (&arrivals, &received, woken)
             {
-                if a.seen() == seen {
+                // No interrupt since before the sleep, which its interval ended.
+                if a.seen() == slept_from {
                     a.note_missed(dev, m.function);
                 }
             }
@@ -592,6 +593,7 @@ impl GspCore {
                 }
                 Ok(None) => match &arrivals {
                     Some(a) => {
+                        slept_from = seen;
                         woken =
                             Some(a.wait(seen, CHECK_INTERVAL.min(timeout - waited), POLL_INTERVAL));
                         seen = a.seen();

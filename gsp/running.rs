@@ -180,10 +180,10 @@ pub(crate) struct DrainGsp(Arc<Mutex<Option<AnyGsp>>>);
 
 impl Drain for DrainGsp {
     fn drain(&self, dev: &Device) {
-        if let Some(mut gsp) = self.0.try_lock() {
-            if let Some(gsp) = Option::as_mut(&mut *gsp) {
-                gsp.drain_events(dev);
-            }
+        // A wait holding GSP-RM drains what followed its reply; what came after that is read
+        // here once it lets go. Nothing a wait needs runs in the interrupt's thread.
+        if let Some(gsp) = Option::as_mut(&mut *self.0.lock()) {
+            gsp.drain_events(dev);
         }
     }
 }
@@ -267,7 +267,7 @@ impl<'bound> RunningGsp<'bound> {
             ThreadedRegistration::new(vectors.index(0)?.into(), flags, c"nova_core", handler)
         };
         let irq = KBox::pin_init(registration, GFP_KERNEL)?;
-        irq.handler().start()?;
+        irq.handler().start(self.dev)?;
         *self.irq.lock() = Some(irq);
         Ok(())
     }
@@ -308,8 +308,9 @@ impl RunningGsp<'_> {
         // before GSP-RM's core stops and its memory goes.
         let free_irq = || {
             if let Some(irq) = self.irq.lock().take() {
-                irq.handler().stop();
+                let quiet = irq.handler().stop();
                 drop(irq);
+                quiet.run();
             }
         };
         match gsp {

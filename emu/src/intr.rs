@@ -35,8 +35,8 @@
 //! OpenRM `kflcnIntrRetrigger_GA100`) latches it again when the CPU writes that register while
 //! the output is high ([`Intr::retrigger`]), which is why the drivers write it after their
 //! handler; one without (TU10x, nouveau `nvkm/subdev/gsp/tu102.c:417-431`) drives the leaf bit
-//! as a level, so a W1C does not clear it while the output is high (the model's reading of why
-//! Turing needs no retrigger).
+//! as a level: a W1C does not clear it while the output is high, and it clears when the output
+//! falls (the model's reading of why Turing needs no retrigger).
 //!
 //! MSI is re-armed by a write to NV_XVE_CYA_2 through the PCI config mirror on Turing to Ada
 //! (nouveau `nvkm/subdev/pci/gp100.c:26-36` writes 0, OpenRM `kbifRearmMSI_GM107`: "HW only
@@ -241,10 +241,16 @@ impl Intr {
         }
     }
 
-    /// The GSP falcon's output is `high` now: its bit is latched on the rising edge.
+    /// The GSP falcon's output is `high` now: its bit is latched on the rising edge; a falcon
+    /// without INTR_RETRIGGER drives it as a level, cleared when the output falls.
     pub fn set_gsp_output(&mut self, high: bool) {
         if high && !self.output {
             self.latch();
+        }
+        if self.level_source && !high {
+            if let Some((leaf, bit)) = self.gsp {
+                self.leaf[leaf] &= !bit;
+            }
         }
         self.output = high;
         self.hold_level();

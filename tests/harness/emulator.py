@@ -136,6 +136,12 @@ def bar0_writes(counts, offsets):
                if a["region"] == "bar0" and int(a["offset"], 16) in offsets)
 
 
+def interrupts_in_phase(counts, phase):
+    """The interrupts (MSI and INTx) the emulated GPU delivered in one phase."""
+    return next((sum(p.get("interrupts", {}).values()) for p in counts.get("phases", [])
+                 if p.get("phase") == phase), 0)
+
+
 def accesses_in_phase(counts, phase, ignore=(), skip_regions=()):
     """Total BAR and shared-memory accesses (reads + writes) recorded in one phase, except
     reads of the registers in `ignore` ((region, offset) pairs) and accesses of the regions

@@ -6,7 +6,7 @@ counted (accesses per phase, GSP runs, bus mastering, unloads, dropped commands)
 import re
 
 from .emulator import (PCI_COMMAND_MASTER, PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND, PHASE_REBOUND,
-    accesses_in_phase, bar0_writes)
+    accesses_in_phase, bar0_writes, interrupts_in_phase)
 from .kernel_log import LEVEL, device_levels, device_lines
 
 
@@ -97,6 +97,24 @@ def check_every_bind(sc, lines, results):
                       f"{len(ups)} 'GSP ... up' lines: {ups[:3]}")
 
 
+def check_interrupts(sc, lines, emu, results):
+    """A driver whose GSP-RM came up took its interrupt, and every message came with one: some
+    interrupt was delivered (the unbind's replies at least), and no wait found a message that
+    had none, unless the row's GSP-RM lies that it raises none (`irq-never`)."""
+    if not any(re.match(r"GSP \S+ up: ", l) for l in lines):
+        return
+    never = (sc.gsp_fault or "").startswith("irq-never")
+    missed = [l for l in lines if "a message came with no interrupt for it" in l]
+    results.check(f"{sc.name}: every message GSP-RM posted came with its interrupt",
+                  never or not missed, "; ".join(missed[:2]))
+    if never:
+        return
+    counts = emu.read_counts() or {}
+    total = sum(interrupts_in_phase(counts, p.get("phase")) for p in counts.get("phases", []))
+    results.check(f"{sc.name}: GSP-RM's interrupts were delivered", total > 0,
+                  f"{total} interrupts")
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -125,6 +143,7 @@ def check_scenarios(console, scenarios, emus, results):
         emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
         fault = sc.gsp_fault
         check_every_bind(sc, lines, results)
+        check_interrupts(sc, lines, emu, results)
         if fault:
             # The lie must have been told, or the row proves nothing.
             told = f"GSP: fault {fault.split('@')[0]} at message"
@@ -334,8 +353,7 @@ def check_quiet_after(name, counts, results, phases=QUIET_PHASES):
     those of `phases` a boot has."""
     for phase, what in phases:
         n = accesses_in_phase(counts, phase)
-        irqs = next((sum(p.get("interrupts", {}).values()) for p in counts.get("phases", [])
-                     if p.get("phase") == phase), 0)
+        irqs = interrupts_in_phase(counts, phase)
         results.check(f"{name}: no MMIO, shared-memory access or interrupt after {what}",
                       n == 0 and irqs == 0
                       and any(p.get("phase") == phase for p in counts.get("phases", [])),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from . import qmp
 from .boots import Job
 from .emulator import (ID_REGISTERS, PHASE_POWER_OFF, PHASE_REMOVAL_ASKED, PHASE_REMOVED,
-    accesses_in_phase)
+    accesses_in_phase, interrupts_in_phase)
 from .kernel_log import device_lines
 from .settings import BOOT_TIMEOUT_S
 from .table import Scenario
@@ -200,9 +200,12 @@ def check_surprise(plan, name, seen, outcome, results):
     # Once the slot's power is cut QEMU no longer forwards the guest's accesses, so what this
     # can catch is the emulated GPU itself: its GSP must stop touching guest memory at the cut,
     # as an unpowered GPU does.
-    results.check(f"{name}: the emulated GPU touched nothing once its power was cut",
-                  PHASE_REMOVED in phases and accesses_in_phase(counts, PHASE_REMOVED) == 0,
-                  f"phases {sorted(phases)}, {accesses_in_phase(counts, PHASE_REMOVED)} accesses")
+    results.check(f"{name}: the emulated GPU touched nothing and raised no interrupt once its "
+                  "power was cut",
+                  PHASE_REMOVED in phases and accesses_in_phase(counts, PHASE_REMOVED) == 0
+                  and interrupts_in_phase(counts, PHASE_REMOVED) == 0,
+                  f"phases {sorted(phases)}, {accesses_in_phase(counts, PHASE_REMOVED)} accesses, "
+                  f"{interrupts_in_phase(counts, PHASE_REMOVED)} interrupts")
     if plan.quiet:
         # The GSP still runs until the eject and polls its queue in system memory on its own;
         # the driver may only check that the device is there.
