@@ -128,6 +128,43 @@ const POLL_INTERVAL: Delta = Delta::from_millis(1);
 /// cannot hold the interrupt thread; the rest waits for the next interrupt.
 const DRAIN_LIMIT: u32 = 256;
 
+/// The least time between two warnings of GSP-RM's error reports: a GSP-RM that reports without
+/// end costs a line a second, the rest goes to the debug level.
+const REPORT_INTERVAL: Delta = Delta::from_secs(1);
+
+/// When GSP-RM's error reports were last logged as a warning, and how many were logged at debug
+/// level since.
+#[derive(Default)]
+struct ReportLimit {
+    last: Option<Instant<Monotonic>>,
+    held: u64,
+}
+
+impl ReportLimit {
+    /// Whether a report may be a warning now, with the count of those held back since the
+    /// last; `None` (counted) within [`REPORT_INTERVAL`] of the last.
+    fn warn_now(&mut self) -> Option<u64> {
+        if self.last.is_some_and(|t| t.elapsed() < REPORT_INTERVAL) {
+            self.held += 1;
+            return None;
+        }
+        self.last = Some(Instant::<Monotonic>::now());
+        Some(core::mem::take(&mut self.held))
+    }
+}
+
+/// The tail of a warning that follows reports held back at debug level.
+struct Held(u64);
+
+impl kernel::fmt::Display for Held {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        match self.0 {
+            0 => Ok(()),
+            n => write!(f, " ({n} reports since the last warning at debug level)"),
+        }
+    }
+}
+
 /// Whether an event reports an error a user needs to see (a channel reset, an MMU fault,
 /// GSP-RM's own error log), rather than a print or a notice.
 fn is_error_report(numbering: &Numbering, function: u32) -> bool {
@@ -245,6 +282,8 @@ pub(crate) struct GspCore {
     /// The last reply's wake: from the interrupt's hard handler to the wait running, where an
     /// interrupt ended the wait's last sleep (the benchmark's figure).
     wake: Option<Delta>,
+    /// How often GSP-RM's error reports become warnings.
+    reports: ReportLimit,
 }
 
 impl Drop for GspCore {
@@ -275,6 +314,7 @@ impl<V: Interface> Gsp<V> {
                 failed: None,
                 arrivals: None,
                 wake: None,
+                reports: ReportLimit::default(),
             },
             version: PhantomData,
         }
@@ -612,12 +652,14 @@ impl GspCore {
             // What came after the reply is read now, not at the next interrupt.
             self.drain_events(dev);
         }
-        if dropped.errors {
+        let warn = dropped.errors.then(|| self.reports.warn_now()).flatten();
+        if let Some(held) = warn {
             dev_warn!(
                 dev,
-                "GSP-RM reports, while waiting for {:#x}:{}\n",
+                "GSP-RM reports, while waiting for {:#x}:{}{}\n",
                 function,
-                dropped.named(self.numbering)
+                dropped.named(self.numbering),
+                Held(held)
             );
         } else if dropped.total > 0 {
             dev_dbg!(
@@ -671,8 +713,14 @@ impl GspCore {
                 }
             }
         }
-        if events.errors {
-            dev_warn!(dev, "GSP-RM reports:{}\n", events.named(numbering));
+        let warn = events.errors.then(|| self.reports.warn_now()).flatten();
+        if let Some(held) = warn {
+            dev_warn!(
+                dev,
+                "GSP-RM reports:{}{}\n",
+                events.named(numbering),
+                Held(held)
+            );
         } else if events.total > 0 {
             dev_dbg!(dev, "GSP-RM events:{}\n", events.named(numbering));
         }
