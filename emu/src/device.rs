@@ -63,11 +63,15 @@ use crate::falcon::{Action, Falcon, Generation, GSP_BASE, SEC2_BASE};
 use crate::fb::{Fb, FbLie};
 use crate::fsp::{Fsp, FspLie};
 use crate::gfw::{Gfw, GfwLie};
+use crate::gsp::bar::{RootEntry, Roots};
 use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig, Stop, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
 use crate::intr::{Effect, Intr};
 use crate::logger::{LogOnce, Logger};
+use crate::mmu::{Bar, Mmu};
+use crate::pramin::Pramin;
+use crate::vram::{Vram, PAGE};
 use crate::prom::{Dump, Prom, NV_PROM_DATA};
 use crate::ptimer::Ptimer;
 use crate::trace::{Dir, Trace};
@@ -144,6 +148,8 @@ enum Target {
     Bar0,
     /// A BAR that is not backed by anything: reads 0, writes ignored.
     Unbacked(Region, u64),
+    /// BAR1 or BAR2 (PCI BAR3), translated by the MMU into video memory.
+    Translated(Bar, Region, u64),
 }
 
 /// The interrupts of one vfio IRQ index.
@@ -318,6 +324,11 @@ pub struct Device {
     ptimer: Ptimer,
     /// The FB unit (Turing to Ada).
     fb: Option<Fb>,
+    /// Video memory, where the FB unit is modelled; the PRAMIN window onto it, and the MMU
+    /// that translates BAR1 and BAR2 into it.
+    vram: Option<Vram>,
+    pramin: Pramin,
+    mmu: Mmu,
     /// The falcons and FWSEC (with the GSP).
     engines: Option<Engines>,
     /// `--trace`: every BAR access.
@@ -463,6 +474,9 @@ impl Device {
             prom,
             gfw: Gfw::new(choice.gfw_delay, choice.gfw_fault),
             ptimer: Ptimer::new(),
+            vram: fb.as_ref().map(|_| Vram::new(choice.fb_size)),
+            pramin: Pramin::new(),
+            mmu: Mmu::new(),
             fb,
             engines,
             trace: None,
@@ -534,7 +548,7 @@ impl Device {
         match self.target(index) {
             Some(Target::Config) => CONFIG_SIZE,
             Some(Target::Bar0) => self.config_choice.bar0_size,
-            Some(Target::Unbacked(_, size)) => size,
+            Some(Target::Unbacked(_, size)) | Some(Target::Translated(_, _, size)) => size,
             None => 0,
         }
     }
@@ -549,8 +563,16 @@ impl Device {
         match index {
             VFIO_PCI_CONFIG_REGION_INDEX => Some(Target::Config),
             VFIO_PCI_BAR0_REGION_INDEX => Some(Target::Bar0),
+            VFIO_PCI_BAR1_REGION_INDEX if self.vram.is_some() => Some(Target::Translated(
+                Bar::Bar1,
+                Region::Bar1,
+                self.config_choice.bar1_size,
+            )),
             VFIO_PCI_BAR1_REGION_INDEX => {
                 Some(Target::Unbacked(Region::Bar1, self.config_choice.bar1_size))
+            }
+            VFIO_PCI_BAR3_REGION_INDEX if self.vram.is_some() => {
+                Some(Target::Translated(Bar::Bar2, Region::Bar3, BAR3_SIZE))
             }
             VFIO_PCI_BAR3_REGION_INDEX => Some(Target::Unbacked(Region::Bar3, BAR3_SIZE)),
             VFIO_PCI_BAR5_REGION_INDEX => Some(Target::Unbacked(Region::Bar5, BAR5_SIZE)),
@@ -568,7 +590,7 @@ impl Device {
         match target {
             Target::Config => ConfigSpace::check_access(offset, len)?,
             Target::Bar0 => check_bar_access("BAR0", self.config_choice.bar0_size, offset, len)?,
-            Target::Unbacked(region, size) => {
+            Target::Unbacked(region, size) | Target::Translated(_, region, size) => {
                 check_bar_access(&region.name().to_uppercase(), size, offset, len)?
             }
         }
@@ -611,6 +633,9 @@ impl Device {
                     gfw: &self.gfw,
                     ptimer: &mut self.ptimer,
                     fb: self.fb.as_mut(),
+                    vram: self.vram.as_mut(),
+                    pramin: &mut self.pramin,
+                    mmu: &mut self.mmu,
                     engines: self.engines.as_mut(),
                     chain: self.chain.as_ref(),
                     fsp: self.fsp.as_mut(),
@@ -625,6 +650,12 @@ impl Device {
                 if !self.is_phase_access(offset, data.len()) {
                     self.trace(Dir::Read, "BAR0", offset, data);
                 }
+            }
+            Target::Translated(bar, region, _) => {
+                self.counts.record(region, offset, Direction::Read);
+                let vram = self.vram.as_ref().expect("a translated BAR has video memory");
+                self.mmu.read_bar(bar, offset, data, vram, &self.log);
+                self.trace(Dir::Read, &region.name().to_uppercase(), offset, data);
             }
             Target::Unbacked(region, _) => {
                 self.counts.record(region, offset, Direction::Read);
@@ -681,6 +712,9 @@ impl Device {
                     gfw: &self.gfw,
                     ptimer: &mut self.ptimer,
                     fb: self.fb.as_mut(),
+                    vram: self.vram.as_mut(),
+                    pramin: &mut self.pramin,
+                    mmu: &mut self.mmu,
                     engines: self.engines.as_mut(),
                     chain: self.chain.as_ref(),
                     fsp: self.fsp.as_mut(),
@@ -713,6 +747,12 @@ impl Device {
                     self.rearm_msi();
                 }
                 self.update_irq();
+            }
+            Target::Translated(bar, region, _) => {
+                self.counts.record(region, offset, Direction::Write);
+                self.trace(Dir::Write, &region.name().to_uppercase(), offset, data);
+                let vram = self.vram.as_mut().expect("a translated BAR has video memory");
+                self.mmu.write_bar(bar, offset, data, vram, &self.log);
             }
             Target::Unbacked(region, _) => {
                 self.counts.record(region, offset, Direction::Write);
@@ -750,6 +790,8 @@ impl Device {
         self.counts.note_command(self.config.command());
         self.counts.set_phase(0);
         self.bar0.reset();
+        self.pramin.reset();
+        self.mmu.reset();
         if let Some(fb) = &mut self.fb {
             fb.reset();
         }

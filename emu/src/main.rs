@@ -30,10 +30,13 @@ mod guest_mem;
 mod intr;
 mod lie;
 mod logger;
+mod mmu;
 mod prom;
+mod pramin;
 mod ptimer;
 mod trace;
 mod vbios;
+mod vram;
 
 use std::fs;
 use std::io::{self, Write};

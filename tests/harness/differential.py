@@ -26,6 +26,7 @@ import difflib
 import fnmatch
 import struct
 
+from .nouveau import CHIPS as NOUVEAU_CHIPS
 from .oracle import ORACLE_CHIPS
 from .settings import ROOT
 
@@ -36,12 +37,10 @@ TABLE_HEADING = "## The differential table"
 # tests/scenarios.table; theirs are the oracle's (tests/harness/oracle.py) and nouveau's
 # (tests/harness/nouveau.py).
 PAIRS = tuple((f"trace-{chip}", f"oracle-{chip}", "nova-core", True)
-              for chip, _ in ORACLE_CHIPS) + (
-    ("trace-tu102", "nouveau-tu102-570.144", "nouveau", False),
-    ("trace-ga102", "nouveau-ga102-570.144", "nouveau", False),
-    ("pkg535-tu102", "nouveau-tu102-535.113.01", "nouveau", False),
-    ("pkg535-ga102", "nouveau-ga102-535.113.01", "nouveau", False),
-)
+              for chip, _ in ORACLE_CHIPS) + tuple(
+    (f"{ours}-{chip}", f"nouveau-{chip}-{version}", "nouveau", False)
+    for chip in NOUVEAU_CHIPS
+    for ours, version in (("trace", "570.144"), ("pkg535", "535.113.01")))
 
 # Per falcon (base 0x110000 GSP, 0x840000 SEC2), offsets relative to the base.
 FALCON = {

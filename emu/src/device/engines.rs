@@ -371,8 +371,10 @@ impl Device {
         }
         let running = gsp.running();
         let taken = gsp.take_commands();
+        let entries = gsp.take_root_entries();
         self.gsp = Some(gsp);
         self.note_gsp();
+        self.write_root_entries(&entries);
         for c in taken {
             self.trace_command(&c);
         }
@@ -438,9 +440,14 @@ impl Device {
         };
         for t in gsp.take_transitions() {
             match t {
-                Transition::Started => self.counts.gsp_started(),
+                Transition::Started => {
+                    self.counts.gsp_started();
+                    self.set_up_bar_roots();
+                }
                 Transition::Stopped(stop, rm) => {
                     self.counts.gsp_stopped(stop.name(), rm);
+                    self.mmu.set_root(Bar::Bar1, None);
+                    self.mmu.set_root(Bar::Bar2, None);
                     if let Some(e) = &mut self.engines {
                         // An orderly unload says so in mailbox 0: LIBOS writes
                         // LIBOS_INTERRUPT_PROCESSOR_SUSPENDED there, whatever it held (nouveau
@@ -467,6 +474,37 @@ impl Device {
                     }
                 }
             }
+        }
+    }
+
+    /// GSP-RM came up: it clears its BAR roots' pages in video memory and points BAR1 and
+    /// BAR2 at them (`crate::gsp::bar`).
+    fn set_up_bar_roots(&mut self) {
+        let roots = self
+            .fb
+            .as_ref()
+            .and_then(|f| f.wpr2())
+            .and_then(|w| Roots::of(w.start));
+        let (Some(roots), Some(vram)) = (roots, self.vram.as_mut()) else {
+            return;
+        };
+        for bar in [Bar::Bar1, Bar::Bar2] {
+            vram.clear_pages(roots.get(bar), PAGE);
+            self.mmu.set_root(bar, Some(roots.get(bar)));
+        }
+    }
+
+    /// Writes the root entries GSP-RM changed (UPDATE_BAR_PDE) into video memory and drops
+    /// what the TLB held of their BARs, as GSP-RM invalidates after it.
+    fn write_root_entries(&mut self, entries: &[RootEntry]) {
+        for e in entries {
+            if let Some(vram) = self.vram.as_mut() {
+                if let Err(err) = vram.write_u64(e.addr, e.value) {
+                    self.log
+                        .line(&format!("GSP: UPDATE_BAR_PDE's write refused: {err}"));
+                }
+            }
+            self.mmu.drop_translations(e.bar);
         }
     }
 }

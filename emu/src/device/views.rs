@@ -67,6 +67,11 @@ pub(super) struct Bar0View<'a> {
     pub(super) gfw: &'a Gfw,
     pub(super) ptimer: &'a mut Ptimer,
     pub(super) fb: Option<&'a mut Fb>,
+    /// Video memory, where it is modelled: the PRAMIN window's and the MMU's registers are
+    /// there only then.
+    pub(super) vram: Option<&'a mut Vram>,
+    pub(super) pramin: &'a mut Pramin,
+    pub(super) mmu: &'a mut Mmu,
     pub(super) engines: Option<&'a mut Engines>,
     /// The booter's fuse registers.
     pub(super) chain: Option<&'a BootChain>,
@@ -85,6 +90,11 @@ pub(super) struct Bar0View<'a> {
 }
 
 impl Bar0View<'_> {
+    /// WPR2, where the FB unit has one.
+    fn wpr2(&self) -> Option<std::ops::Range<u64>> {
+        self.fb.as_ref().and_then(|fb| fb.wpr2())
+    }
+
     /// The FB unit's or an engine's register at `offset`, if it is one.
     fn unit_read(&self, offset: u64) -> Option<u32> {
         let booter_fuse = self.chain.and_then(|c| c.fuse_read(offset));
@@ -115,6 +125,10 @@ impl DwordSpace for Bar0View<'_> {
             value
         } else if let Some(value) = self.unit_read(offset) {
             value
+        } else if let Some(vram) = self.vram.as_deref().filter(|_| Pramin::contains(offset)) {
+            self.pramin.peek(offset, vram, self.wpr2().as_ref())
+        } else if let Some(value) = self.mmu.read(offset).filter(|_| self.vram.is_some()) {
+            value
         } else if let Some(value) = self.intr.read(offset) {
             value
         } else {
@@ -134,6 +148,12 @@ impl DwordSpace for Bar0View<'_> {
         } else if let Some(value) = self.fsp.as_mut().and_then(|f| f.read(offset, self.gfw)) {
             value
         } else if let Some(value) = self.unit_read(offset) {
+            value
+        } else if self.vram.is_some() && Pramin::contains(offset) {
+            let wpr2 = self.wpr2();
+            let vram = self.vram.as_deref().expect("checked");
+            self.pramin.read(offset, vram, wpr2.as_ref(), self.log)
+        } else if let Some(value) = self.mmu.read(offset).filter(|_| self.vram.is_some()) {
             value
         } else if let Some(value) = self.intr.read(offset) {
             value
@@ -171,6 +191,14 @@ impl DwordSpace for Bar0View<'_> {
             {
                 self.log.line(&line);
             }
+        } else if self.vram.is_some() && Pramin::contains(offset) {
+            let wpr2 = self.wpr2();
+            let vram = self.vram.as_deref_mut().expect("checked");
+            self.pramin
+                .write(offset, value, mask, vram, wpr2.as_ref(), self.log);
+        } else if self.vram.is_some() && Mmu::contains(offset) {
+            let merged = value & mask | self.mmu.read(offset).unwrap_or(0) & !mask;
+            self.mmu.write(offset, merged);
         } else if let Some(effect) = self.intr.write(offset, value & mask) {
             // The bytes not written are 0: writes of 1 set, clear or re-arm.
             self.msi_rearm |= effect == Some(Effect::RearmMsi);

@@ -51,7 +51,7 @@ pub fn name(cmd: u32) -> &'static str {
         INTR_GET_KERNEL_TABLE => "NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE",
         FIFO_GET_DEVICE_INFO_TABLE => "NV2080_CTRL_CMD_FIFO_GET_DEVICE_INFO_TABLE",
         MEMSYS_GET_STATIC_CONFIG => "NV2080_CTRL_CMD_INTERNAL_MEMSYS_GET_STATIC_CONFIG",
-        _ => "an unknown control",
+        _ => super::vaspace::name(cmd).unwrap_or("an unknown control"),
     }
 }
 

@@ -18,6 +18,7 @@
 //! starts it again. Every guest memory access goes through the device's counted
 //! [`Sysmem`].
 
+pub mod bar;
 pub mod clock;
 pub mod controls;
 pub mod events;
@@ -30,6 +31,7 @@ pub mod sequencer;
 mod start;
 mod static_info;
 pub mod system_info;
+pub mod vaspace;
 pub mod wire;
 pub mod wpr_meta;
 
@@ -236,6 +238,9 @@ pub struct Gsp {
     wpr2_start: Option<u64>,
     /// GSP-RM raised SWGEN0 since the device last looked ([`Gsp::take_swgen0`]).
     swgen0: bool,
+    /// The BAR roots' entries GSP-RM changed since the device last looked
+    /// ([`Gsp::take_root_entries`]).
+    root_entries: Vec<bar::RootEntry>,
 }
 
 /// A command GSP-RM took, for the trace: its function and payload, and the payload's bytes
@@ -302,6 +307,7 @@ impl Gsp {
             recorded: 0,
             taken: Vec::new(),
             wpr2_start: None,
+            root_entries: Vec::new(),
             swgen0: false,
         }
     }
@@ -883,6 +889,7 @@ impl Gsp {
                 return Ok(Delivered::Done);
             }
             function::GET_GSP_STATIC_INFO => self.fill_static_info(version, p.payload),
+            function::UPDATE_BAR_PDE => self.update_bar_pde(version, p.payload),
             function::GSP_RM_ALLOC | function::FREE | function::GSP_RM_CONTROL => {
                 self.rm_call(version, &p)
             }

@@ -8,10 +8,12 @@
 //! the comment says it is the model's assumption.
 //!
 //! Classes known: `NV01_ROOT` (a client), `NV01_DEVICE_0` under a client, `NV20_SUBDEVICE_0`
-//! under a device. Anything else is refused by name.
+//! and `FERMI_VASPACE_A` under a device (the VA space's parameters and controls:
+//! [`super::vaspace`]). Anything else is refused by name.
 
 use std::collections::BTreeMap;
 
+use super::vaspace::{self, VaSpace, FERMI_VASPACE_A};
 use super::wire::{get_u32, put_u32, Version};
 
 /// `rpc_gsp_rm_alloc_v03_00` (OpenRM `g_rpc-structures.h`, the same in both versions): its
@@ -57,6 +59,7 @@ pub const NV_ERR_INVALID_ARGUMENT: u32 = 0x1f;
 pub const NV_ERR_INVALID_CLASS: u32 = 0x22;
 pub const NV_ERR_INVALID_CLIENT: u32 = 0x23;
 pub const NV_ERR_INVALID_PARAM_STRUCT: u32 = 0x3a;
+pub const NV_ERR_INVALID_STATE: u32 = 0x40;
 pub const NV_ERR_NOT_SUPPORTED: u32 = 0x56;
 pub const NV_ERR_INVALID_OBJECT_HANDLE: u32 = 0x33;
 pub const NV_ERR_INVALID_OBJECT_PARENT: u32 = 0x36;
@@ -78,6 +81,7 @@ fn params_size(version: Version, class: u32) -> Option<usize> {
         (NV01_ROOT, Version::R570_144) => Some(120),
         (NV01_DEVICE_0, _) => Some(56),
         (NV20_SUBDEVICE_0, _) => Some(4),
+        (FERMI_VASPACE_A, _) => Some(vaspace::ALLOC_PARAMS_SIZE),
         _ => None,
     }
 }
@@ -88,6 +92,7 @@ pub fn class_name(class: u32) -> &'static str {
         NV01_ROOT => "NV01_ROOT",
         NV01_DEVICE_0 => "NV01_DEVICE_0",
         NV20_SUBDEVICE_0 => "NV20_SUBDEVICE_0",
+        FERMI_VASPACE_A => "FERMI_VASPACE_A",
         _ => "an unknown class",
     }
 }
@@ -99,6 +104,8 @@ struct Object {
     class: u32,
     /// The device's `deviceId` or the subdevice's `subDeviceId`.
     instance: u32,
+    /// A VA space's state.
+    vaspace: Option<VaSpace>,
 }
 
 /// The most objects the model holds in one run, all clients together (the model's bound: a
@@ -132,6 +139,8 @@ pub struct Tree {
     /// Handles freed in each client (clients freed too, under their own handle).
     freed: BTreeMap<u32, Vec<u32>>,
     summary: RmSummary,
+    /// Where the usable video memory ends, where it is modelled.
+    vram_end: Option<u64>,
 }
 
 /// What a call answered: its status and a line for the log.
@@ -166,6 +175,7 @@ impl Default for Tree {
             parent,
             class,
             instance: 0,
+            vaspace: None,
         };
         let internal = BTreeMap::from([
             (client, object(client, NV01_ROOT)),
@@ -176,6 +186,7 @@ impl Default for Tree {
             clients: BTreeMap::from([(client, internal)]),
             freed: BTreeMap::new(),
             summary: RmSummary::default(),
+            vram_end: None,
         }
     }
 }
@@ -336,36 +347,51 @@ impl Tree {
                 format!("{what} refused: the handle is taken: NV_ERR_INSERT_DUPLICATE_NAME"),
             );
         }
-        // deviceId (NV0080_ALLOC_PARAMETERS) or subDeviceId (NV2080_ALLOC_PARAMETERS), both
-        // at offset 0: one GPU, so only instance 0; a second of one instance under one parent
-        // is refused (gpu/device.c, subdevice/subdevice.c).
-        let instance = get_u32(params, 0);
-        if instance != 0 {
-            return Answer::refused(
-                NV_ERR_INVALID_CLASS,
-                format!(
-                    "{what} refused: instance {instance}, the GPU has only 0: NV_ERR_INVALID_CLASS"
-                ),
-            );
-        }
-        if objects
-            .values()
-            .any(|o| o.class == class && o.parent == parent && o.instance == instance)
-        {
-            return Answer::refused(
-                NV_ERR_INSUFFICIENT_RESOURCES,
-                format!(
-                    "{what} refused: instance {instance} already allocated under its parent: \
-                     NV_ERR_INSUFFICIENT_RESOURCES"
-                ),
-            );
-        }
+        let (instance, vaspace) = if class == FERMI_VASPACE_A {
+            match vaspace::check_alloc(params) {
+                Ok(v) => (0, Some(v)),
+                Err(why) => {
+                    return Answer::refused(
+                        NV_ERR_INVALID_ARGUMENT,
+                        format!("{what} refused: {why}: NV_ERR_INVALID_ARGUMENT"),
+                    )
+                }
+            }
+        } else {
+            // deviceId (NV0080_ALLOC_PARAMETERS) or subDeviceId (NV2080_ALLOC_PARAMETERS),
+            // both at offset 0: one GPU, so only instance 0; a second of one instance under one
+            // parent is refused (gpu/device.c, subdevice/subdevice.c).
+            let instance = get_u32(params, 0);
+            if instance != 0 {
+                return Answer::refused(
+                    NV_ERR_INVALID_CLASS,
+                    format!(
+                        "{what} refused: instance {instance}, the GPU has only 0: \
+                         NV_ERR_INVALID_CLASS"
+                    ),
+                );
+            }
+            if objects
+                .values()
+                .any(|o| o.class == class && o.parent == parent && o.instance == instance)
+            {
+                return Answer::refused(
+                    NV_ERR_INSUFFICIENT_RESOURCES,
+                    format!(
+                        "{what} refused: instance {instance} already allocated under its \
+                         parent: NV_ERR_INSUFFICIENT_RESOURCES"
+                    ),
+                );
+            }
+            (instance, None)
+        };
         self.clients.get_mut(&client).expect("found").insert(
             object,
             Object {
                 parent,
                 class,
                 instance,
+                vaspace,
             },
         );
         if let Some(f) = self.freed.get_mut(&client) {
@@ -410,6 +436,7 @@ impl Tree {
                     parent: client,
                     class: NV01_ROOT,
                     instance: 0,
+                    vaspace: None,
                 },
             )]),
         );
@@ -472,8 +499,11 @@ impl Tree {
                 format!("{what} refused: no object {object:#010x}: NV_ERR_OBJECT_NOT_FOUND"),
             );
         };
-        // A command's class is its top 16 bits (NV2080_CTRL_CMD_*: the subdevice's).
-        let Some(want) = params_size(cmd).filter(|_| cmd >> 16 == target.class) else {
+        // A command's class is its top 16 bits (NV2080_CTRL_CMD_*: the subdevice's); the VA
+        // space controls on a device are the tree's own.
+        let stateful = vaspace::params_size(cmd).filter(|_| cmd >> 16 == target.class);
+        let Some(want) = stateful.or_else(|| params_size(cmd).filter(|_| cmd >> 16 == target.class))
+        else {
             return Answer::refused(
                 NV_ERR_NOT_SUPPORTED,
                 format!(
@@ -493,10 +523,48 @@ impl Tree {
                 format!("{what} refused: paramsSize {size} ({sent} bytes sent), not {want}"),
             );
         }
-        match answer(cmd, &mut request[control::SIZE_OF..control::SIZE_OF + size]) {
+        let params = &mut request[control::SIZE_OF..control::SIZE_OF + size];
+        let result = if stateful.is_some() {
+            self.vaspace_control(client, object, cmd, params)
+        } else {
+            answer(cmd, params)
+        };
+        match result {
             Ok(()) => Answer::ok(what),
             Err((status, why)) => Answer::refused(status, format!("{what} refused: {why}")),
         }
+    }
+
+    /// A VA space control on `device` of `client` carried out: the VA space it names must be
+    /// one of that device's.
+    fn vaspace_control(
+        &mut self,
+        client: u32,
+        device: u32,
+        cmd: u32,
+        params: &[u8],
+    ) -> Result<(), (u32, String)> {
+        let objects = self.clients.get_mut(&client).expect("checked");
+        let lookup = |h: u32| {
+            objects
+                .get(&h)
+                .filter(|o| o.parent == device)
+                .and_then(|o| o.vaspace)
+        };
+        let change = vaspace::check_control(cmd, params, lookup, self.vram_end)?;
+        if let Some(v) = objects
+            .get_mut(&change.vaspace)
+            .and_then(|o| o.vaspace.as_mut())
+        {
+            v.directory = change.directory;
+        }
+        Ok(())
+    }
+
+    /// Where the usable video memory ends (the static information's region), for the checks
+    /// of addresses the driver names.
+    pub fn set_vram_end(&mut self, end: Option<u64>) {
+        self.vram_end = end;
     }
 
     /// `FREE`: the request is answered in place and sent back. RM frees the object's

@@ -138,7 +138,7 @@ fn alloc_rules_answer_with_openrms_codes() {
         );
         // A class the model does not know.
         assert_eq!(
-            alloc(&mut tree, version, DEVICE, 0x9000_0000, 0x90f1),
+            alloc(&mut tree, version, DEVICE, 0x9000_0000, 0x1234),
             NV_ERR_INVALID_CLASS
         );
         // The client's handle for another object: each version's code.

@@ -443,7 +443,11 @@ impl Gsp {
             logs,
             pci,
             ticks: 0,
-            rm: super::rm::Tree::default(),
+            rm: {
+                let mut tree = super::rm::Tree::default();
+                tree.set_vram_end(self.wpr2_start.and_then(super::bar::usable_end));
+                tree
+            },
             system_info: false,
             registry: false,
             refused: false,

@@ -3,11 +3,9 @@
 //! GSP-RM's static information (`GET_GSP_STATIC_INFO`): each version's `GspStaticConfigInfo`
 //! as the emulated chip fills it.
 
+use super::bar::{usable_end, Roots};
 use super::wire::{put_u32, put_u64, Version, GPU_NAME_LEN, NV_ERR_BUFFER_TOO_SMALL};
 use super::{controls, rm, Gsp};
-
-/// The alignment of the usable video memory the static information reports.
-const FB_ALIGN: u64 = 2 << 20;
 
 impl Gsp {
     /// `GET_GSP_STATIC_INFO`: GSP-RM fills the request in place and sends it back at its own
@@ -35,7 +33,7 @@ impl Gsp {
     }
 
     /// GspStaticConfigInfo of `version`: zero but for the name, the framebuffer size and its
-    /// usable region, GSP-RM's internal client, device and subdevice, and (535.113.01) the GPCs
+    /// usable region, the BARs' root directories, GSP-RM's internal client, device and subdevice, and (535.113.01) the GPCs
     /// and TPCs.
     pub(super) fn static_info(&self, version: Version) -> Vec<u8> {
         let mut info = vec![0u8; version.static_info_size()];
@@ -54,22 +52,25 @@ impl Gsp {
             put_u32(&mut info, at + 4 * i, *handle);
         }
         // The video memory the driver may use: one region from 0 to 2 MiB below WPR2's 2 MiB
-        // aligned start (the non-WPR heap under WPR2 stays GSP-RM's), compressible and
-        // displayable, neither reserved nor protected, as nouveau takes a usable region
-        // (`r535_gsp_get_static_info_fb`). The model's figure: GSP-RM's own reservations below
-        // it are not published. Without a modelled FB unit, no region.
-        if let Some(wpr2) = self.wpr2_start {
-            let end = (wpr2 & !(FB_ALIGN - 1)).saturating_sub(FB_ALIGN);
-            if end > 0 {
-                let at = version.static_info_fb_regions_offset();
-                put_u32(&mut info, at, 1);
-                let r = at + 8;
-                put_u64(&mut info, r, 0);
-                put_u64(&mut info, r + 8, end - 1);
-                // reserved (u64) at +16 and performance (u32) at +24 stay 0.
-                info[r + 28] = 1; // supportCompressed
-                info[r + 29] = 1; // supportISO
-            }
+        // aligned start (the 2 MiB between are GSP-RM's: the BARs' root directories are there,
+        // `bar::Roots`), compressible and displayable, neither reserved nor protected, as
+        // nouveau takes a usable region (`r535_gsp_get_static_info_fb`). The model's figure:
+        // GSP-RM's own reservations below it are not published. Without a modelled FB unit, no
+        // region and no BAR roots.
+        if let Some(end) = self.wpr2_start.and_then(usable_end) {
+            let at = version.static_info_fb_regions_offset();
+            put_u32(&mut info, at, 1);
+            let r = at + 8;
+            put_u64(&mut info, r, 0);
+            put_u64(&mut info, r + 8, end - 1);
+            // reserved (u64) at +16 and performance (u32) at +24 stay 0.
+            info[r + 28] = 1; // supportCompressed
+            info[r + 29] = 1; // supportISO
+        }
+        if let Some(roots) = self.wpr2_start.and_then(Roots::of) {
+            let at = version.static_info_bar_pde_base_offset();
+            put_u64(&mut info, at, roots.bar1);
+            put_u64(&mut info, at + 8, roots.bar2);
         }
         // 535.113.01 has the GPCs and TPCs here (gpcInfo, then tpcInfo[32] of {gpcId,
         // tpcMask}); 570.144 answers controls for them.

@@ -103,6 +103,15 @@ impl Version {
         }
     }
 
+    /// Offset of GspStaticConfigInfo.bar1PdeBase, followed by bar2PdeBase (u64 each; the
+    /// project's headers pin both).
+    pub fn static_info_bar_pde_base_offset(self) -> usize {
+        match self {
+            Version::R535_113_01 => 2088,
+            Version::R570_144 => 1536,
+        }
+    }
+
     /// Offset of GspStaticConfigInfo.fb_length (u64).
     pub fn static_info_fb_length_offset(self) -> usize {
         match self {
@@ -223,6 +232,8 @@ pub mod function {
     pub const FREE: u32 = 10;
     pub const UNLOADING_GUEST_DRIVER: u32 = 47;
     pub const GET_GSP_STATIC_INFO: u32 = 65;
+    /// Hangs the driver's BAR page directory under GSP-RM's root (`super::super::bar`).
+    pub const UPDATE_BAR_PDE: u32 = 70;
     pub const CONTINUATION_RECORD: u32 = 71;
     pub const GSP_SET_SYSTEM_INFO: u32 = 72;
     pub const SET_REGISTRY: u32 = 73;
@@ -240,6 +251,7 @@ pub mod function {
         match function {
             UNLOADING_GUEST_DRIVER => "UNLOADING_GUEST_DRIVER",
             GET_GSP_STATIC_INFO => "GET_GSP_STATIC_INFO",
+            UPDATE_BAR_PDE => "UPDATE_BAR_PDE",
             CONTINUATION_RECORD => "CONTINUATION_RECORD",
             GSP_SET_SYSTEM_INFO => "GSP_SET_SYSTEM_INFO",
             SET_REGISTRY => "SET_REGISTRY",
