@@ -248,7 +248,13 @@ impl Counts {
     }
 
     /// The counts file's text.
-    pub fn to_json(&self, chipset: &str, boot0: u32, boot42: u32) -> io::Result<String> {
+    pub fn to_json(
+        &self,
+        chipset: &str,
+        boot0: u32,
+        boot42: u32,
+        video_memory: Option<VideoMemory>,
+    ) -> io::Result<String> {
         let report = Report {
             chipset,
             boot0: format!("{boot0:#010x}"),
@@ -278,11 +284,21 @@ impl Counts {
             config_writes: self.config_writes,
             gsp_runs: &self.gsp_runs,
             bus_master_phases: self.bus_master_phases.iter().copied().collect(),
+            video_memory,
         };
         let mut text = serde_json::to_string_pretty(&report).map_err(io::Error::other)?;
         text.push('\n');
         Ok(text)
     }
+}
+
+/// What the driver did to video memory, where it is modelled.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct VideoMemory {
+    /// 4 KiB pages written (through PRAMIN, BAR1, BAR2 or by GSP-RM).
+    pub pages_written: usize,
+    /// TLB invalidates the driver started.
+    pub tlb_invalidates: u32,
 }
 
 #[derive(Serialize)]
@@ -296,6 +312,8 @@ struct Report<'a> {
     gsp_runs: &'a [GspRun],
     /// The phases in which bus mastering was turned on.
     bus_master_phases: Vec<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    video_memory: Option<VideoMemory>,
 }
 
 #[derive(Serialize)]
@@ -391,10 +409,19 @@ mod tests {
         c.interrupt(Delivery::Msi);
         c.interrupt(Delivery::Intx);
         c.set_phase(7);
+        let video = VideoMemory {
+            pages_written: 12,
+            tlb_invalidates: 3,
+        };
         let text = c
-            .to_json("ga102", 0x172000a1, 0x172a1000)
+            .to_json("ga102", 0x172000a1, 0x172a1000, Some(video))
             .expect("serialises");
         let v: Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(v["video_memory"]["pages_written"], 12);
+        assert_eq!(v["video_memory"]["tlb_invalidates"], 3);
+        let none: Value =
+            serde_json::from_str(&c.to_json("ga102", 0, 0, None).expect("serialises")).unwrap();
+        assert!(none.get("video_memory").is_none());
         assert_eq!(v["chipset"], "ga102");
         assert_eq!(v["boot0"], "0x172000a1");
         assert_eq!(v["boot42"], "0x172a1000");
@@ -446,7 +473,7 @@ mod tests {
         let mut c = Counts::new();
         c.record(Region::Bar1, 0x1000000, Direction::Read);
         c.record(Region::Bar1, 0x200, Direction::Read);
-        let text = c.to_json("ga102", 0, 0).expect("serialises");
+        let text = c.to_json("ga102", 0, 0, None).expect("serialises");
         let small = text.find("\"0x000200\"").expect("small offset present");
         let big = text.find("\"0x1000000\"").expect("big offset present");
         assert!(small < big);
@@ -482,7 +509,8 @@ mod tests {
         c.note_command(0x0002);
         c.set_phase(2);
         let json: serde_json::Value =
-            serde_json::from_str(&c.to_json("ga102", 0, 0).expect("serialises")).expect("parse");
+            serde_json::from_str(&c.to_json("ga102", 0, 0, None).expect("serialises"))
+                .expect("parse");
         // Bus mastering (bit 2) was turned on in phase 0 only.
         assert_eq!(json["bus_master_phases"], serde_json::json!([0]));
         let commands: Vec<&str> = json["phases"]

@@ -71,12 +71,12 @@ use crate::intr::{Effect, Intr};
 use crate::logger::{LogOnce, Logger};
 use crate::mmu::{Bar, Mmu};
 use crate::pramin::Pramin;
-use crate::vram::{Vram, PAGE};
 use crate::prom::{Dump, Prom, NV_PROM_DATA};
 use crate::ptimer::Ptimer;
 use crate::trace::{Dir, Trace};
 use crate::vbios::fault::VbiosLie;
 use crate::vbios::Vbios;
+use crate::vram::{Vram, PAGE};
 
 use crate::config::PCI_COMMAND_MASTER;
 
@@ -653,7 +653,10 @@ impl Device {
             }
             Target::Translated(bar, region, _) => {
                 self.counts.record(region, offset, Direction::Read);
-                let vram = self.vram.as_ref().expect("a translated BAR has video memory");
+                let vram = self
+                    .vram
+                    .as_ref()
+                    .expect("a translated BAR has video memory");
                 self.mmu.read_bar(bar, offset, data, vram, &self.log);
                 self.trace(Dir::Read, &region.name().to_uppercase(), offset, data);
             }
@@ -751,7 +754,10 @@ impl Device {
             Target::Translated(bar, region, _) => {
                 self.counts.record(region, offset, Direction::Write);
                 self.trace(Dir::Write, &region.name().to_uppercase(), offset, data);
-                let vram = self.vram.as_mut().expect("a translated BAR has video memory");
+                let vram = self
+                    .vram
+                    .as_mut()
+                    .expect("a translated BAR has video memory");
                 self.mmu.write_bar(bar, offset, data, vram, &self.log);
             }
             Target::Unbacked(region, _) => {
@@ -1033,10 +1039,15 @@ impl Device {
 
     /// The counts file's text.
     pub fn counts_json(&self) -> io::Result<String> {
+        let video_memory = self.vram.as_ref().map(|v| crate::counts::VideoMemory {
+            pages_written: v.pages(),
+            tlb_invalidates: self.mmu.invalidates(),
+        });
         self.counts.to_json(
             self.config_choice.chipset.name,
             self.identity.boot0,
             self.identity.boot42,
+            video_memory,
         )
     }
 }

@@ -1175,7 +1175,7 @@ pub mod tests {
         assert_eq!(tally(3, 0x2000), (1, 0));
         assert_eq!(counts.total_in_phase(0), 6);
         assert_eq!(counts.total_in_phase(3), 1);
-        let json = counts.to_json("ga102", 0, 0).expect("json");
+        let json = counts.to_json("ga102", 0, 0, None).expect("json");
         assert!(json.contains("\"region\": \"sysmem\""), "{json}");
         assert!(json.contains("\"offset\": \"0x002000\""), "{json}");
     }

@@ -28,13 +28,14 @@
 //! there). PRIVILEGE and KIND are not checked.
 //!
 //! The TLB keeps each translation it made until the driver invalidates it through the VFN
-//! block's `NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB` (0xb830a0; ADDR 31:4 the directory
-//! >> 12, APERTURE 1), `_UPPER_PDB` (0xb830a4; ADDR 19:0 the bits from 40) and `_INVALIDATE`
-//! (0xb830b0: bit 31 starts it, ALL_VA 0, ALL_PDB 1, HUBTLB_ONLY 2; OpenRM
-//! `turing/tu102/dev_vm.h`, nouveau's `tu102_vmm_flush`), which completes at once: a driver
-//! that changes a PTE and does not invalidate keeps reading through the old one, as on
-//! silicon. An invalidate drops every translation of the directory it names, or all with
-//! ALL_PDB; the model ignores the VA it might name and drops them all (never less than silicon).
+//! block's `NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB` (0xb830a0: ADDR 31:4, the directory's
+//! address shifted right by 12; APERTURE 1), `_UPPER_PDB` (0xb830a4: ADDR 19:0, the address
+//! bits from 40) and `_INVALIDATE` (0xb830b0: bit 31 starts it; ALL_VA 0, ALL_PDB 1,
+//! HUBTLB_ONLY 2; OpenRM `turing/tu102/dev_vm.h`, nouveau's `tu102_vmm_flush`), which
+//! completes at once: a driver that changes a PTE and does not invalidate keeps reading
+//! through the old one, as on silicon. An invalidate drops every translation of the directory
+//! it names, or all of them with ALL_PDB; the model ignores the VA it might name and drops
+//! them all (never less than silicon).
 
 use std::collections::HashMap;
 
@@ -231,14 +232,7 @@ impl Mmu {
 
     /// Writes `data` at `offset` of `bar` through the page tables; a fault drops it and is
     /// logged.
-    pub fn write_bar(
-        &mut self,
-        bar: Bar,
-        offset: u64,
-        data: &[u8],
-        vram: &mut Vram,
-        log: &Logger,
-    ) {
+    pub fn write_bar(&mut self, bar: Bar, offset: u64, data: &[u8], vram: &mut Vram, log: &Logger) {
         let mut done = 0;
         while done < data.len() {
             let va = offset + done as u64;
@@ -259,7 +253,10 @@ impl Mmu {
     fn fault(&mut self, log: &Logger, bar: Bar, va: u64, what: &str, why: &str) {
         let key = ((bar.index() as u64) << 63) | (va / PAGE);
         self.faults.log(log, key, || {
-            format!("{} {what} at {va:#x} refused (an MMU fault): {why}", bar.name())
+            format!(
+                "{} {what} at {va:#x} refused (an MMU fault): {why}",
+                bar.name()
+            )
         });
     }
 
@@ -307,7 +304,12 @@ impl Mmu {
             return Self::page(big, va, PD0_SHIFT, "PD0's PTE");
         }
         if aperture(big) != 0 {
-            let lpt = Self::pde_table(big, "PD0's big half", index, ((big >> 4) & ((1 << 50) - 1)) << 8)?;
+            let lpt = Self::pde_table(
+                big,
+                "PD0's big half",
+                index,
+                ((big >> 4) & ((1 << 50) - 1)) << 8,
+            )?;
             let i = (va >> BIG_SHIFT) & 0x1f;
             let pte = entry(lpt, i, 8, "the big page table")?;
             if pte & PTE_VALID != 0 {
@@ -333,7 +335,9 @@ impl Mmu {
         } else if pte & VOL != 0 {
             Ok(Page::Sparse)
         } else {
-            Err(format!("small PTE {i} at {spt:#x} is not valid ({pte:#018x})"))
+            Err(format!(
+                "small PTE {i} at {spt:#x} is not valid ({pte:#018x})"
+            ))
         }
     }
 

@@ -145,7 +145,7 @@ impl Pramin {
     }
 
     fn refuse(&mut self, log: &Logger, offset: u64, what: &str, why: &str) {
-        let key = u64::from(self.window) << 24 | offset;
+        let key = (u64::from(self.window) << 24) | offset;
         self.refusals.log(log, key, || {
             format!("PRAMIN {what} at BAR0+{offset:#08x} refused: {why}")
         });

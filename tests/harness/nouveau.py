@@ -102,6 +102,9 @@ def nouveau_jobs():
                 results.check(f"{sc.name}: nouveau used its BAR2 through the model's MMU",
                               bar2 >= BAR2_ACCESSES,
                               f"{bar2} BAR2 accesses, fewer than {BAR2_ACCESSES}")
+                invalidates = (counts.get("video_memory") or {}).get("tlb_invalidates", 0)
+                results.check(f"{sc.name}: nouveau invalidated the TLB after changing its page "
+                              "tables", invalidates > 0, "no TLB invalidate")
                 # nouveau's boot has no unbind step: the rmmod lets go of the GPU.
                 check_quiet_after(sc.name, counts, results,
                                   phases=((PHASE_AFTER_RMMOD, "rmmod"),))

@@ -130,7 +130,10 @@ impl Gsp {
     /// `UPDATE_BAR_PDE`: checked, then left for the device to write into the root
     /// ([`Gsp::take_root_entries`]); the request is sent back.
     pub(super) fn update_bar_pde(&mut self, _version: Version, request: Vec<u8>) -> (u32, Vec<u8>) {
-        let checked = match self.wpr2_start.and_then(|w| Roots::of(w).zip(usable_end(w))) {
+        let checked = match self
+            .wpr2_start
+            .and_then(|w| Roots::of(w).zip(usable_end(w)))
+        {
             Some((roots, end)) => check_update(&request, roots, end),
             None => Err("no video memory is modelled for this chip".into()),
         };
@@ -198,7 +201,10 @@ mod tests {
                 value: pde
             }
         );
-        assert_eq!(check_update(&request(1, 0, 47), roots, end).unwrap().value, 0);
+        assert_eq!(
+            check_update(&request(1, 0, 47), roots, end).unwrap().value,
+            0
+        );
     }
 
     #[test]
@@ -211,8 +217,14 @@ mod tests {
             (request(2, pde, 47), "barType 2 is neither"),
             (request(1, pde, 38), "entryLevelShift 38 is not the root's"),
             (request(1, pde | 1, 47), "is not a PDE naming video memory"),
-            (request(1, (0x123_4000u64 >> 4) | 4, 47), "is not a PDE naming video memory"),
-            (request(1, (end >> 4) | 2, 47), "outside the usable video memory"),
+            (
+                request(1, (0x123_4000u64 >> 4) | 4, 47),
+                "is not a PDE naming video memory",
+            ),
+            (
+                request(1, (end >> 4) | 2, 47),
+                "outside the usable video memory",
+            ),
         ] {
             let e = check_update(&req, roots, end).unwrap_err();
             assert!(e.contains(want), "{want}: {e}");

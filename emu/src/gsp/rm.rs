@@ -502,7 +502,8 @@ impl Tree {
         // A command's class is its top 16 bits (NV2080_CTRL_CMD_*: the subdevice's); the VA
         // space controls on a device are the tree's own.
         let stateful = vaspace::params_size(cmd).filter(|_| cmd >> 16 == target.class);
-        let Some(want) = stateful.or_else(|| params_size(cmd).filter(|_| cmd >> 16 == target.class))
+        let Some(want) =
+            stateful.or_else(|| params_size(cmd).filter(|_| cmd >> 16 == target.class))
         else {
             return Answer::refused(
                 NV_ERR_NOT_SUPPORTED,

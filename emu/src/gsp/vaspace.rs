@@ -252,23 +252,50 @@ mod tests {
         assert!(check_alloc(&params).unwrap_err().contains("flags 0x1"));
         put_u32(&mut params, 4, 0);
         put_u32(&mut params, 32, 0x10000);
-        assert!(check_alloc(&params).unwrap_err().contains("bigPageSize 0x10000"));
+        assert!(check_alloc(&params)
+            .unwrap_err()
+            .contains("bigPageSize 0x10000"));
         for (p, lookup, want) in [
-            (set_pd(0x1000, 4, 0, H + 1), space(true, None), "is no FERMI_VASPACE_A"),
-            (set_pd(0x1000, 4, 0, H), space(false, None), "not externally owned"),
-            (set_pd(0x1000, 4, 0, H), space(true, Some(0x2000)), "already"),
+            (
+                set_pd(0x1000, 4, 0, H + 1),
+                space(true, None),
+                "is no FERMI_VASPACE_A",
+            ),
+            (
+                set_pd(0x1000, 4, 0, H),
+                space(false, None),
+                "not externally owned",
+            ),
+            (
+                set_pd(0x1000, 4, 0, H),
+                space(true, Some(0x2000)),
+                "already",
+            ),
             (set_pd(0x1000, 4, 1, H), space(true, None), "flags 0x1"),
             (set_pd(0x1000, 4, 0x40, H), space(true, None), "flags 0x40"),
             (set_pd(0x1000, 5, 0, H), space(true, None), "numEntries 5"),
-            (set_pd(0x1800, 4, 0, H), space(true, None), "physAddress 0x1800"),
-            (set_pd(END, 4, 0, H), space(true, None), "no page of the usable"),
+            (
+                set_pd(0x1800, 4, 0, H),
+                space(true, None),
+                "physAddress 0x1800",
+            ),
+            (
+                set_pd(END, 4, 0, H),
+                space(true, None),
+                "no page of the usable",
+            ),
         ] {
             let e = check_control(DMA_SET_PAGE_DIRECTORY, &p, lookup, Some(END)).unwrap_err();
             assert!(e.1.contains(want), "{want}: {}", e.1);
         }
         let mut unset = vec![0; 8];
         put_u32(&mut unset, 0, H);
-        let e = check_control(DMA_UNSET_PAGE_DIRECTORY, &unset, space(true, None), Some(END));
+        let e = check_control(
+            DMA_UNSET_PAGE_DIRECTORY,
+            &unset,
+            space(true, None),
+            Some(END),
+        );
         assert!(e.unwrap_err().1.contains("no page directory to withdraw"));
     }
 }

@@ -40,7 +40,10 @@ fn read(m: &mut Mmu, v: &Vram, log: &Logger, bar: Bar, va: u64) -> u32 {
 }
 
 fn invalidate(m: &mut Mmu, pdb: u64, all: bool) {
-    m.write(NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB, (pdb >> 8) as u32);
+    m.write(
+        NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB,
+        (pdb >> 8) as u32,
+    );
     m.write(NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_UPPER_PDB, 0);
     m.write(
         NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE,
@@ -59,7 +62,9 @@ fn a_small_pte_maps_its_page_for_reads_and_writes() {
     assert_eq!(v.read_u32(0x20_0ffc).unwrap() >> 16, 0x0201);
     let log = mem.contents();
     assert!(
-        log.contains("BAR2 write at 0x4000 refused (an MMU fault): small PTE 4 at 0x104000 is not valid"),
+        log.contains(
+            "BAR2 write at 0x4000 refused (an MMU fault): small PTE 4 at 0x104000 is not valid"
+        ),
         "{log}"
     );
 }
@@ -72,7 +77,11 @@ fn the_tlb_keeps_a_translation_until_the_driver_invalidates_it() {
     v.write(0x30_0000, &[0x22; 4]).unwrap();
     assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0), 0x1111_1111);
     v.write_u64(SPT, pte(0x30_0000)).unwrap();
-    assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0), 0x1111_1111, "stale until invalidated");
+    assert_eq!(
+        read(&mut m, &v, &log, Bar::Bar2, 0),
+        0x1111_1111,
+        "stale until invalidated"
+    );
     // An invalidate of another directory leaves it.
     invalidate(&mut m, 0x50_0000, false);
     assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0), 0x1111_1111);
@@ -82,7 +91,10 @@ fn the_tlb_keeps_a_translation_until_the_driver_invalidates_it() {
     invalidate(&mut m, 0x50_0000, true);
     assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0), 0x1111_1111);
     assert_eq!(m.invalidates(), 3);
-    assert_eq!(m.read(NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE).unwrap() & TRIGGER, 0);
+    assert_eq!(
+        m.read(NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE).unwrap() & TRIGGER,
+        0
+    );
 }
 
 #[test]
@@ -93,7 +105,11 @@ fn big_pages_2m_pages_sparse_and_ignored_small_ptes_follow_the_format() {
     v.write_u64(LPT + 8, pte(0x40_0000)).unwrap();
     v.write_u64(SPT + 16 * 8, pte(0x60_0000)).unwrap();
     v.write(0x40_1004, &[0x33; 4]).unwrap();
-    assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0x1_1004), 0x3333_3333, "the big PTE wins");
+    assert_eq!(
+        read(&mut m, &v, &log, Bar::Bar2, 0x1_1004),
+        0x3333_3333,
+        "the big PTE wins"
+    );
     // Big PTE 2 sparse, 3 invalid with PRIVILEGE (small ones ignored), 4 invalid: small PTE.
     v.write_u64(LPT + 2 * 8, VOL).unwrap();
     v.write_u64(LPT + 3 * 8, PRIVILEGE).unwrap();
@@ -104,8 +120,14 @@ fn big_pages_2m_pages_sparse_and_ignored_small_ptes_follow_the_format() {
     assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0x3_0000), 0);
     assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0x4_0000), 0x4444_4444);
     let text = mem.contents();
-    assert!(text.contains("BAR2 read at 0x30000 refused (an MMU fault): big PTE 3"), "{text}");
-    assert!(!text.contains("0x20000 refused"), "sparse is no fault: {text}");
+    assert!(
+        text.contains("BAR2 read at 0x30000 refused (an MMU fault): big PTE 3"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("0x20000 refused"),
+        "sparse is no fault: {text}"
+    );
     // PD0 entry 1 (2 MiB..4 MiB) as a 2 MiB PTE.
     v.write_u64(PD0 + 16, pte(0x80_0000)).unwrap();
     v.write(0x80_0000 + 0x1_2344, &[0x55; 4]).unwrap();
@@ -122,7 +144,11 @@ fn what_silicon_refuses_is_refused_by_name() {
     v.write_u64(PD1 + 8, pde(1 << 40)).unwrap();
     m.write_bar(Bar::Bar2, 0, &[9; 4], &mut v, &log);
     assert_eq!(v.read_u32(0x20_0000).unwrap(), 0);
-    assert_eq!(read(&mut m, &v, &log, Bar::Bar2, 0), 0, "reads through read-only are fine");
+    assert_eq!(
+        read(&mut m, &v, &log, Bar::Bar2, 0),
+        0,
+        "reads through read-only are fine"
+    );
     read(&mut m, &v, &log, Bar::Bar2, 0x1000);
     read(&mut m, &v, &log, Bar::Bar2, 0x2000);
     read(&mut m, &v, &log, Bar::Bar2, 1 << 29);
