@@ -295,10 +295,15 @@ impl Counts {
 /// What the driver did to video memory, where it is modelled.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct VideoMemory {
-    /// 4 KiB pages written (through PRAMIN, BAR1, BAR2 or by GSP-RM).
-    pub pages_written: usize,
+    /// 4 KiB pages held when the counts were written: written once (through PRAMIN, BAR1,
+    /// BAR2 or by GSP-RM), and not cleared since.
+    pub pages_held: usize,
     /// TLB invalidates the driver started.
     pub tlb_invalidates: u32,
+    /// BAR1 and BAR2 accesses (a page's worth each) the MMU served, and those it refused as
+    /// faults.
+    pub bar_translations: u64,
+    pub bar_faults: u64,
 }
 
 #[derive(Serialize)]
@@ -410,14 +415,17 @@ mod tests {
         c.interrupt(Delivery::Intx);
         c.set_phase(7);
         let video = VideoMemory {
-            pages_written: 12,
+            pages_held: 12,
             tlb_invalidates: 3,
+            bar_translations: 40,
+            bar_faults: 0,
         };
         let text = c
             .to_json("ga102", 0x172000a1, 0x172a1000, Some(video))
             .expect("serialises");
         let v: Value = serde_json::from_str(&text).expect("valid JSON");
-        assert_eq!(v["video_memory"]["pages_written"], 12);
+        assert_eq!(v["video_memory"]["pages_held"], 12);
+        assert_eq!(v["video_memory"]["bar_translations"], 40);
         assert_eq!(v["video_memory"]["tlb_invalidates"], 3);
         let none: Value =
             serde_json::from_str(&c.to_json("ga102", 0, 0, None).expect("serialises")).unwrap();

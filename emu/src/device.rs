@@ -63,7 +63,7 @@ use crate::falcon::{Action, Falcon, Generation, GSP_BASE, SEC2_BASE};
 use crate::fb::{Fb, FbLie};
 use crate::fsp::{Fsp, FspLie};
 use crate::gfw::{Gfw, GfwLie};
-use crate::gsp::bar::{RootEntry, Roots};
+use crate::gsp::bar::RootEntry;
 use crate::gsp::clock::Kick;
 use crate::gsp::{Gsp, GspConfig, Stop, Transition};
 use crate::guest_mem::{GuestMem, Sysmem};
@@ -653,11 +653,14 @@ impl Device {
             }
             Target::Translated(bar, region, _) => {
                 self.counts.record(region, offset, Direction::Read);
-                let vram = self
-                    .vram
-                    .as_ref()
-                    .expect("a translated BAR has video memory");
-                self.mmu.read_bar(bar, offset, data, vram, &self.log);
+                let wpr2 = self.fb.as_ref().and_then(Fb::wpr2);
+                match &self.vram {
+                    Some(vram) => {
+                        self.mmu
+                            .read_bar(bar, offset, data, vram, wpr2.as_ref(), &self.log)
+                    }
+                    None => data.fill(0),
+                }
                 self.trace(Dir::Read, &region.name().to_uppercase(), offset, data);
             }
             Target::Unbacked(region, _) => {
@@ -754,11 +757,11 @@ impl Device {
             Target::Translated(bar, region, _) => {
                 self.counts.record(region, offset, Direction::Write);
                 self.trace(Dir::Write, &region.name().to_uppercase(), offset, data);
-                let vram = self
-                    .vram
-                    .as_mut()
-                    .expect("a translated BAR has video memory");
-                self.mmu.write_bar(bar, offset, data, vram, &self.log);
+                let wpr2 = self.fb.as_ref().and_then(Fb::wpr2);
+                if let Some(vram) = &mut self.vram {
+                    self.mmu
+                        .write_bar(bar, offset, data, vram, wpr2.as_ref(), &self.log);
+                }
             }
             Target::Unbacked(region, _) => {
                 self.counts.record(region, offset, Direction::Write);
@@ -814,8 +817,8 @@ impl Device {
     }
 
     /// The slot lost its power: the GSP stops at once and a pending start is forgotten; the
-    /// interrupt tree and the GSP falcon's interrupt state go with the power (the model's: its
-    /// other registers keep their values), so the device raises nothing more.
+    /// interrupt tree, the GSP falcon's interrupt state and video memory go with the power (the
+    /// model's: its other registers keep their values), so the device raises nothing more.
     fn power_off(&mut self) {
         self.start_pending = None;
         self.running.clear();
@@ -833,6 +836,12 @@ impl Device {
         if let Some(e) = &mut self.engines {
             e.gsp.clear_interrupts();
         }
+        // Video memory loses its contents with the power, and the window and the TLB theirs.
+        if let Some(v) = &mut self.vram {
+            v.power_off();
+        }
+        self.pramin.reset();
+        self.mmu.reset();
         self.intr.reset();
         self.update_irq();
     }
@@ -1037,11 +1046,23 @@ impl Device {
         &self.counts
     }
 
+    /// Sets WPR2, as FWSEC-FRTS and the booter leave it (the tests that start GSP-RM without
+    /// playing them).
+    #[cfg(test)]
+    pub fn set_wpr2(&mut self, range: std::ops::Range<u64>) {
+        if let Some(fb) = &mut self.fb {
+            fb.set_wpr2(range);
+        }
+    }
+
     /// The counts file's text.
     pub fn counts_json(&self) -> io::Result<String> {
+        let tally = self.mmu.tally();
         let video_memory = self.vram.as_ref().map(|v| crate::counts::VideoMemory {
-            pages_written: v.pages(),
-            tlb_invalidates: self.mmu.invalidates(),
+            pages_held: v.pages(),
+            tlb_invalidates: tally.invalidates,
+            bar_translations: tally.translated,
+            bar_faults: tally.faults,
         });
         self.counts.to_json(
             self.config_choice.chipset.name,

@@ -5,25 +5,19 @@
 //! GSP-RM placed (the static information's `bar1PdeBase` and `bar2PdeBase`), through a TLB
 //! the driver invalidates.
 //!
-//! The format is the one Turing to Ada share, "version 2" (OpenRM
-//! `pascal/gp100/dev_mmu.h`; nouveau's `nvkm/subdev/mmu/vmmgp100.c` writes it and
-//! `vmmtu102.c` uses it on every chip here): a 49-bit address walked through PD3 (bits 48:47),
-//! PD2 (46:38), PD1 (37:29), then PD0 (28:21), whose 16-byte entries name a big page table
-//! (64 KiB pages, bits 20:16) in their low half and a small one (4 KiB pages, 20:12) in their
-//! high half; a PD0 entry with bit 0 set is itself a PTE for a 2 MiB page.
-//!
-//! - A PDE: APERTURE 2:1 (0 none, 1 video memory, 2 and 3 system memory), VOL 3, the address
-//!   >> 12 from bit 8; the dual PDE's big half has its address >> 8 from bit 4.
-//! - A PTE: VALID 0, APERTURE 2:1 (0 video memory, 1 peer, 2 and 3 system memory), VOL 3,
-//!   PRIVILEGE 5, READ_ONLY 6, the address >> 12 from bit 8, KIND 63:56.
-//! - Which PTE serves an address (nouveau's `gp100_vmm_lpt_invalid` and `_pgt_sparse`): a
-//!   valid big PTE; an invalid big PTE with PRIVILEGE set says the small ones are to be
-//!   ignored (a fault); with VOL set, or a small PTE invalid with VOL set, the page is sparse
-//!   (reads 0, writes dropped, no fault); otherwise the small PTE.
+//! The format is the one Turing to Ada share, "version 2" ([`v2`]): a 49-bit address walked
+//! through PD3 (bits 48:47), PD2 (46:38), PD1 (37:29), then PD0 (28:21), whose 16-byte entries
+//! name a big page table (64 KiB pages, bits 20:16) in their low half and a small one (4 KiB
+//! pages, 20:12) in their high half; a PD0 entry with bit 0 set is itself a PTE for a 2 MiB
+//! page. Which PTE serves an address (nouveau's `gp100_vmm_lpt_invalid` and `_pgt_sparse`): a
+//! valid big PTE; an invalid big PTE with PRIVILEGE set says the small ones are to be ignored
+//! (a fault); a sparse big PTE or PDE (invalid, VOL set) makes the range sparse (reads 0, writes
+//! dropped, no fault); otherwise the small PTE.
 //!
 //! What silicon checks, the model refuses by name, and the access faults (a read returns 0, a
 //! write is dropped): a BAR no GSP-RM set up, a PDE with no aperture, an invalid PTE, a write
-//! through a read-only PTE, a table or page past the end of video memory, and what the model
+//! through a read-only PTE, a table or page past the end of video memory, a page inside WPR2
+//! (only the secure falcons may touch it, as the PRAMIN window says too), and what the model
 //! does not serve (system memory or a peer behind a BAR: nouveau maps only video memory
 //! there). PRIVILEGE and KIND are not checked.
 //!
@@ -34,13 +28,21 @@
 //! HUBTLB_ONLY 2; OpenRM `turing/tu102/dev_vm.h`, nouveau's `tu102_vmm_flush`), which
 //! completes at once: a driver that changes a PTE and does not invalidate keeps reading
 //! through the old one, as on silicon. An invalidate drops every translation of the directory
-//! it names, or all of them with ALL_PDB; the model ignores the VA it might name and drops
-//! them all (never less than silicon).
+//! it names (video memory or not: the model does not tell them apart), or all of them with
+//! ALL_PDB; the model ignores the VA it might name and drops them all (never less than
+//! silicon). The TLB holds at most [`TLB_ENTRIES`] translations and forgets all of them when
+//! full, as a TLB may evict whatever it holds.
 
 use std::collections::HashMap;
 
+use std::ops::Range;
+
 use crate::logger::{LogOnce, Logger};
 use crate::vram::{Vram, PAGE};
+
+pub mod v2;
+
+use v2::{Pde, Pte};
 
 pub const NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB: u64 = 0xb830a0;
 pub const NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_UPPER_PDB: u64 = 0xb830a4;
@@ -50,18 +52,11 @@ pub const NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE: u64 = 0xb830b0;
 const TRIGGER: u32 = 1 << 31;
 const ALL_PDB: u32 = 1 << 1;
 
-/// The levels above PD0: each entry's address shift and index width.
-const DIRECTORIES: [(&str, u32, u32); 3] = [("PD3", 47, 2), ("PD2", 38, 9), ("PD1", 29, 9)];
-const PD0_SHIFT: u32 = 21;
-const BIG_SHIFT: u32 = 16;
-const SMALL_SHIFT: u32 = 12;
-/// The virtual address bits the format walks.
-const VA_BITS: u32 = 49;
+/// INVALIDATE_PDB's fields: ADDR (31:4) and APERTURE (1).
+const PDB_FIELDS: u32 = 0xffff_fff2;
 
-const PTE_VALID: u64 = 1 << 0;
-const VOL: u64 = 1 << 3;
-const PRIVILEGE: u64 = 1 << 5;
-const READ_ONLY: u64 = 1 << 6;
+/// The most translations the TLB holds.
+pub const TLB_ENTRIES: usize = 1 << 16;
 
 /// How many distinct faults are logged.
 const LOG_LIMIT: usize = 32;
@@ -105,24 +100,25 @@ pub struct Mmu {
     pdb: u32,
     upper_pdb: u32,
     invalidate: u32,
-    invalidates: u32,
+    tally: Tally,
     faults: LogOnce,
+}
+
+/// What the MMU did over a run, for the counts file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Invalidates the driver started.
+    pub invalidates: u32,
+    /// BAR accesses (a page's worth each) served from video memory or a sparse page.
+    pub translated: u64,
+    /// BAR accesses refused as MMU faults.
+    pub faults: u64,
 }
 
 impl Default for Mmu {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// An aperture field (bits 2:1).
-fn aperture(entry: u64) -> u64 {
-    (entry >> 1) & 3
-}
-
-/// A PDE's or PTE's address, >> 12 from bit 8.
-fn address(entry: u64) -> u64 {
-    ((entry >> 8) & ((1 << 46) - 1)) << 12
 }
 
 impl Mmu {
@@ -133,7 +129,7 @@ impl Mmu {
             pdb: 0,
             upper_pdb: 0,
             invalidate: 0,
-            invalidates: 0,
+            tally: Tally::default(),
             faults: LogOnce::new("BAR fault", LOG_LIMIT),
         }
     }
@@ -151,7 +147,7 @@ impl Mmu {
     /// held of it goes.
     pub fn set_root(&mut self, bar: Bar, root: Option<u64>) {
         self.roots[bar.index()] = root;
-        self.tlb.retain(|(b, _), _| *b != bar);
+        self.drop_translations(bar);
     }
 
     /// GSP-RM changed its own directory of `bar` and invalidated it (UPDATE_BAR_PDE).
@@ -159,9 +155,9 @@ impl Mmu {
         self.tlb.retain(|(b, _), _| *b != bar);
     }
 
-    /// How many invalidates the driver started.
-    pub fn invalidates(&self) -> u32 {
-        self.invalidates
+    /// What the MMU did so far.
+    pub fn tally(&self) -> Tally {
+        self.tally
     }
 
     /// Whether `offset` is one of the invalidate registers.
@@ -188,12 +184,12 @@ impl Mmu {
     /// directory (all of it with ALL_PDB).
     pub fn write(&mut self, offset: u64, value: u32) {
         match offset {
-            NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB => self.pdb = value & !1,
+            NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB => self.pdb = value & PDB_FIELDS,
             NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_UPPER_PDB => self.upper_pdb = value & 0xf_ffff,
             NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE => {
                 self.invalidate = value;
                 if value & TRIGGER != 0 {
-                    self.invalidates = self.invalidates.wrapping_add(1);
+                    self.tally.invalidates = self.tally.invalidates.wrapping_add(1);
                     let pdb = (u64::from(self.pdb >> 4) << 12) | (u64::from(self.upper_pdb) << 40);
                     let all = value & ALL_PDB != 0;
                     let roots = self.roots;
@@ -206,52 +202,70 @@ impl Mmu {
     }
 
     /// Reads `data.len()` bytes at `offset` of `bar` through the page tables; a fault reads 0
-    /// and is logged.
-    pub fn read_bar(&mut self, bar: Bar, offset: u64, data: &mut [u8], vram: &Vram, log: &Logger) {
+    /// and is logged. `wpr2` is the range no BAR may reach.
+    pub fn read_bar(
+        &mut self,
+        bar: Bar,
+        offset: u64,
+        data: &mut [u8],
+        vram: &Vram,
+        wpr2: Option<&Range<u64>>,
+        log: &Logger,
+    ) {
         let mut done = 0;
-        while done < data.len() {
-            let va = offset + done as u64;
-            let n = ((PAGE - va % PAGE) as usize).min(data.len() - done);
+        for (page, within, n) in Vram::pieces(offset, data.len()) {
+            let va = page * PAGE + within as u64;
             let out = &mut data[done..done + n];
-            match self.translate(bar, va, false, vram) {
-                Ok(Page::Vram { addr, .. }) => {
-                    if let Err(e) = vram.read(addr + va % PAGE, out) {
-                        self.fault(log, bar, va, "read", &e.to_string());
-                        out.fill(0);
-                    }
-                }
-                Ok(Page::Sparse) => out.fill(0),
-                Err(why) => {
-                    self.fault(log, bar, va, "read", &why);
-                    out.fill(0);
-                }
-            }
             done += n;
+            let served = match self.translate(bar, va, false, vram, wpr2) {
+                Ok(Some(addr)) => vram
+                    .read(addr + within as u64, out)
+                    .map_err(|e| e.to_string()),
+                Ok(None) => {
+                    out.fill(0);
+                    Ok(())
+                }
+                Err(why) => Err(why),
+            };
+            if let Err(why) = served {
+                out.fill(0);
+                self.fault(log, bar, va, "read", &why);
+            }
         }
     }
 
     /// Writes `data` at `offset` of `bar` through the page tables; a fault drops it and is
-    /// logged.
-    pub fn write_bar(&mut self, bar: Bar, offset: u64, data: &[u8], vram: &mut Vram, log: &Logger) {
+    /// logged. `wpr2` is the range no BAR may reach.
+    pub fn write_bar(
+        &mut self,
+        bar: Bar,
+        offset: u64,
+        data: &[u8],
+        vram: &mut Vram,
+        wpr2: Option<&Range<u64>>,
+        log: &Logger,
+    ) {
         let mut done = 0;
-        while done < data.len() {
-            let va = offset + done as u64;
-            let n = ((PAGE - va % PAGE) as usize).min(data.len() - done);
-            match self.translate(bar, va, true, vram) {
-                Ok(Page::Vram { addr, .. }) => {
-                    if let Err(e) = vram.write(addr + va % PAGE, &data[done..done + n]) {
-                        self.fault(log, bar, va, "write", &e.to_string());
-                    }
-                }
-                Ok(Page::Sparse) => {}
-                Err(why) => self.fault(log, bar, va, "write", &why),
-            }
+        for (page, within, n) in Vram::pieces(offset, data.len()) {
+            let va = page * PAGE + within as u64;
+            let piece = &data[done..done + n];
             done += n;
+            let served = match self.translate(bar, va, true, vram, wpr2) {
+                Ok(Some(addr)) => vram
+                    .write(addr + within as u64, piece)
+                    .map_err(|e| e.to_string()),
+                Ok(None) => Ok(()),
+                Err(why) => Err(why),
+            };
+            if let Err(why) = served {
+                self.fault(log, bar, va, "write", &why);
+            }
         }
     }
 
     fn fault(&mut self, log: &Logger, bar: Bar, va: u64, what: &str, why: &str) {
-        let key = ((bar.index() as u64) << 63) | (va / PAGE);
+        self.tally.faults += 1;
+        let key = ((bar.index() as u64) << 63) | (u64::from(what == "write") << 62) | (va / PAGE);
         self.faults.log(log, key, || {
             format!(
                 "{} {what} at {va:#x} refused (an MMU fault): {why}",
@@ -260,118 +274,142 @@ impl Mmu {
         });
     }
 
-    /// The page `va` of `bar` leads to, from the TLB or a walk (whose result the TLB keeps).
-    fn translate(&mut self, bar: Bar, va: u64, write: bool, vram: &Vram) -> Result<Page, String> {
+    /// The video memory page `va` of `bar` leads to (`None`: a sparse page), from the TLB or
+    /// a walk (whose result the TLB keeps); why it faults.
+    fn translate(
+        &mut self,
+        bar: Bar,
+        va: u64,
+        write: bool,
+        vram: &Vram,
+        wpr2: Option<&Range<u64>>,
+    ) -> Result<Option<u64>, String> {
         let key = (bar, va / PAGE);
         let page = match self.tlb.get(&key) {
             Some(p) => *p,
             None => {
                 let p = self.walk(bar, va, vram)?;
+                if self.tlb.len() >= TLB_ENTRIES {
+                    self.tlb.clear();
+                }
                 self.tlb.insert(key, p);
                 p
             }
         };
-        match page {
+        let addr = match page {
+            Page::Sparse => None,
             Page::Vram {
                 read_only: true, ..
-            } if write => Err("a write through a read-only PTE".into()),
-            p => Ok(p),
-        }
+            } if write => return Err("a write through a read-only PTE".into()),
+            Page::Vram { addr, .. } => {
+                if let Some(w) = wpr2.filter(|w| w.contains(&addr)) {
+                    return Err(format!(
+                        "its page {addr:#x} is inside WPR2 ({:#x}..{:#x}), which only the \
+                         secure falcons may touch",
+                        w.start, w.end
+                    ));
+                }
+                Some(addr)
+            }
+        };
+        self.tally.translated += 1;
+        Ok(addr)
     }
 
     /// The walk from `bar`'s root to the 4 KiB page holding `va`.
     fn walk(&self, bar: Bar, va: u64, vram: &Vram) -> Result<Page, String> {
         let root = self.roots[bar.index()]
             .ok_or_else(|| format!("{} has no page directory: GSP-RM set none up", bar.name()))?;
-        if va >> VA_BITS != 0 {
-            return Err(format!("{va:#x} is past the format's {VA_BITS} bits"));
+        if va >> v2::VA_BITS != 0 {
+            return Err(format!("{va:#x} is past the format's {} bits", v2::VA_BITS));
         }
         let entry = |table: u64, index: u64, size: u64, what: &str| {
             vram.read_u64(table + index * size)
                 .map_err(|e| format!("{what} at {table:#x}: {e}"))
         };
         let mut table = root;
-        for (name, shift, bits) in DIRECTORIES {
+        for (name, shift, bits) in v2::DIRECTORIES {
             let index = (va >> shift) & ((1 << bits) - 1);
-            let pde = entry(table, index, 8, name)?;
-            table = Self::directory(pde, name, index)?;
+            match Self::table(v2::pde(entry(table, index, 8, name)?), name, index)? {
+                Some(next) => table = next,
+                None => return Ok(Page::Sparse),
+            }
         }
-        let index = (va >> PD0_SHIFT) & 0xff;
+        let index = (va >> v2::PD0_SHIFT) & 0xff;
         let big = entry(table, index, 16, "PD0")?;
         let small = entry(table + 8, index, 16, "PD0")?;
-        if big & PTE_VALID != 0 {
+        if big & v2::VALID != 0 {
             // A 2 MiB page.
-            return Self::page(big, va, PD0_SHIFT, "PD0's PTE");
+            return Self::page(big, va, v2::PD0_SHIFT, "PD0's PTE");
         }
-        if aperture(big) != 0 {
-            let lpt = Self::pde_table(
-                big,
-                "PD0's big half",
-                index,
-                ((big >> 4) & ((1 << 50) - 1)) << 8,
-            )?;
-            let i = (va >> BIG_SHIFT) & 0x1f;
-            let pte = entry(lpt, i, 8, "the big page table")?;
-            if pte & PTE_VALID != 0 {
-                return Self::page(pte, va, BIG_SHIFT, "big PTE");
-            }
-            if pte & VOL != 0 {
+        // A big half with no table leaves the address to the small half.
+        if big & v2::APERTURE != 0 || big & v2::VOL != 0 {
+            let Some(lpt) = Self::table(v2::big_pde(big), "PD0's big half", index)? else {
                 return Ok(Page::Sparse);
+            };
+            let i = (va >> v2::BIG_SHIFT) & 0x1f;
+            let pte = entry(lpt, i, 8, "the big page table")?;
+            match v2::pte(pte) {
+                Pte::Invalid {
+                    ignore_small: false,
+                } => {}
+                Pte::Invalid { ignore_small: true } => {
+                    return Err(format!(
+                        "big PTE {i} at {lpt:#x} is invalid and says the small PTEs are to be \
+                         ignored"
+                    ))
+                }
+                _ => return Self::page(pte, va, v2::BIG_SHIFT, "big PTE"),
             }
-            if pte & PRIVILEGE != 0 {
-                return Err(format!(
-                    "big PTE {i} at {lpt:#x} is invalid and says the small PTEs are to be ignored"
-                ));
-            }
-        } else if big & VOL != 0 {
-            return Ok(Page::Sparse);
         }
-        let spt = Self::pde_table(small, "PD0's small half", index, address(small))
+        let spt = Self::table(v2::pde(small), "PD0's small half", index)
             .map_err(|e| format!("{e}, and no valid big PTE serves {va:#x}"))?;
-        let i = (va >> SMALL_SHIFT) & 0x1ff;
+        let Some(spt) = spt else {
+            return Ok(Page::Sparse);
+        };
+        let i = (va >> v2::SMALL_SHIFT) & 0x1ff;
         let pte = entry(spt, i, 8, "the small page table")?;
-        if pte & PTE_VALID != 0 {
-            Self::page(pte, va, SMALL_SHIFT, "small PTE")
-        } else if pte & VOL != 0 {
-            Ok(Page::Sparse)
-        } else {
-            Err(format!(
+        match v2::pte(pte) {
+            Pte::Invalid { .. } => Err(format!(
                 "small PTE {i} at {spt:#x} is not valid ({pte:#018x})"
-            ))
+            )),
+            _ => Self::page(pte, va, v2::SMALL_SHIFT, "small PTE"),
         }
     }
 
-    /// The directory a PDE names.
-    fn directory(pde: u64, name: &str, index: u64) -> Result<u64, String> {
-        Self::pde_table(pde, name, index, address(pde))
-    }
-
-    /// The table at `addr` a PDE names, if it names one in video memory.
-    fn pde_table(pde: u64, name: &str, index: u64, addr: u64) -> Result<u64, String> {
-        match aperture(pde) {
-            0 => Err(format!("{name} entry {index} is not valid ({pde:#018x})")),
-            1 => Ok(addr),
-            a => Err(format!(
+    /// The table a PDE names (`None`: the range is sparse), or why it names none the model
+    /// serves.
+    fn table(pde: Pde, name: &str, index: u64) -> Result<Option<u64>, String> {
+        match pde {
+            Pde::Table(addr) => Ok(Some(addr)),
+            Pde::Sparse => Ok(None),
+            Pde::Invalid => Err(format!("{name} entry {index} is not valid")),
+            Pde::System(a, _) => Err(format!(
                 "{name} entry {index} names a table in system memory (aperture {a}), which the \
                  model does not serve"
             )),
         }
     }
 
-    /// The 4 KiB page of `va` within the page of `1 << shift` bytes a valid PTE maps.
+    /// The 4 KiB page of `va` within the page of `1 << shift` bytes a PTE maps.
     fn page(pte: u64, va: u64, shift: u32, name: &str) -> Result<Page, String> {
-        match aperture(pte) {
-            0 => {
+        match v2::pte(pte) {
+            Pte::Vram { addr, read_only } => {
                 let within = va & ((1 << shift) - 1) & !(PAGE - 1);
                 Ok(Page::Vram {
-                    addr: (address(pte) & !((1 << shift) - 1)) + within,
-                    read_only: pte & READ_ONLY != 0,
+                    addr: (addr & !((1 << shift) - 1)) + within,
+                    read_only,
                 })
             }
-            1 => Err(format!("the {name} ({pte:#018x}) names a peer GPU's memory, which the model does not serve")),
-            a => Err(format!(
-                "the {name} ({pte:#018x}) names system memory (aperture {a}), which the model does \
-                 not serve behind a BAR"
+            Pte::Sparse => Ok(Page::Sparse),
+            Pte::Invalid { .. } => Err(format!("the {name} ({pte:#018x}) is not valid")),
+            Pte::Peer => Err(format!(
+                "the {name} ({pte:#018x}) names a peer GPU's memory, which the model does not \
+                 serve"
+            )),
+            Pte::System(a) => Err(format!(
+                "the {name} ({pte:#018x}) names system memory (aperture {a}), which the model \
+                 does not serve behind a BAR"
             )),
         }
     }

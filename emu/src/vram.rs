@@ -6,8 +6,10 @@
 //! at power-on until the boot scrubs it; the drivers that use it (nouveau's page tables and
 //! instance memory) clear what they allocate, so the model's zero is one of silicon's values.
 //!
-//! The model's bound: [`MAX_PAGES`] pages written in one run (256 MiB). A write past it is
-//! refused by name, as is any access past the end of video memory.
+//! The model's bound: [`MAX_PAGES`] pages held at once (256 MiB). A write past it is refused by
+//! name, as is any access past the end of video memory. The contents survive a device reset
+//! (a reset of the function leaves the framebuffer's contents) and are lost with the slot's
+//! power.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -25,7 +27,7 @@ pub enum VramError {
     /// It reaches past the end of video memory.
     PastEnd { addr: u64, len: u64, size: u64 },
     /// It would write a page past the model's bound.
-    Bound { addr: u64 },
+    Bound { addr: u64, bound: usize },
 }
 
 impl fmt::Display for VramError {
@@ -35,10 +37,10 @@ impl fmt::Display for VramError {
                 f,
                 "{len} bytes at {addr:#x} reach past the end of video memory ({size:#x} bytes)"
             ),
-            VramError::Bound { addr } => write!(
+            VramError::Bound { addr, bound } => write!(
                 f,
-                "the page at {addr:#x} would be page {} written: the model holds {MAX_PAGES}",
-                MAX_PAGES + 1
+                "the page at {addr:#x} would be page {} held: the model holds {bound}",
+                bound + 1
             ),
         }
     }
@@ -48,19 +50,31 @@ impl fmt::Display for VramError {
 pub struct Vram {
     size: u64,
     pages: HashMap<u64, Box<[u8; PAGE as usize]>>,
+    bound: usize,
 }
 
 impl Vram {
     /// `size` bytes of video memory, all zero.
     pub fn new(size: u64) -> Self {
+        Self::with_bound(size, MAX_PAGES)
+    }
+
+    /// As [`Vram::new`], holding at most `bound` pages.
+    fn with_bound(size: u64, bound: usize) -> Self {
         Vram {
             size,
             pages: HashMap::new(),
+            bound,
         }
     }
 
     pub fn size(&self) -> u64 {
         self.size
+    }
+
+    /// The slot lost its power: everything reads 0 again.
+    pub fn power_off(&mut self) {
+        self.pages.clear();
     }
 
     /// How many pages were written.
@@ -80,8 +94,9 @@ impl Vram {
         }
     }
 
-    /// The pieces of `addr..addr + len`, one per page: (page number, offset in it, length).
-    fn pieces(addr: u64, len: usize) -> impl Iterator<Item = (u64, usize, usize)> {
+    /// The pieces of `addr..addr + len`, one per 4 KiB page: (page number, offset in it,
+    /// length). A BAR's virtual pages split the same way.
+    pub fn pieces(addr: u64, len: usize) -> impl Iterator<Item = (u64, usize, usize)> {
         let mut at = addr;
         let end = addr + len as u64;
         std::iter::from_fn(move || {
@@ -116,8 +131,11 @@ impl Vram {
         let new = Self::pieces(addr, data.len())
             .filter(|(page, ..)| !self.pages.contains_key(page))
             .count();
-        if self.pages.len() + new > MAX_PAGES {
-            return Err(VramError::Bound { addr });
+        if self.pages.len() + new > self.bound {
+            return Err(VramError::Bound {
+                addr,
+                bound: self.bound,
+            });
         }
         let mut done = 0;
         for (page, offset, n) in Self::pieces(addr, data.len()) {
@@ -195,14 +213,21 @@ mod tests {
 
     #[test]
     fn the_page_bound_refuses_a_new_page_whole() {
-        let mut v = Vram::new(1 << 40);
-        for p in 0..MAX_PAGES as u64 {
+        const BOUND: usize = 4;
+        let mut v = Vram::with_bound(1 << 40, BOUND);
+        for p in 0..BOUND as u64 {
             v.write(p * PAGE, &[1]).unwrap();
         }
         // A write of a page it holds goes on; one needing a new page is refused, untouched.
         v.write(0, &[2; 16]).unwrap();
-        let at = (MAX_PAGES as u64) * PAGE - 4;
-        assert_eq!(v.write(at, &[3; 8]), Err(VramError::Bound { addr: at }));
+        let at = (BOUND as u64) * PAGE - 4;
+        assert_eq!(
+            v.write(at, &[3; 8]),
+            Err(VramError::Bound {
+                addr: at,
+                bound: BOUND
+            })
+        );
         assert_eq!(v.read_u32(at).unwrap(), 0);
         v.clear_pages(0, PAGE);
         assert_eq!(v.read_u32(0).unwrap(), 0);

@@ -480,11 +480,7 @@ impl Device {
     /// GSP-RM came up: it clears its BAR roots' pages in video memory and points BAR1 and
     /// BAR2 at them (`crate::gsp::bar`).
     fn set_up_bar_roots(&mut self) {
-        let roots = self
-            .fb
-            .as_ref()
-            .and_then(|f| f.wpr2())
-            .and_then(|w| Roots::of(w.start));
+        let roots = self.gsp.as_ref().and_then(Gsp::bar_roots);
         let (Some(roots), Some(vram)) = (roots, self.vram.as_mut()) else {
             return;
         };

@@ -326,7 +326,8 @@ fn real_dump_served_through_the_vbios_option() {
 
 #[test]
 fn unbacked_bars_read_0_ignore_writes_and_count_by_name() {
-    let (mut dev, _) = device();
+    // Hopper: no video memory modelled, so BAR1 and BAR3 are not backed either.
+    let (mut dev, _) = device_of("gh100", None);
     for index in [1, 3, 5] {
         write32(&mut dev, index, 0x40, 0xdead_beef);
         assert_eq!(read32(&mut dev, index, 0x40), 0);
@@ -336,6 +337,51 @@ fn unbacked_bars_read_0_ignore_writes_and_count_by_name() {
         assert_eq!(c.tally(0, region, 0x40).reads, 1);
         assert_eq!(c.tally(0, region, 0x40).writes, 1);
     }
+}
+
+#[test]
+fn translated_bars_fault_by_name_until_gsp_rm_sets_them_up_and_count_by_name() {
+    let (mut dev, text) = device();
+    for index in [1, 3] {
+        write32(&mut dev, index, 0x40, 0xdead_beef);
+        assert_eq!(read32(&mut dev, index, 0x40), 0);
+    }
+    let c = dev.counts();
+    for region in [Region::Bar1, Region::Bar3] {
+        assert_eq!(c.tally(0, region, 0x40).reads, 1);
+        assert_eq!(c.tally(0, region, 0x40).writes, 1);
+    }
+    let log = text.contents();
+    for bar in ["BAR1", "BAR2"] {
+        for what in ["read", "write"] {
+            let line =
+                format!("{bar} {what} at 0x40 refused (an MMU fault): {bar} has no page directory");
+            assert!(log.contains(&line), "{line} not in {log}");
+        }
+    }
+    // The window and the MMU's registers are there; on Hopper they are not modelled.
+    write32(&mut dev, BAR0, 0x1700, 0x12);
+    assert_eq!(read32(&mut dev, BAR0, 0x1700), 0x12);
+    write32(&mut dev, BAR0, 0x70_0010, 0x5a5a);
+    assert_eq!(read32(&mut dev, BAR0, 0x70_0010), 0x5a5a);
+    dev.reset();
+    assert_eq!(
+        read32(&mut dev, BAR0, 0x1700),
+        0,
+        "a reset puts the window back at 0"
+    );
+    write32(&mut dev, BAR0, 0x1700, 0x12);
+    assert_eq!(
+        read32(&mut dev, BAR0, 0x70_0010),
+        0x5a5a,
+        "video memory survives a reset"
+    );
+    let (mut hopper, text) = device_of("gh100", None);
+    write32(&mut hopper, BAR0, 0x1700, 0x12);
+    assert_eq!(read32(&mut hopper, BAR0, 0xb8_30b0), 0);
+    assert!(text
+        .contents()
+        .contains("unmodelled write of 0x00000012 to BAR0+0x001700"));
 }
 
 #[test]

@@ -13,15 +13,18 @@
 //!
 //! `rpc_update_bar_pde_v15_00` (the same in both versions: OpenRM `g_rpc-structures.h`;
 //! nouveau's `rm/r535/nvrm/bar.h`): `barType` (u32: 0 BAR1, 1 BAR2), `entryValue` (u64 at 8),
-//! `entryLevelShift` (u64 at 16). What GSP-RM does with it is not public; the model's reading,
-//! from the one caller: the entry of the root's level (the format's PD3, whose entries each
-//! span 1 << 47 bytes, nouveau's `page[0].shift`) that covers virtual address 0, where the
-//! driver's BAR2 space starts, becomes `entryValue`. It refuses by name a BAR type it does not
-//! know, another level, and a PDE that does not name a page-aligned table in the usable video
-//! memory; it answers with the request sent back, `rpc_result` 0.
+//! `entryLevelShift` (u64 at 16). OpenRM's CPU side says what GSP-RM does with it: "Provide
+//! the PDE3[0] value to GSP-RM so that GSP-RM can merge CPU-RM's page table to GSP-RM's page
+//! table", with the root format's `virtAddrBitLo` (47) as the shift
+//! (`gpu/bus/kern_bus.c:888-891` at 595.45.04), and 0 to delete it at teardown
+//! (`arch/maxwell/kern_bus_gm107.c:2085-2090`); both it and nouveau send BAR2 only. So the
+//! model writes `entryValue` into entry 0 of its BAR2 root, and refuses by name another BAR,
+//! another level, and a PDE that does not name a table in the usable video memory; it answers
+//! with the request sent back, `rpc_result` 0.
 
 use super::wire::{get_u32, get_u64, Version};
 use super::{rm, Gsp};
+use crate::mmu::v2::{self, Pde};
 use crate::mmu::Bar;
 
 /// The alignment of the usable video memory the static information reports.
@@ -35,12 +38,8 @@ pub mod update_bar_pde {
     pub const ENTRY_LEVEL_SHIFT: usize = 16;
 }
 
-/// The level UPDATE_BAR_PDE may change: the root's, whose entries span 1 << 47 bytes.
-const ROOT_SHIFT: u64 = 47;
-/// A PDE's aperture (bits 2:1) naming video memory, VOL (bit 3), the address >> 12 (53:8).
-const APERTURE_VIDMEM: u64 = 1 << 1;
-const PDE_VOL: u64 = 1 << 3;
-const PDE_ADDRESS: u64 = ((1 << 46) - 1) << 8;
+/// The fields a PDE naming a table in video memory may have: APERTURE, VOL, ADDRESS_VID.
+const PDE_FIELDS: u64 = v2::APERTURE | v2::VOL | v2::ADDRESS_VID;
 
 /// Where the video memory the driver may use ends, for a WPR2 starting at `wpr2`: 2 MiB below
 /// WPR2's 2 MiB-aligned start (the 2 MiB between are GSP-RM's own), or `None` if nothing is
@@ -92,24 +91,34 @@ pub fn check_update(request: &[u8], roots: Roots, end: u64) -> Result<RootEntry,
         ));
     }
     let bar = match get_u32(request, BAR_TYPE) {
-        0 => Bar::Bar1,
         1 => Bar::Bar2,
-        other => return Err(format!("barType {other} is neither BAR1 (0) nor BAR2 (1)")),
+        0 => {
+            return Err(
+                "barType 0 (BAR1): the BAR1 root is the driver's page (bar1PdeBase), \
+                        and GSP-RM's CPU side sends BAR2 only"
+                    .into(),
+            )
+        }
+        other => return Err(format!("barType {other} is not BAR2 (1)")),
     };
     let shift = get_u64(request, ENTRY_LEVEL_SHIFT);
-    if shift != ROOT_SHIFT {
+    if shift != u64::from(v2::ROOT_SHIFT) {
         return Err(format!(
-            "entryLevelShift {shift} is not the root's ({ROOT_SHIFT}), the level GSP-RM's root \
-             holds"
+            "entryLevelShift {shift} is not the root's ({}), the level GSP-RM's root holds",
+            v2::ROOT_SHIFT
         ));
     }
     let value = get_u64(request, ENTRY_VALUE);
     if value != 0 {
-        let table = (value & PDE_ADDRESS) << 4;
-        if value & !(PDE_ADDRESS | PDE_VOL | 0x6) != 0 || value & 0x6 != APERTURE_VIDMEM {
+        let Pde::Table(table) = v2::pde(value) else {
             return Err(format!(
-                "entryValue {value:#018x} is not a PDE naming video memory (aperture 1, the \
-                 address from bit 8)"
+                "entryValue {value:#018x} is not a PDE naming a table in video memory \
+                 (aperture 1)"
+            ));
+        };
+        if value & !PDE_FIELDS != 0 {
+            return Err(format!(
+                "entryValue {value:#018x} has bits outside a video memory PDE's fields"
             ));
         }
         if table + 0x1000 > end {
@@ -155,6 +164,12 @@ impl Gsp {
         }
     }
 
+    /// Where this run of GSP-RM placed the BAR roots (from the WPR2 it started with), the one
+    /// source of them for the static information, UPDATE_BAR_PDE and the device's MMU.
+    pub fn bar_roots(&self) -> Option<Roots> {
+        self.wpr2_start.and_then(Roots::of)
+    }
+
     /// The root entries GSP-RM changed since the device last looked.
     pub fn take_root_entries(&mut self) -> Vec<RootEntry> {
         std::mem::take(&mut self.root_entries)
@@ -193,6 +208,14 @@ mod tests {
         // nouveau's PD3 entry 0: its PD2 at 0x1234000 in video memory.
         let pde = (0x123_4000u64 >> 4) | 2;
         let e = check_update(&request(1, pde, 47), roots, end).unwrap();
+        // A directory just below the usable end, as nouveau's was (0x5f3bfd000).
+        let top = ((end - 0x1000) >> 4) | 2;
+        assert_eq!(
+            check_update(&request(1, top, 47), roots, end)
+                .unwrap()
+                .value,
+            top
+        );
         assert_eq!(
             e,
             RootEntry {
@@ -214,12 +237,20 @@ mod tests {
         let pde = (0x123_4000u64 >> 4) | 2;
         for (req, want) in [
             (request(1, pde, 47)[..20].to_vec(), "20 bytes cannot hold"),
-            (request(2, pde, 47), "barType 2 is neither"),
+            (request(2, pde, 47), "barType 2 is not BAR2"),
+            (request(0, pde, 47), "barType 0 (BAR1)"),
             (request(1, pde, 38), "entryLevelShift 38 is not the root's"),
-            (request(1, pde | 1, 47), "is not a PDE naming video memory"),
+            (
+                request(1, pde | 1, 47),
+                "bits outside a video memory PDE's fields",
+            ),
+            (
+                request(1, pde | (1 << 40), 47),
+                "bits outside a video memory PDE's fields",
+            ),
             (
                 request(1, (0x123_4000u64 >> 4) | 4, 47),
-                "is not a PDE naming video memory",
+                "is not a PDE naming a table in video memory",
             ),
             (
                 request(1, (end >> 4) | 2, 47),

@@ -36,6 +36,8 @@ pub mod wire;
 pub mod wpr_meta;
 
 #[cfg(test)]
+mod bar_tests;
+#[cfg(test)]
 mod fault_tests;
 #[cfg(test)]
 pub(crate) mod tests;

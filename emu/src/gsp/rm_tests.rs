@@ -3,6 +3,7 @@
 //! The RM object tree's rules and codes, both versions.
 
 use super::*;
+use crate::gsp::wire::put_u64;
 
 const CLIENT: u32 = 0xc1d0_0000;
 const DEVICE: u32 = 0xde1d_0000;
@@ -252,4 +253,68 @@ fn controls_are_checked_client_object_command_then_size() {
         let mut b = control_request(c, sd, CMD, 4);
         assert_eq!(tree.control(version, &mut b, size, |_, _| Ok(())).status, 0);
     }
+}
+
+/// A `GSP_RM_CONTROL` of `cmd` on `object` with `params`, answered by the tree (the stateless
+/// controls refused: these tests are the VA space's).
+fn vaspace_control(tree: &mut Tree, object: u32, cmd: u32, params: &[u8]) -> u32 {
+    let mut b = vec![0u8; control::SIZE_OF + params.len()];
+    put_u32(&mut b, control::H_CLIENT, CLIENT);
+    put_u32(&mut b, control::H_OBJECT, object);
+    put_u32(&mut b, control::CMD, cmd);
+    put_u32(&mut b, control::PARAMS_SIZE, params.len() as u32);
+    b[control::SIZE_OF..].copy_from_slice(params);
+    let answer = tree.control(
+        Version::R570_144,
+        &mut b,
+        |_| None,
+        |_, _| Err((NV_ERR_NOT_SUPPORTED, "not this test's".into())),
+    );
+    assert_eq!(
+        get_u32(&b, control::STATUS),
+        answer.status,
+        "{}",
+        answer.line
+    );
+    answer.status
+}
+
+#[test]
+fn a_vaspace_takes_its_directory_once_from_its_own_device_and_gives_it_back() {
+    const VAS: u32 = 0x90f1_0000;
+    let version = Version::R570_144;
+    let mut tree = probe_tree(version);
+    tree.set_vram_end(Some(0x5_0000_0000));
+    // Externally owned, as nouveau's DRM client allocates it.
+    let mut b = alloc_request(version, CLIENT, DEVICE, VAS, FERMI_VASPACE_A);
+    put_u32(&mut b, alloc::SIZE_OF + 4, 1 << 3);
+    assert_eq!(tree.alloc(version, &mut b).status, 0);
+    // Sent to the subdevice, it is no control of its class.
+    let mut set = vec![0u8; 32];
+    put_u64(&mut set, 0, 0x1234_5000);
+    put_u32(&mut set, 8, 4);
+    put_u32(&mut set, 16, VAS);
+    let cmd = vaspace::DMA_SET_PAGE_DIRECTORY;
+    assert_eq!(
+        vaspace_control(&mut tree, SUBDEVICE, cmd, &set),
+        NV_ERR_NOT_SUPPORTED
+    );
+    assert_eq!(vaspace_control(&mut tree, DEVICE, cmd, &set), 0);
+    assert_eq!(
+        vaspace_control(&mut tree, DEVICE, cmd, &set),
+        NV_ERR_INVALID_STATE
+    );
+    let mut unset = vec![0u8; 8];
+    put_u32(&mut unset, 0, VAS);
+    let cmd = vaspace::DMA_UNSET_PAGE_DIRECTORY;
+    assert_eq!(vaspace_control(&mut tree, DEVICE, cmd, &unset), 0);
+    assert_eq!(
+        vaspace_control(&mut tree, DEVICE, cmd, &unset),
+        NV_ERR_INVALID_STATE
+    );
+    // A second VA space under the same device is no second instance.
+    let mut b = alloc_request(version, CLIENT, DEVICE, VAS + 1, FERMI_VASPACE_A);
+    assert_eq!(tree.alloc(version, &mut b).status, 0);
+    assert_eq!(free(&mut tree, CLIENT, CLIENT), 0);
+    assert_eq!(tree.summary().live, 0);
 }

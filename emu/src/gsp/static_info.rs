@@ -3,7 +3,7 @@
 //! GSP-RM's static information (`GET_GSP_STATIC_INFO`): each version's `GspStaticConfigInfo`
 //! as the emulated chip fills it.
 
-use super::bar::{usable_end, Roots};
+use super::bar::usable_end;
 use super::wire::{put_u32, put_u64, Version, GPU_NAME_LEN, NV_ERR_BUFFER_TOO_SMALL};
 use super::{controls, rm, Gsp};
 
@@ -67,7 +67,7 @@ impl Gsp {
             info[r + 28] = 1; // supportCompressed
             info[r + 29] = 1; // supportISO
         }
-        if let Some(roots) = self.wpr2_start.and_then(Roots::of) {
+        if let Some(roots) = self.bar_roots() {
             let at = version.static_info_bar_pde_base_offset();
             put_u64(&mut info, at, roots.bar1);
             put_u64(&mut info, at + 8, roots.bar2);

@@ -29,6 +29,7 @@
 
 use super::rm::{NV_ERR_INVALID_ARGUMENT, NV_ERR_INVALID_OBJECT_HANDLE, NV_ERR_INVALID_STATE};
 use super::wire::{get_u32, get_u64};
+use crate::mmu::v2::ROOT_ENTRIES;
 
 /// The class (OpenRM `class/cl90f1.h`).
 pub const FERMI_VASPACE_A: u32 = 0x90f1;
@@ -44,8 +45,6 @@ const KNOWN_ALLOC_FLAGS: u32 = EXTERNALLY_OWNED;
 /// SET_PAGE_DIRECTORY's flags: APERTURE (1:0, 0 video memory) and the bits the model takes.
 const SET_PD_APERTURE: u32 = 3;
 const KNOWN_SET_PD_FLAGS: u32 = 0x3f;
-/// The root of the "version 2" format has 4 entries (PD3, bits 48:47).
-const ROOT_ENTRIES: u32 = 4;
 
 /// A VA space's state in the tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
