@@ -46,7 +46,7 @@ pub(crate) mod regs;
 pub(crate) mod sec2;
 pub(crate) mod state;
 
-use hal::FalconHal;
+pub(crate) use hal::FalconHal;
 use load::{
     BromParams,
     Segment,

@@ -39,6 +39,19 @@ impl FalconHal {
         }
     }
 
+    /// Whether the RISC-V core's interrupt mask is GA102's (0x528) rather than Turing's and
+    /// GA100's (0x2b4): the register follows the HAL.
+    pub(crate) fn riscv_irqmask_ga102(self) -> bool {
+        self == FalconHal::Ga102
+    }
+
+    /// Whether `chipset`'s falcons have `INTR_RETRIGGER`: GA100 on, which the HAL split (GA100
+    /// boots as Turing) does not follow (nouveau's `ga100_gsp_flcn` has `intr_retrigger`,
+    /// `tu102_gsp_flcn` none).
+    pub(crate) fn has_intr_retrigger(chipset: Chipset) -> bool {
+        !matches!(chipset.arch(), crate::chip::Architecture::Turing)
+    }
+
     /// The condition that says the RISC-V core is active.
     pub(super) fn riscv_active(self) -> super::state::Cond {
         match self {

@@ -165,6 +165,18 @@ impl kernel::fmt::Display for Held {
     }
 }
 
+/// ", while waiting for 0x..", where a wait read the events.
+struct During(Option<u32>);
+
+impl kernel::fmt::Display for During {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        match self.0 {
+            Some(function) => write!(f, ", while waiting for {function:#x}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Whether an event reports an error a user needs to see (a channel reset, an MMU fault,
 /// GSP-RM's own error log), rather than a print or a notice.
 fn is_error_report(numbering: &Numbering, function: u32) -> bool {
@@ -652,25 +664,32 @@ impl GspCore {
             // What came after the reply is read now, not at the next interrupt.
             self.drain_events(dev);
         }
-        let warn = dropped.errors.then(|| self.reports.warn_now()).flatten();
+        self.report_events(dev, &dropped, Some(function));
+        result
+    }
+
+    /// One line for the events read and dropped while waiting for `waiting_for`, or outside a
+    /// wait: a warning where one reports an error ([`is_error_report`]), at most one a second
+    /// ([`ReportLimit`]), a debug line otherwise.
+    fn report_events(&mut self, dev: &Device, events: &DroppedEvents, waiting_for: Option<u32>) {
+        let during = During(waiting_for);
+        let warn = events.errors.then(|| self.reports.warn_now()).flatten();
         if let Some(held) = warn {
             dev_warn!(
                 dev,
-                "GSP-RM reports, while waiting for {:#x}:{}{}\n",
-                function,
-                dropped.named(self.numbering),
+                "GSP-RM reports{}:{}{}\n",
+                during,
+                events.named(self.numbering),
                 Held(held)
             );
-        } else if dropped.total > 0 {
+        } else if events.total > 0 {
             dev_dbg!(
                 dev,
-                "GSP: {} events dropped while waiting for {:#x}:{}\n",
-                dropped.total,
-                function,
-                dropped.named(self.numbering)
+                "GSP-RM events{}:{}\n",
+                during,
+                events.named(self.numbering)
             );
         }
-        result
     }
 
     /// The last reply's wake latency, if an interrupt woke its wait.
@@ -713,17 +732,7 @@ impl GspCore {
                 }
             }
         }
-        let warn = events.errors.then(|| self.reports.warn_now()).flatten();
-        if let Some(held) = warn {
-            dev_warn!(
-                dev,
-                "GSP-RM reports:{}{}\n",
-                events.named(numbering),
-                Held(held)
-            );
-        } else if events.total > 0 {
-            dev_dbg!(dev, "GSP-RM events:{}\n", events.named(numbering));
-        }
+        self.report_events(dev, &events, None);
     }
 
     /// Checks that waiting still makes sense: the GPU still identifies as the one probed. A GPU

@@ -61,7 +61,8 @@ use crate::{
     chip::Chipset,
     falcon::{
         gsp::Gsp as GspEngine,
-        regs, //
+        regs,
+        FalconHal, //
     },
     gsp::arrivals::Arrivals,
     intr::{
@@ -103,10 +104,9 @@ struct Serviced {
 
 impl FalconIrq {
     fn of(chipset: Chipset) -> FalconIrq {
-        use Chipset::*;
         FalconIrq {
-            ga102_mask: !matches!(chipset, TU102 | TU104 | TU106 | TU116 | TU117 | GA100),
-            retrigger: !matches!(chipset, TU102 | TU104 | TU106 | TU116 | TU117),
+            ga102_mask: FalconHal::of(chipset).riscv_irqmask_ga102(),
+            retrigger: FalconHal::has_intr_retrigger(chipset),
             set_again: AtomicU32::new(0),
         }
     }
