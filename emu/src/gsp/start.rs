@@ -228,8 +228,14 @@ impl Gsp {
         };
         match self.post(mem, &init_done) {
             Ok(true) => {}
-            Ok(false) => {} // post said why
-
+            // No room (post said why): held, and posted at the first tick that finds room, as
+            // a reply is.
+            Ok(false) => {
+                self.state.as_mut().expect("running").held = Some(super::Held {
+                    reply: init_done,
+                    stop: false,
+                });
+            }
             Err(e) => {
                 self.halt(Stop::Fault, &format!("stopped: {e}"));
                 return ERR_FAULT;

@@ -1259,3 +1259,26 @@ fn a_reply_reaches_the_driver_by_msi_on_the_tables_stall_vector() {
     msi.read_exact(&mut count).expect("the next reply's MSI");
     assert_eq!(d.dev.counts().interrupts(0).msi, 2);
 }
+
+#[test]
+fn gsp_init_done_waits_for_room_in_a_full_status_queue() {
+    // Regression: GSP_INIT_DONE was dropped when the status queue had no room for it.
+    let mut d = Driver::new(Version::R570_144, None);
+    assert_eq!(d.start(), 0, "{}", d.log());
+    // The driver's read pointer one past GSP-RM's write pointer: the queue reads full.
+    let wptr = d.get_u32(STATQ_OFF + 16);
+    d.put(CMDQ_OFF + 0x20, &((wptr + 1) % 63).to_le_bytes());
+    boot_commands(&mut d);
+    d.tick();
+    assert!(d.log().contains("570.144 up"), "{}", d.log());
+    assert_eq!(
+        d.get_u32(STATQ_OFF + 16),
+        wptr,
+        "nothing posted into a full queue"
+    );
+    // Room again: the next tick posts it.
+    d.put(CMDQ_OFF + 0x20, &wptr.to_le_bytes());
+    d.tick();
+    let got: Vec<u32> = d.receive().iter().map(|m| m.function).collect();
+    assert_eq!(got, [function::GSP_INIT_DONE], "{}", d.log());
+}
