@@ -115,13 +115,16 @@ impl Pramin {
         wpr2: Option<&Range<u64>>,
         log: &Logger,
     ) -> u32 {
-        if NV_PRAMIN.contains(&offset) {
-            if let Err(why) = self.address(offset, vram, wpr2) {
+        if !NV_PRAMIN.contains(&offset) {
+            return self.peek(offset, vram, wpr2);
+        }
+        match self.address(offset, vram, wpr2) {
+            Ok(addr) => vram.read_u32(addr).unwrap_or(0),
+            Err(why) => {
                 self.refuse(log, offset, "read", &why);
-                return 0;
+                0
             }
         }
-        self.peek(offset, vram, wpr2)
     }
 
     /// A write of `value` (its `mask` bytes) to the register or window dword at `offset`.

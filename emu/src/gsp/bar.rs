@@ -22,7 +22,7 @@
 //! another level, and a PDE that does not name a table in the usable video memory; it answers
 //! with the request sent back, `rpc_result` 0.
 
-use super::wire::{get_u32, get_u64, Version};
+use super::wire::{get_u32, get_u64};
 use super::{rm, Gsp};
 use crate::mmu::v2::{self, Pde};
 use crate::mmu::Bar;
@@ -138,7 +138,7 @@ pub fn check_update(request: &[u8], roots: Roots, end: u64) -> Result<RootEntry,
 impl Gsp {
     /// `UPDATE_BAR_PDE`: checked, then left for the device to write into the root
     /// ([`Gsp::take_root_entries`]); the request is sent back.
-    pub(super) fn update_bar_pde(&mut self, _version: Version, request: Vec<u8>) -> (u32, Vec<u8>) {
+    pub(super) fn update_bar_pde(&mut self, request: Vec<u8>) -> (u32, Vec<u8>) {
         let checked = match self
             .wpr2_start
             .and_then(|w| Roots::of(w).zip(usable_end(w)))

@@ -845,7 +845,7 @@ impl Gsp {
                 return Ok(Delivered::Done);
             }
             function::GET_GSP_STATIC_INFO => self.fill_static_info(version, p.payload),
-            function::UPDATE_BAR_PDE => self.update_bar_pde(version, p.payload),
+            function::UPDATE_BAR_PDE => self.update_bar_pde(p.payload),
             function::GSP_RM_ALLOC | function::FREE | function::GSP_RM_CONTROL => {
                 self.rm_call(version, &p)
             }
