@@ -17,13 +17,20 @@
 
 use core::fmt;
 
-use crate::untrusted::{
-    Untrusted,
-    Validator, //
+pub(crate) use crate::family::Architecture;
+use crate::{
+    family::{
+        self,
+        Family, //
+    },
+    untrusted::{
+        Untrusted,
+        Validator, //
+    },
 };
 
 macro_rules! define_chipsets {
-    ($($variant:ident = $id:literal, $name:literal, $arch:ident;)*) => {
+    ($($variant:ident = $id:literal, $name:literal, $family:ident, $signature:literal;)*) => {
         /// A GSP-based NVIDIA chip.
         #[derive(fmt::Debug, Copy, Clone, PartialEq, Eq)]
         pub(crate) enum Chipset {
@@ -49,10 +56,18 @@ macro_rules! define_chipsets {
                 }
             }
 
-            /// Architecture this chip belongs to.
-            pub(crate) const fn arch(self) -> Architecture {
+            /// The family this chip belongs to: every fact that differs between families.
+            pub(crate) const fn family(self) -> &'static Family {
                 match self {
-                    $(Chipset::$variant => Architecture::$arch,)*
+                    $(Chipset::$variant => &family::$family,)*
+                }
+            }
+
+            /// The GSP image's section that holds this chip's signature (one for a group of
+            /// chips).
+            pub(crate) const fn signature_section(self) -> &'static str {
+                match self {
+                    $(Chipset::$variant => $signature,)*
                 }
             }
 
@@ -68,106 +83,42 @@ macro_rules! define_chipsets {
 }
 
 define_chipsets! {
-    TU102 = 0x162, "tu102", Turing;
-    TU104 = 0x164, "tu104", Turing;
-    TU106 = 0x166, "tu106", Turing;
-    TU117 = 0x167, "tu117", Turing;
-    TU116 = 0x168, "tu116", Turing;
-    GA100 = 0x170, "ga100", Ampere;
-    GA102 = 0x172, "ga102", Ampere;
-    GA103 = 0x173, "ga103", Ampere;
-    GA104 = 0x174, "ga104", Ampere;
-    GA106 = 0x176, "ga106", Ampere;
-    GA107 = 0x177, "ga107", Ampere;
-    GH100 = 0x180, "gh100", Hopper;
-    AD102 = 0x192, "ad102", Ada;
-    AD103 = 0x193, "ad103", Ada;
-    AD104 = 0x194, "ad104", Ada;
-    AD106 = 0x196, "ad106", Ada;
-    AD107 = 0x197, "ad107", Ada;
-    GB100 = 0x1a0, "gb100", BlackwellGB10x;
-    GB102 = 0x1a2, "gb102", BlackwellGB10x;
-    GB202 = 0x1b2, "gb202", BlackwellGB20x;
-    GB203 = 0x1b3, "gb203", BlackwellGB20x;
-    GB205 = 0x1b5, "gb205", BlackwellGB20x;
-    GB206 = 0x1b6, "gb206", BlackwellGB20x;
-    GB207 = 0x1b7, "gb207", BlackwellGB20x;
+    TU102 = 0x162, "tu102", TU1XX, ".fwsignature_tu10x";
+    TU104 = 0x164, "tu104", TU1XX, ".fwsignature_tu10x";
+    TU106 = 0x166, "tu106", TU1XX, ".fwsignature_tu10x";
+    TU117 = 0x167, "tu117", TU1XX, ".fwsignature_tu11x";
+    TU116 = 0x168, "tu116", TU1XX, ".fwsignature_tu11x";
+    GA100 = 0x170, "ga100", GA100, ".fwsignature_ga100";
+    GA102 = 0x172, "ga102", GA1XX, ".fwsignature_ga10x";
+    GA103 = 0x173, "ga103", GA1XX, ".fwsignature_ga10x";
+    GA104 = 0x174, "ga104", GA1XX, ".fwsignature_ga10x";
+    GA106 = 0x176, "ga106", GA1XX, ".fwsignature_ga10x";
+    GA107 = 0x177, "ga107", GA1XX, ".fwsignature_ga10x";
+    GH100 = 0x180, "gh100", GH100, ".fwsignature_gh100";
+    AD102 = 0x192, "ad102", AD10X, ".fwsignature_ad10x";
+    AD103 = 0x193, "ad103", AD10X, ".fwsignature_ad10x";
+    AD104 = 0x194, "ad104", AD10X, ".fwsignature_ad10x";
+    AD106 = 0x196, "ad106", AD10X, ".fwsignature_ad10x";
+    AD107 = 0x197, "ad107", AD10X, ".fwsignature_ad10x";
+    GB100 = 0x1a0, "gb100", GB10X, ".fwsignature_gb10x";
+    GB102 = 0x1a2, "gb102", GB10X, ".fwsignature_gb10x";
+    GB202 = 0x1b2, "gb202", GB20X, ".fwsignature_gb20x";
+    GB203 = 0x1b3, "gb203", GB20X, ".fwsignature_gb20x";
+    GB205 = 0x1b5, "gb205", GB20X, ".fwsignature_gb20x";
+    GB206 = 0x1b6, "gb206", GB20X, ".fwsignature_gb20x";
+    GB207 = 0x1b7, "gb207", GB20X, ".fwsignature_gb20x";
 }
 
 impl Chipset {
-    /// Whether the chip's GSP boot is Turing's: Turing, and GA100, the Ampere chip without a
-    /// display, which boots as Turing does (upstream's HALs pair them too). Falcons are loaded
-    /// by PIO, FWSEC through the generic bootloader, and GSP-RM runs LIBOS 2; from GA102 on, DMA,
-    /// the boot ROM's registers and LIBOS 3. The one place this rule is decided.
-    pub(crate) const fn boots_like_turing(self) -> bool {
-        matches!(self.arch(), Architecture::Turing) || matches!(self, Chipset::GA100)
+    /// Architecture this chip belongs to.
+    pub(crate) const fn arch(self) -> Architecture {
+        self.family().arch
     }
 }
 
 impl fmt::Display for Chipset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// GPU architecture, numbered as in the identification registers.
-#[derive(fmt::Debug, Copy, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Architecture {
-    Turing = 0x16,
-    Ampere = 0x17,
-    Hopper = 0x18,
-    Ada = 0x19,
-    BlackwellGB10x = 0x1a,
-    BlackwellGB20x = 0x1b,
-}
-
-impl Architecture {
-    /// Name as printed in the identification line.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Architecture::Turing => "Turing",
-            Architecture::Ampere => "Ampere",
-            Architecture::Hopper => "Hopper",
-            Architecture::Ada => "Ada",
-            Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => "Blackwell",
-        }
-    }
-
-    /// Where the chip mirrors its PCI configuration space in BAR0: `(base, size)`.
-    pub(crate) const fn pci_config_mirror(self) -> (u32, u32) {
-        match self {
-            Architecture::Turing | Architecture::Ampere | Architecture::Ada => (0x88000, 0x1000),
-            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
-                (0x92000, 0x1000)
-            }
-        }
-    }
-
-    /// How many address bits the GPU's DMA engines drive: 47 up to Ada, 52 from Hopper on.
-    pub(crate) const fn dma_address_bits(self) -> u32 {
-        match self {
-            Architecture::Turing | Architecture::Ampere | Architecture::Ada => 47,
-            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
-                52
-            }
-        }
-    }
-
-    /// Whether the GSP boots through FWSEC (from the VBIOS) and the booter: Turing to Ada. From
-    /// Hopper on, the FSP starts it.
-    pub(crate) const fn boots_through_fwsec(self) -> bool {
-        matches!(
-            self,
-            Architecture::Turing | Architecture::Ampere | Architecture::Ada
-        )
-    }
-
-    /// Whether `NV_PMC_BOOT_0` still names the chip (and so must agree with `NV_PMC_BOOT_42`).
-    const fn boot0_names_chip(self) -> bool {
-        matches!(
-            self,
-            Architecture::Turing | Architecture::Ampere | Architecture::Ada
-        )
     }
 }
 
@@ -195,6 +146,11 @@ impl Spec {
     /// Architecture of the chip.
     pub(crate) fn architecture(&self) -> Architecture {
         self.chipset.arch()
+    }
+
+    /// The chip's family: every fact that differs between families.
+    pub(crate) fn family(&self) -> &'static Family {
+        self.chipset.family()
     }
 }
 
@@ -321,7 +277,7 @@ impl Validator<Untrusted<IdRegs>> for Identified {
         let id = chip_id(f.boot42_architecture, f.boot42_implementation);
         let chipset = Chipset::from_id(id).ok_or(reject(IdReason::UnknownChip))?;
 
-        if chipset.arch().boot0_names_chip()
+        if chipset.family().boot0_names_chip
             && (boot0_arch << 4) | u32::from(f.boot0_implementation) != id
         {
             return Err(reject(IdReason::Mismatch));
@@ -555,17 +511,15 @@ mod tests {
                         (u32::from(revision.major), u32::from(revision.minor)),
                         ((b42 >> 16) & 0xf, (b42 >> 12) & 0xf)
                     );
-                    if chipset.arch().boot0_names_chip() {
+                    if chipset.family().boot0_names_chip {
                         assert_eq!(id0, id42);
                     }
                 }
                 // A chip in BOOT_42, BOOT_0 naming it (or not needing to) and Turing or later
                 // in BOOT_0 is always accepted.
-                Err(_) => assert!(Chipset::from_id(id42).is_none_or(|c| (c
-                    .arch()
-                    .boot0_names_chip()
-                    && id0 != id42)
-                    || (id0 >> 4) < 0x16)),
+                Err(_) => assert!(Chipset::from_id(id42)
+                    .is_none_or(|c| (c.family().boot0_names_chip && id0 != id42)
+                        || (id0 >> 4) < 0x16)),
             }
         }
         // The sweep reached the accepting path often enough to mean something.
@@ -620,17 +574,33 @@ mod tests {
     }
 
     #[test]
+    fn every_family_has_chips_and_every_chip_a_listed_family() {
+        for f in family::ALL {
+            assert!(Chipset::ALL.iter().any(|c| c.family().name == f.name));
+        }
+        for &chip in Chipset::ALL {
+            assert!(family::ALL.iter().any(|f| f.name == chip.family().name));
+        }
+    }
+
+    #[test]
+    fn every_chip_is_in_the_family_of_its_architecture() {
+        for &chip in Chipset::ALL {
+            // The id's high bits are the architecture's number.
+            assert_eq!(chip.id() >> 4, chip.family().arch as u32);
+        }
+    }
+
+    #[test]
     fn dma_addresses_are_47_bits_up_to_ada_and_52_from_hopper() {
         // Upstream's HALs: TU102 (Turing, Ampere, Ada) 47 bits, GH100 (Hopper, Blackwell) 52.
-        for (arch, bits) in [
-            (Architecture::Turing, 47),
-            (Architecture::Ampere, 47),
-            (Architecture::Ada, 47),
-            (Architecture::Hopper, 52),
-            (Architecture::BlackwellGB10x, 52),
-            (Architecture::BlackwellGB20x, 52),
-        ] {
-            assert_eq!(arch.dma_address_bits(), bits);
+        for &chip in Chipset::ALL {
+            let up_to_ada = matches!(
+                chip.arch(),
+                Architecture::Turing | Architecture::Ampere | Architecture::Ada
+            );
+            let bits = if up_to_ada { 47 } else { 52 };
+            assert_eq!(chip.family().dma_address_bits, bits);
         }
     }
 }

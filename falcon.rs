@@ -181,7 +181,7 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
     pub(crate) fn new(bar: &'a SharedBar0, chipset: Chipset) -> Self {
         Falcon {
             bar,
-            hal: FalconHal::of(chipset),
+            hal: chipset.family().falcon,
             _engine: PhantomData,
         }
     }

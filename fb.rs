@@ -23,11 +23,12 @@ use crate::{
         SharedBar0, //
     },
     chip::Spec,
-    firmware::GspFirmware,
-    fsp::hal::{
+    family::{
+        Boot,
         FlushRegs,
         FspHal, //
     },
+    firmware::GspFirmware,
     regs,
     untrusted::Untrusted,
 };
@@ -128,11 +129,10 @@ fn read_regs(bar: &Bar0<'_>, family: FbFamily) -> Untrusted<FbRegs> {
 pub(crate) fn read_layout(
     dev: &device::Device,
     bar: &SharedBar0,
-    spec: &Spec,
+    family: FbFamily,
     fw: &GspFirmware,
     (heap, wpr_meta): (HeapParams, u64),
 ) -> Result<FbLayout> {
-    let family = FbFamily::of(spec.chipset).ok_or(ENODEV)?;
     let needs = FbNeeds {
         family,
         bootloader: fw.bootloader_size as u64,
@@ -157,13 +157,10 @@ pub(crate) fn read_layout(
 pub(crate) fn read_fmc_sizes(
     dev: &device::Device,
     bar: &SharedBar0,
-    spec: &Spec,
+    hal: &'static FspHal,
     heap: HeapParams,
 ) -> Result<FmcSizes> {
-    let needs = FmcNeeds {
-        hal: FspHal::of(spec.chipset).ok_or(ENODEV)?,
-        heap,
-    };
+    let needs = FmcNeeds { hal, heap };
     let sizes = bar
         .with(|bar| Untrusted::new_untrusted(bar.read(regs::NV_USABLE_FB_SIZE_IN_MB).into_raw()))?
         .validate_ref_against::<FmcSizes, _>(needs)
@@ -259,10 +256,9 @@ impl SysmemFlush {
         bar: &SharedBar0,
         spec: &Spec,
     ) -> Result<SysmemFlush> {
-        let regs = match (FbFamily::of(spec.chipset), FspHal::of(spec.chipset)) {
-            (Some(family), _) => FlushFamily::Fb(family),
-            (None, Some(hal)) => FlushFamily::Fsp(hal.flush),
-            (None, None) => return Err(ENODEV),
+        let regs = match &spec.family().boot {
+            Boot::Booter(facts) => FlushFamily::Fb(facts.fb),
+            Boot::Fsp(hal) => FlushFamily::Fsp(hal.flush),
         };
         let page = CoherentHandle::alloc(dev, PAGE_SIZE, GFP_KERNEL)?;
         let addr = page.dma_address();
@@ -351,9 +347,10 @@ mod tests {
     };
 
     fn needs(version: FwVersion, chipset: Chipset) -> FbNeeds {
-        let (heap, wpr_meta) = crate::gsp::hal::wpr_numbers(version, !chipset.boots_like_turing());
+        let facts = chipset.family().booter().unwrap();
+        let (heap, wpr_meta) = crate::gsp::hal::wpr_numbers(version, facts.libos3);
         FbNeeds {
-            family: FbFamily::of(chipset).unwrap(),
+            family: facts.fb,
             bootloader: 0x6000,
             elf: 16 << 20,
             heap,

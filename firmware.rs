@@ -70,7 +70,7 @@ pub(crate) const ACR_BOOTLOADER: &str = "acr/bl.bin";
 /// Whether `chipset` loads FWSEC through the generic bootloader (Turing; GA100 too, which runs
 /// no FWSEC-FRTS but runs FWSEC-SB at teardown).
 pub(crate) const fn needs_gen_bootloader(chipset: Chipset) -> bool {
-    chipset.boots_like_turing()
+    matches!(chipset.family().booter(), Some(facts) if facts.gen_bootloader)
 }
 
 /// The GSP firmware set chosen for a device: every file present and valid.
@@ -234,7 +234,7 @@ fn load_version(dev: &device::Device, spec: &Spec, version: FwVersion) -> Result
     let mut elf_size = None;
     let mut bootloader_size = None;
     let mut kept = Kept::default();
-    for &kind in FileKind::for_arch(spec.architecture()) {
+    for &kind in FileKind::needed_by(spec.family()) {
         let name = path(spec.chipset, kind, version)?;
         let shown = name.to_str().unwrap_or("?");
         // A file's problem is a warning: the next version may do. Only finding none is an
@@ -359,7 +359,7 @@ impl<const N: usize> ModInfoBuilder<N> {
             while v < FwVersion::ALL.len() {
                 let version = FwVersion::ALL[v];
                 if version.supports(chipset) {
-                    let files = FileKind::for_arch(chipset.arch());
+                    let files = FileKind::needed_by(chipset.family());
                     let mut f = 0;
                     while f < files.len() {
                         this = this.file(chipset, files[f].name(), version);
@@ -390,7 +390,6 @@ mod tests {
     use super::bin_hdr::BinFile;
     use super::image::GspImage;
     use super::*;
-    use crate::chip::Architecture;
     use kernel::faux;
 
     /// Requests a real firmware file through a faux device, as a probe would.
@@ -476,7 +475,7 @@ mod tests {
 
     #[test]
     fn real_turing_570_files_validate() -> Result {
-        for &kind in FileKind::for_arch(Architecture::Turing) {
+        for &kind in FileKind::needed_by(Chipset::TU102.family()) {
             let fw = request(Chipset::TU102, kind, FwVersion::R570_144)?;
             assert!(validate_file(
                 kind,
@@ -491,7 +490,7 @@ mod tests {
 
     #[test]
     fn real_ampere_535_files_validate() -> Result {
-        for &kind in FileKind::for_arch(Architecture::Ampere) {
+        for &kind in FileKind::needed_by(Chipset::GA102.family()) {
             let fw = request(Chipset::GA102, kind, FwVersion::R535_113_01)?;
             let r = validate_file(
                 kind,
@@ -783,7 +782,7 @@ mod tests {
                 requested |= needs_gen_bootloader(chipset)
                     && (bl.to_bytes() == name || acr.to_bytes() == name);
                 for &version in FwVersion::ALL {
-                    for &kind in FileKind::for_arch(chipset.arch()) {
+                    for &kind in FileKind::needed_by(chipset.family()) {
                         requested |= version.supports(chipset)
                             && path(chipset, kind, version)?.to_bytes() == name;
                     }

@@ -19,18 +19,17 @@ use kernel::{
 };
 
 use crate::{
+    family::{
+        BootStatusReg,
+        FspHal, //
+    },
     bar0::SharedBar0,
     untrusted::Untrusted, //
 };
 
-pub(crate) mod hal;
 pub(crate) mod protocol;
 pub(crate) mod regs;
 
-use hal::{
-    BootStatusReg,
-    FspHal, //
-};
 use protocol::{
     BootStatus,
     Consumed,

@@ -99,7 +99,7 @@ impl<'bound> Gpu<'bound> {
             let id = identify(pdev, &bar)?;
             let spec = id.spec;
             dev_info!(pdev, "NVIDIA ({})\n", spec);
-            let hal = GspHal::of(&spec)?;
+            let hal = GspHal::of(&spec);
             hal.wait_ready(dev, &bar)?;
 
             let mut fw = firmware::load(dev, &spec, forced_version(pdev)?)?;
@@ -209,7 +209,7 @@ fn system_facts(pdev: &pci::Device<Core<'_>>, spec: &Spec) -> Result<SystemFacts
         revision_id: pdev.revision_id(),
     });
     function
-        .validate_ref_against::<SystemFacts, _>(spec.architecture())
+        .validate_ref_against::<SystemFacts, _>(spec.family().pci_config_mirror)
         .map_err(|e| {
             dev_err!(pdev, "cannot describe the GPU to the GSP: {}\n", e);
             ENODEV

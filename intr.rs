@@ -27,7 +27,7 @@ use kernel::{
 
 use crate::{
     bar0::Bar0,
-    chip::Architecture,
+    family::MsiRearm,
     regs,
     untrusted::Untrusted, //
 };
@@ -40,31 +40,16 @@ use status::{
     TreeRegs, //
 };
 
-/// How the family re-arms MSI.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rearm {
-    /// Turing to Ada: a write of `NV_XVE_CYA_2` through the configuration mirror.
-    ConfigMirror,
-    /// Hopper on: the top enable's clear and set.
-    TopEnable,
-}
-
 /// The tree as the driver uses it: one vector, and the family's MSI re-arm.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tree {
     place: Place,
-    rearm: Rearm,
+    rearm: MsiRearm,
 }
 
 impl Tree {
-    /// The tree of an `arch` GPU, for the vector at `place`.
-    pub(crate) fn new(arch: Architecture, place: Place) -> Tree {
-        let rearm = match arch {
-            Architecture::Turing | Architecture::Ampere | Architecture::Ada => Rearm::ConfigMirror,
-            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
-                Rearm::TopEnable
-            }
-        };
+    /// The tree of a GPU whose family re-arms MSI as `rearm` says, for the vector at `place`.
+    pub(crate) fn new(rearm: MsiRearm, place: Place) -> Tree {
         Tree { place, rearm }
     }
 
@@ -109,7 +94,7 @@ impl Tree {
     pub(crate) fn take(&self, bar: &Bar0<'_>) -> Result<bool> {
         let Place { leaf, bit, top } = self.place;
         bar.write_reg(regs::NV_CPU_INTR_TOP_EN_CLEAR::from_raw(top));
-        if self.rearm == Rearm::ConfigMirror {
+        if self.rearm == MsiRearm::ConfigMirror {
             self.rearm_msi(bar);
         }
         let leaf_reg = || regs::NV_CPU_INTR_LEAF::try_at(leaf).ok_or(EINVAL);
@@ -133,7 +118,7 @@ impl Tree {
     }
 
     fn rearm_msi(&self, bar: &Bar0<'_>) {
-        if self.rearm == Rearm::ConfigMirror {
+        if self.rearm == MsiRearm::ConfigMirror {
             bar.write_reg(regs::NV_PCFG_XVE_CYA_2::zeroed());
         }
     }

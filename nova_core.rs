@@ -17,6 +17,7 @@ mod debugfs;
 mod devinit;
 mod driver;
 mod falcon;
+mod family;
 mod fb;
 mod firmware;
 mod fsp;

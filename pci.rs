@@ -12,7 +12,7 @@
 use core::fmt;
 
 use crate::{
-    chip::Architecture,
+    family::ConfigMirror,
     untrusted::{
         Untrusted,
         Validator, //
@@ -141,10 +141,10 @@ impl fmt::Display for FactsError {
 /// says where the configuration space mirror lies): every BAR the GSP is told about exists, and
 /// the function is NVIDIA's. The device and subsystem ids and the revision are the GSP's to
 /// judge (the driver sets `RMDevidCheckIgnore`); the driver forwards them unchanged.
-impl Validator<(&Untrusted<PciFunction>, Architecture)> for SystemFacts {
+impl Validator<(&Untrusted<PciFunction>, ConfigMirror)> for SystemFacts {
     type Err = FactsError;
 
-    fn validate((f, arch): (&PciFunction, Architecture)) -> Result<SystemFacts, FactsError> {
+    fn validate((f, mirror): (&PciFunction, ConfigMirror)) -> Result<SystemFacts, FactsError> {
         Bar0Len::validate(f.bar0.len).map_err(FactsError::Bar)?;
         for (bar, missing) in [
             (f.bar1, BarError::Bar1Missing),
@@ -157,7 +157,6 @@ impl Validator<(&Untrusted<PciFunction>, Architecture)> for SystemFacts {
         if f.vendor_id != VENDOR_NVIDIA {
             return Err(FactsError::NotNvidia(f.vendor_id));
         }
-        let (mirror_base, mirror_size) = arch.pci_config_mirror();
         Ok(SystemFacts {
             bar0: f.bar0.start,
             bar1: f.bar1.start,
@@ -168,8 +167,8 @@ impl Validator<(&Untrusted<PciFunction>, Architecture)> for SystemFacts {
             subsystem_vendor_id: f.subsystem.vendor,
             subsystem_device_id: f.subsystem.device,
             revision_id: f.revision_id,
-            pci_config_mirror_base: mirror_base,
-            pci_config_mirror_size: mirror_size,
+            pci_config_mirror_base: mirror.base,
+            pci_config_mirror_size: mirror.size,
         })
     }
 }
@@ -206,7 +205,8 @@ mod tests {
     }
 
     fn facts(f: PciFunction) -> Result<SystemFacts, FactsError> {
-        Untrusted::new_untrusted(f).validate_ref_against::<SystemFacts, _>(Architecture::Ampere)
+        let mirror = crate::chip::Chipset::GA102.family().pci_config_mirror;
+        Untrusted::new_untrusted(f).validate_ref_against::<SystemFacts, _>(mirror)
     }
 
     #[test]

@@ -9,10 +9,7 @@
 
 use kernel::prelude::*;
 
-use crate::{
-    chip::Chipset,
-    falcon::load::BromParams, //
-};
+use crate::falcon::load::BromParams;
 
 use super::{
     Falcon,
@@ -22,34 +19,15 @@ use super::{
 mod ga102;
 mod tu102;
 
-/// The falcon HAL of a chip family.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FalconHal {
-    Tu102,
-    Ga102,
-}
+/// The falcon HAL of a chip family: which one a family has is its `falcon` fact
+/// (`family.rs`).
+pub(crate) use crate::family::FalconHal;
 
 impl FalconHal {
-    /// The HAL of `chipset`: GA100 boots as Turing.
-    pub(crate) fn of(chipset: Chipset) -> FalconHal {
-        if chipset.boots_like_turing() {
-            FalconHal::Tu102
-        } else {
-            FalconHal::Ga102
-        }
-    }
-
     /// Whether the RISC-V core's interrupt mask is GA102's (0x528) rather than Turing's and
     /// GA100's (0x2b4): the register follows the HAL.
     pub(crate) fn riscv_irqmask_ga102(self) -> bool {
         self == FalconHal::Ga102
-    }
-
-    /// Whether `chipset`'s falcons have `INTR_RETRIGGER`: GA100 on, which the HAL split (GA100
-    /// boots as Turing) does not follow (nouveau's `ga100_gsp_flcn` has `intr_retrigger`,
-    /// `tu102_gsp_flcn` none).
-    pub(crate) fn has_intr_retrigger(chipset: Chipset) -> bool {
-        !matches!(chipset.arch(), crate::chip::Architecture::Turing)
     }
 
     /// The condition that says the RISC-V core is active.

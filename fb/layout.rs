@@ -18,15 +18,9 @@ use core::{
     ops::Range, //
 };
 
-use crate::{
-    chip::{
-        Architecture,
-        Chipset, //
-    },
-    untrusted::{
-        Untrusted,
-        Validator, //
-    },
+use crate::untrusted::{
+    Untrusted,
+    Validator, //
 };
 
 const SZ_4K: u64 = 1 << 12;
@@ -39,31 +33,10 @@ const SZ_1G: u64 = 1 << 30;
 /// GA100); a larger size is a lie, refused before any arithmetic.
 pub(crate) const MAX_FB_SIZE: u64 = 1 << 40;
 
-/// How a chip family lays the framebuffer out and names its registers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FbFamily {
-    /// Turing: size from `LOCAL_MEMORY_RANGE`, flush page address up to bit 39.
-    Tu102,
-    /// GA100: as Turing, but its FRTS region is empty (no display, no FWSEC-FRTS) and the
-    /// flush page address has a high half.
-    Ga100,
-    /// GA102 to Ada: size from the scratch register devinit fills.
-    Ga102,
-}
+
+pub(crate) use crate::family::FbFamily;
 
 impl FbFamily {
-    /// The family of `chipset`, for the chips that boot through FWSEC (Turing to Ada).
-    pub(crate) fn of(chipset: Chipset) -> Option<FbFamily> {
-        match chipset.arch() {
-            Architecture::Turing => Some(FbFamily::Tu102),
-            Architecture::Ampere if chipset == Chipset::GA100 => Some(FbFamily::Ga100),
-            Architecture::Ampere | Architecture::Ada => Some(FbFamily::Ga102),
-            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
-                None
-            }
-        }
-    }
-
     /// The name of the register that says how much video memory there is.
     pub(crate) const fn fb_size_register(self) -> &'static str {
         match self {

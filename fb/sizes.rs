@@ -20,7 +20,7 @@ use crate::{
         HeapParams,
         MAX_FB_SIZE, //
     },
-    fsp::hal::FspHal,
+    family::FspHal,
     untrusted::{
         Untrusted,
         Validator, //

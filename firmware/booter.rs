@@ -124,27 +124,8 @@ const PARAMS_SIZE: u64 = core::mem::size_of::<SignatureParams>() as u64;
 const LOAD_HEADER_SIZE: u64 = core::mem::size_of::<LoadHeaderV2>() as u64;
 const APP_ENTRY_SIZE: u64 = core::mem::size_of::<AppEntry>() as u64;
 
-/// Where a chip family loads the booter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BooterLayout {
-    /// Turing and GA100: OS code non-secure at its IMEM offset, application 0's code secure at
-    /// its own, boot at the OS code; no signature fuse.
-    Tu102,
-    /// GA102 and later: application 0's code secure at IMEM 0, the boot ROM's parameters, boot
-    /// at application 0's image offset; the fuse selects the signature.
-    Ga102,
-}
 
-impl BooterLayout {
-    /// The layout `chipset` loads: GA100 boots as Turing.
-    pub(crate) const fn of(chipset: Chipset) -> BooterLayout {
-        if chipset.boots_like_turing() {
-            BooterLayout::Tu102
-        } else {
-            BooterLayout::Ga102
-        }
-    }
-}
+pub(crate) use crate::family::BooterLayout;
 
 impl Part {
     /// The IMEM or DMEM the part takes from `dst`, in whole blocks: its end, 64-bit.
@@ -431,7 +412,10 @@ impl<'a> Validator<(&'a Untrusted<[u8]>, Chipset)> for BooterImage<'a> {
 
     fn validate((file, chipset): (&'a [u8], Chipset)) -> Result<BooterImage<'a>, FwError> {
         let bin = <BinFile as Validator<&Untrusted<[u8]>>>::validate(file)?;
-        parse(file, bin, BooterLayout::of(chipset)).map_err(FwError::Booter)
+        let facts = chipset.family().booter().ok_or(FwError::Malformed(
+            "a booter for a chip that does not boot through the booter",
+        ))?;
+        parse(file, bin, facts.booter).map_err(FwError::Booter)
     }
 }
 
@@ -719,7 +703,10 @@ mod tests {
         );
         assert_eq!(b.imem_sec().dst, 0x100);
         assert_eq!((b.boot_addr(), b.brom()), (0, None));
-        assert_eq!(BooterLayout::of(Chipset::GA100), BooterLayout::Tu102);
+        assert_eq!(
+            Chipset::GA100.family().booter().map(|b| b.booter),
+            Some(BooterLayout::Tu102)
+        );
         Ok(())
     }
 

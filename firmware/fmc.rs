@@ -11,7 +11,6 @@
 use crate::{
     chip::Chipset,
     fsp::{
-        hal::FspHal,
         protocol::HASH_SIZE, //
     },
     untrusted::{
@@ -73,7 +72,7 @@ impl<'a> Validator<(&'a Untrusted<[u8]>, Chipset)> for FmcImage<'a> {
     type Err = FwError;
 
     fn validate((file, chipset): (&'a [u8], Chipset)) -> Result<FmcImage<'a>, FwError> {
-        let hal = FspHal::of(chipset).ok_or(FwError::Malformed(
+        let hal = chipset.family().fsp().ok_or(FwError::Malformed(
             "an FMC image for a chip that does not boot through the FSP",
         ))?;
         let sections = Sections::validate(file)?;

@@ -9,9 +9,10 @@
 use core::fmt;
 
 use crate::{
-    chip::{
-        Architecture,
-        Chipset, //
+    chip::Chipset,
+    family::{
+        Boot,
+        Family, //
     },
     untrusted::{
         Untrusted,
@@ -43,6 +44,19 @@ pub(crate) enum FileKind {
 }
 
 impl FileKind {
+    /// The files a chip of `family` needs, in the order they are requested.
+    pub(crate) const fn needed_by(family: &Family) -> &'static [FileKind] {
+        match family.boot {
+            Boot::Booter(_) => &[
+                FileKind::BooterLoad,
+                FileKind::BooterUnload,
+                FileKind::Bootloader,
+                FileKind::Gsp,
+            ],
+            Boot::Fsp(_) => &[FileKind::Fmc, FileKind::Bootloader, FileKind::Gsp],
+        }
+    }
+
     /// The file name's stem.
     pub(crate) const fn name(self) -> &'static str {
         match self {
@@ -54,40 +68,6 @@ impl FileKind {
         }
     }
 
-    /// The files a chip of `arch` needs, in the order they are requested.
-    pub(crate) const fn for_arch(arch: Architecture) -> &'static [FileKind] {
-        match arch {
-            Architecture::Turing | Architecture::Ampere | Architecture::Ada => &[
-                FileKind::BooterLoad,
-                FileKind::BooterUnload,
-                FileKind::Bootloader,
-                FileKind::Gsp,
-            ],
-            Architecture::Hopper | Architecture::BlackwellGB10x | Architecture::BlackwellGB20x => {
-                &[FileKind::Fmc, FileKind::Bootloader, FileKind::Gsp]
-            }
-        }
-    }
-}
-
-/// Name of the signature section the GSP image carries for `chipset`'s family.
-pub(crate) const fn signature_section(chipset: Chipset) -> &'static str {
-    match chipset {
-        Chipset::TU102 | Chipset::TU104 | Chipset::TU106 => ".fwsignature_tu10x",
-        Chipset::TU116 | Chipset::TU117 => ".fwsignature_tu11x",
-        Chipset::GA100 => ".fwsignature_ga100",
-        Chipset::GA102 | Chipset::GA103 | Chipset::GA104 | Chipset::GA106 | Chipset::GA107 => {
-            ".fwsignature_ga10x"
-        }
-        Chipset::GH100 => ".fwsignature_gh100",
-        Chipset::AD102 | Chipset::AD103 | Chipset::AD104 | Chipset::AD106 | Chipset::AD107 => {
-            ".fwsignature_ad10x"
-        }
-        Chipset::GB100 | Chipset::GB102 => ".fwsignature_gb10x",
-        Chipset::GB202 | Chipset::GB203 | Chipset::GB205 | Chipset::GB206 | Chipset::GB207 => {
-            ".fwsignature_gb20x"
-        }
-    }
 }
 
 /// Longest `.fwversion` content accepted, terminating NUL included.
@@ -131,7 +111,7 @@ impl<'a> Validator<(&'a Untrusted<[u8]>, (FwVersion, Chipset))> for GspImage<'a>
         let fwversion = sections
             .find(".fwversion")
             .ok_or(FwError::MissingSection(".fwversion"))?;
-        let sig_name = signature_section(chipset);
+        let sig_name = chipset.signature_section();
         let signature = sections
             .find(sig_name)
             .ok_or(FwError::MissingSection(sig_name))?;

@@ -23,7 +23,7 @@ use crate::chip::Spec;
 /// Sets the DMA mask of `spec`'s family: what the DMA memory allocated for the device from here
 /// on must fit in.
 pub(crate) fn set_dma_mask(pdev: &pci::Device<Core<'_>>, spec: &Spec) -> Result {
-    let bits = spec.architecture().dma_address_bits();
+    let bits = spec.family().dma_address_bits;
     // SAFETY: Nothing allocates or maps DMA memory for this device concurrently: probe runs
     // under the device lock, and the driver allocates for the device only from its probe
     // (after this) and frees only from its unbind or when its device data drops, which cannot

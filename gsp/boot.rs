@@ -239,6 +239,64 @@ impl kernel::fmt::Display for Named<'_> {
     }
 }
 
+/// What a wait waits for.
+#[derive(Clone, Copy, Debug)]
+struct Awaited {
+    /// The message's function (in the version's numbering).
+    function: u32,
+    /// The sequence number of the call the message answers ([`Queues::send_with`]); `None` for
+    /// what GSP-RM sends unasked (`GSP_INIT_DONE`, its CPU sequence).
+    call: Option<u32>,
+}
+
+impl Awaited {
+    /// The reply to the call `function` that carried sequence number `call`.
+    fn reply(function: u32, call: u32) -> Awaited {
+        Awaited {
+            function,
+            call: Some(call),
+        }
+    }
+
+    /// A message GSP-RM sends unasked.
+    fn message(function: u32) -> Awaited {
+        Awaited {
+            function,
+            call: None,
+        }
+    }
+}
+
+/// The replies a wait dropped for carrying another call's sequence number.
+#[derive(Default)]
+struct StaleReplies {
+    /// The first one's sequence number.
+    first: Option<u32>,
+    count: u64,
+}
+
+impl StaleReplies {
+    fn add(&mut self, sequence: u32) {
+        self.first.get_or_insert(sequence);
+        self.count += 1;
+    }
+}
+
+/// Whether GSP-RM may still be asked anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    /// It answers, or is about to start.
+    Answering,
+    /// It never started.
+    NeverStarted,
+    /// A wait's deadline passed: it is asked nothing more, neither the frees nor the unload
+    /// (each would cost a deadline of its own). OpenRM skips every RPC once GSP-RM is known
+    /// dead (`_kgspRpcSanityCheck`), nouveau's callers give up at the first timeout.
+    Mute,
+    /// The GPU no longer identifies as the one probed.
+    Gone,
+}
+
 /// A started GSP running firmware version `V`: what is the same for every version is its
 /// [`GspCore`], which it dereferences to; what it adds is the version's code, for the RPCs it
 /// writes and the replies it validates. The version's numbering is data the core holds, so the
@@ -277,8 +335,8 @@ pub(crate) struct GspCore {
     /// GSP-RM was seen stopped (its RISC-V core idle after FWSEC-SB): it touches nothing any
     /// more.
     halted: bool,
-    /// GSP-RM never started, or the GPU is gone: asking it to unload is pointless.
-    unreachable: bool,
+    /// Whether GSP-RM may be asked anything (the frees, the unload).
+    reach: Reach,
     /// What stops GSP-RM and undoes WPR2; taken by [`Gsp::shutdown`].
     teardown: Option<Teardown>,
     /// Something that reads the GSP's memory could not be stopped (SEC2 running the booter):
@@ -319,7 +377,7 @@ impl<V: Interface> Gsp<V> {
                 numbering: V::NUMBERING,
                 shared: Some(shared),
                 halted: false,
-                unreachable: false,
+                reach: Reach::Answering,
                 teardown: Some(teardown),
                 pinned: false,
                 objects: Objects::new(),
@@ -361,7 +419,7 @@ impl<V: Interface> Gsp<V> {
     ) -> Result<Gsp<V>> {
         let booted = match self.queue_boot_commands(bar, facts) {
             Err(e) => {
-                self.set_unreachable();
+                self.set_never_started();
                 Err(e)
             }
             Ok(()) => boot(&mut self.core),
@@ -417,10 +475,10 @@ impl<V: Interface> Gsp<V> {
         before_stop: impl FnOnce(),
     ) {
         let mut acknowledged = false;
-        if !self.unreachable {
+        if self.reach == Reach::Answering {
             self.core.free_objects(dev, bar);
         }
-        if !self.unreachable {
+        if self.reach == Reach::Answering {
             // A full unload (not a suspend); the acknowledgement means the GSP stopped using
             // the driver's memory.
             match self.rpc(dev, bar, &UnloadingGuestDriver, UNLOAD_TIMEOUT) {
@@ -465,8 +523,8 @@ impl GspCore {
     }
 
     /// GSP-RM never started: teardown does not ask it to unload.
-    pub(crate) fn set_unreachable(&mut self) {
-        self.unreachable = true;
+    pub(crate) fn set_never_started(&mut self) {
+        self.reach = Reach::NeverStarted;
     }
 
     /// Keeps what the booter reads until `GSP_INIT_DONE`.
@@ -492,7 +550,8 @@ impl GspCore {
         timeout: Delta,
     ) -> Result {
         let f = self.numbering.function(Function::InitDone);
-        self.wait_for(dev, bar, f, 0, timeout).map(|_| ())
+        self.wait_for(dev, bar, Awaited::message(f), 0, timeout)
+            .map(|_| ())
     }
 
     /// Waits for GSP-RM's CPU sequence and carries it out.
@@ -506,7 +565,7 @@ impl GspCore {
         app_version: u32,
     ) -> Result {
         let f = self.numbering.function(Function::RunCpuSequencer);
-        let payload = self.wait_for(dev, bar, f, 0, INIT_TIMEOUT)?;
+        let payload = self.wait_for(dev, bar, Awaited::message(f), 0, INIT_TIMEOUT)?;
         let ctx = super::sequencer::Context {
             chipset: self.spec.chipset,
             boot0,
@@ -527,24 +586,33 @@ impl GspCore {
         self.shared.as_mut().map(Shared::queues).ok_or(ENODEV)
     }
 
-    /// Waits for a message of `function`: the reply to the command just sent, or an event.
-    /// A reply of `expected` bytes, more than one message holds, is gathered from the
-    /// continuation records that follow its first message ([`Reassembly`]).
+    /// Waits for `awaited`: the reply to the call just sent (its function and the sequence
+    /// number it carried), or a message GSP-RM sends unasked while it boots. A reply of
+    /// `expected` bytes, more than one message holds, is gathered from the continuation records
+    /// that follow its first message ([`Reassembly`]).
     ///
     /// Events are dropped, whether the driver knows their number or not (one debug line per
-    /// wait names them). A reply nobody asked for ends the wait with an error, as does a message
-    /// with a non-zero `rpc_result` (an event's too, as nouveau's `r535_gsp_msg_recv` ends its
-    /// wait on any), a message that does not validate, or a failed [`GspCore::check_device`].
+    /// wait names them), and so are replies that carry another call's sequence number (one
+    /// warning per wait counts them). A reply nobody asked for ends the wait with an error, as
+    /// does a message with a non-zero `rpc_result` (an event's too, as nouveau's
+    /// `r535_gsp_msg_recv` ends its wait on any), a message that does not validate, or a failed
+    /// [`GspCore::check_device`].
+    ///
     /// The wait has one deadline, `timeout`, and checks the device every [`CHECK_INTERVAL`],
-    /// however many messages keep coming.
+    /// however many messages keep coming. Once the deadline passed, what GSP-RM posted by then
+    /// is still read (at most [`DRAIN_LIMIT`] messages), as OpenRM's `_kgspRpcRecvPoll` takes
+    /// the time before it drains the queue: a reply whose interrupt woke the wait at its
+    /// deadline is not lost. A wait that times out leaves GSP-RM [`Reach::Mute`]: it is asked
+    /// nothing more.
     fn wait_for(
         &mut self,
         dev: &Device,
         bar: &SharedBar0,
-        function: u32,
+        awaited: Awaited,
         expected: usize,
         timeout: Delta,
     ) -> Result<Untrusted<KVec<u8>>> {
+        let function = awaited.function;
         let start = Instant::<Monotonic>::now();
         // A reply longer than a message, until its continuation records are in.
         let mut gathering: Option<Reassembly> = None;
@@ -561,12 +629,15 @@ impl GspCore {
         self.failed = None;
         let mut next_check = CHECK_INTERVAL;
         let mut dropped = DroppedEvents::default();
+        let mut stale = StaleReplies::default();
         let arrivals = self.arrivals.clone();
         // The interrupts seen before the queue was last looked at; before the last sleep; and
         // how that sleep ended, once the wait slept.
         let mut seen = arrivals.as_ref().map_or(0, |a| a.seen());
         let mut slept_from = seen;
         let mut woken: Option<Woken> = None;
+        // Messages read since the deadline passed, once it did.
+        let mut overtime: Option<u32> = None;
         let result = loop {
             let waited = start.elapsed();
             if waited >= next_check {
@@ -577,14 +648,14 @@ impl GspCore {
                 // However many messages keep coming, give the CPU away now and then.
                 fsleep(Delta::from_micros(100));
             }
-            if waited > timeout {
-                dev_err!(
-                    dev,
-                    "GSP: no reply to {:#x} within {} ms\n",
-                    function,
-                    timeout.as_millis()
-                );
-                break Err(ETIMEDOUT);
+            if waited > timeout && overtime.is_none() {
+                overtime = Some(0);
+            }
+            if let Some(n) = &mut overtime {
+                if *n >= DRAIN_LIMIT {
+                    break Err(self.timed_out(dev, function, timeout));
+                }
+                *n += 1;
             }
             let numbering = self.numbering;
             let received = self.queues()?.receive(numbering);
@@ -621,6 +692,14 @@ impl GspCore {
                         Err(e) => break Err(queue_error(e)),
                     }
                 }
+                // Another call's reply: one the driver gave up on, or a lie. Taken for this
+                // call's, it would answer it with that call's data.
+                Ok(Some((m, _)))
+                    if m.function == function
+                        && awaited.call.is_some_and(|seq| seq != m.rpc_sequence) =>
+                {
+                    stale.add(m.rpc_sequence)
+                }
                 Ok(Some((m, payload))) if m.function == function => {
                     match Reassembly::first(payload, expected) {
                         Gathered::Done(reply) => break Ok(reply),
@@ -643,11 +722,18 @@ impl GspCore {
                     );
                     break Err(EIO);
                 }
+                // Past the deadline, an empty queue ends the wait.
+                Ok(None) if overtime.is_some() => {
+                    break Err(self.timed_out(dev, function, timeout))
+                }
                 Ok(None) => match &arrivals {
                     Some(a) => {
                         slept_from = seen;
-                        woken =
-                            Some(a.wait(seen, CHECK_INTERVAL.min(timeout - waited), POLL_INTERVAL));
+                        woken = Some(a.wait(
+                            seen,
+                            CHECK_INTERVAL.min(timeout - waited),
+                            POLL_INTERVAL,
+                        ));
                         seen = a.seen();
                     }
                     None => fsleep(POLL_INTERVAL),
@@ -655,6 +741,17 @@ impl GspCore {
                 Err(e) => break Err(queue_error(e)),
             }
         };
+        if let (Some(call), Some(first)) = (awaited.call, stale.first) {
+            dev_warn!(
+                dev,
+                "GSP-RM: dropped {} of its replies to {:#x} with another call's sequence number \
+                 (first {}, waiting for {})\n",
+                stale.count,
+                function,
+                first,
+                call
+            );
+        }
         // The time from the interrupt that ended the last sleep to the wait running again.
         self.wake = match woken {
             Some(Woken::Interrupt(d)) if result.is_ok() => Some(d),
@@ -743,10 +840,25 @@ impl GspCore {
             .validate_ref_against::<SameGpu, _>(self.spec)
         {
             dev_err!(dev, "GPU gone: {} (waiting for {:#x})\n", gone, function);
-            self.unreachable = true;
+            self.reach = Reach::Gone;
             return Err(ENODEV);
         }
         Ok(())
+    }
+
+    /// The end of a wait for `function` whose deadline `timeout` passed: one line, and GSP-RM is
+    /// asked nothing more ([`Reach::Mute`]).
+    fn timed_out(&mut self, dev: &Device, function: u32, timeout: Delta) -> Error {
+        dev_err!(
+            dev,
+            "GSP: no reply to {:#x} within {} ms: GSP-RM is asked nothing more\n",
+            function,
+            timeout.as_millis()
+        );
+        if self.reach == Reach::Answering {
+            self.reach = Reach::Mute;
+        }
+        ETIMEDOUT
     }
 
     /// Sends the RPC `function` of `size` payload bytes that `write` writes, and waits for its
@@ -760,14 +872,14 @@ impl GspCore {
         timeout: Delta,
         write: &mut dyn FnMut(&mut dyn Sink) -> Result,
     ) -> Result<Untrusted<KVec<u8>>> {
-        self.send(dev, bar, function, size, write)?;
+        let call = self.send(dev, bar, function, size, write)?;
         // GSP-RM answers in place: the reply is at most as long as the request (an RM call's
         // is as long), so no more than that is gathered from continuation records.
-        self.wait_for(dev, bar, function, size, timeout)
+        self.wait_for(dev, bar, Awaited::reply(function, call), size, timeout)
     }
 
     /// Sends the RPC `function` of `size` payload bytes that `write` writes and rings the
-    /// doorbell. Failed, GSP-RM was sent nothing.
+    /// doorbell: the sequence number the call carries. Failed, GSP-RM was sent nothing.
     fn send(
         &mut self,
         dev: &Device,
@@ -775,8 +887,9 @@ impl GspCore {
         function: u32,
         size: usize,
         write: &mut dyn FnMut(&mut dyn Sink) -> Result,
-    ) -> Result {
-        self.queues()?
+    ) -> Result<u32> {
+        let call = self
+            .queues()?
             .send_with(function, size, write)
             .map_err(|e| {
                 dev_err!(
@@ -787,7 +900,8 @@ impl GspCore {
                 );
                 Error::from(e)
             })?;
-        ring(bar)
+        ring(bar)?;
+        Ok(call)
     }
 
     /// Allocates a client and its device and subdevice, as nouveau's
@@ -846,12 +960,16 @@ impl GspCore {
             put_struct(out, &object.alloc_header(size))?;
             params(out)
         });
-        if let Err(e) = sent {
-            // GSP-RM was asked nothing: it holds nothing.
-            self.objects.refused(&object);
-            return Err(e);
-        }
-        let reply = match self.wait_for(dev, bar, f, ALLOC_HEADER + params_size, RPC_TIMEOUT) {
+        let call = match sent {
+            Ok(call) => call,
+            Err(e) => {
+                // GSP-RM was asked nothing: it holds nothing.
+                self.objects.refused(&object);
+                return Err(e);
+            }
+        };
+        let awaited = Awaited::reply(f, call);
+        let reply = match self.wait_for(dev, bar, awaited, ALLOC_HEADER + params_size, RPC_TIMEOUT) {
             Ok(reply) => reply,
             Err(e) => {
                 if self.failed.is_some() {
@@ -969,7 +1087,7 @@ impl GspCore {
             }
         }
         if let Some(teardown) = self.teardown.take() {
-            self.halted = teardown.run(dev, bar, self.unreachable);
+            self.halted = teardown.run(dev, bar, self.reach == Reach::NeverStarted);
         }
     }
 }

@@ -150,13 +150,13 @@ fn boot(
                 }
             };
             gsp.keep_boot_input(input);
-            gsp.set_unreachable();
+            gsp.set_never_started();
             return Err(e);
         }
     }
     if let Err(e) = run_riscv(dev, &gsp_falcon, app_version) {
         // No GSP-RM to ask to unload: teardown alone.
-        gsp.set_unreachable();
+        gsp.set_never_started();
         return Err(e);
     }
     gsp.run_sequence(dev, bar, &gsp_falcon, boot0, libos, app_version)

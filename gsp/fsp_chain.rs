@@ -36,6 +36,7 @@ use kernel::{
 };
 
 use crate::{
+    family::FspHal,
     bar0::SharedBar0,
     chip::{
         Chipset,
@@ -51,7 +52,6 @@ use crate::{
         Starter, //
     },
     fsp::{
-        hal::FspHal,
         protocol::{
             Cot,
             FmcFailed,
@@ -73,7 +73,10 @@ use crate::{
             Images,
             Placement, //
         },
-        teardown::Teardown,
+        teardown::{
+            NeedsReset,
+            Teardown, //
+        },
     },
     pci::SystemFacts,
 };
@@ -146,7 +149,7 @@ pub(crate) fn start<V: Interface>(
         return Err(ENODEV);
     };
     let chipset = spec.chipset;
-    let hal = FspHal::of(chipset).ok_or(ENODEV)?;
+    let hal = spec.family().fsp().ok_or(ENODEV)?;
     let BootFiles {
         gsp: mut rm,
         starter,
@@ -199,6 +202,18 @@ fn boot(
     // Ready: probe waited for its boot status.
     let fsp = Fsp::new(bar, hal);
     let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
+    // A GSP-RM that an earlier binding could not stop still runs, and the FSP boots no second
+    // one over it: refused before the chain is sent, as OpenRM refuses to boot over a WPR2 still
+    // up (`_kgspBootGspRm`).
+    if let Ok(Ok(_)) = gsp_falcon.check(gsp_falcon.riscv_active()) {
+        dev_err!(
+            dev,
+            "GSP-RM of an earlier binding still runs: {}\n",
+            NeedsReset(dev)
+        );
+        gsp.set_never_started();
+        return Err(EBUSY);
+    }
     let started = Instant::<Monotonic>::now();
     // From here on GSP-FMC may run and read what it was given.
     gsp.fmc_started();
@@ -213,14 +228,14 @@ fn boot(
             );
             gsp.pin();
         }
-        gsp.set_unreachable();
+        gsp.set_never_started();
         return Err(f.error);
     }
     let running = wait_lockdown(dev, &gsp_falcon, cot.boot_params)
         .and_then(|()| run_riscv(dev, &gsp_falcon, app_version));
     if let Err(e) = running {
         // No GSP-RM to ask to unload: teardown alone.
-        gsp.set_unreachable();
+        gsp.set_never_started();
         return Err(e);
     }
     dev_dbg!(

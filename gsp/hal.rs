@@ -27,6 +27,11 @@ use crate::{
         Identified,
         Spec, //
     },
+    family::{
+        FspHal,
+        BooterFacts,
+        Boot, //
+    },
     fb::{
         layout::{
             FbLayout,
@@ -42,7 +47,6 @@ use crate::{
         Starter, //
     },
     fsp::{
-        hal::FspHal,
         Fsp, //
     },
     fwsec::image::FwsecCommand,
@@ -71,21 +75,20 @@ use crate::{
     vbios::Vbios,
 };
 
-/// The family's way to GSP-RM.
+/// The family's way to GSP-RM, with its facts.
 pub(crate) enum GspHal {
     /// Turing to Ada: FWSEC-FRTS, then the booter.
-    Booter,
+    Booter(&'static BooterFacts),
     /// Hopper and later: the FSP, with the family's registers.
     Fsp(&'static FspHal),
 }
 
 impl GspHal {
     /// The way `spec`'s family starts GSP-RM.
-    pub(crate) fn of(spec: &Spec) -> Result<GspHal> {
-        if spec.architecture().boots_through_fwsec() {
-            Ok(GspHal::Booter)
-        } else {
-            FspHal::of(spec.chipset).map(GspHal::Fsp).ok_or(ENODEV)
+    pub(crate) fn of(spec: &Spec) -> GspHal {
+        match &spec.family().boot {
+            Boot::Booter(facts) => GspHal::Booter(facts),
+            Boot::Fsp(hal) => GspHal::Fsp(hal),
         }
     }
 
@@ -93,7 +96,7 @@ impl GspHal {
     /// up: GFW boot on Turing to Ada, the FSP's boot from Hopper on.
     pub(crate) fn wait_ready(&self, dev: &Device, bar: &SharedBar0) -> Result {
         match self {
-            GspHal::Booter => crate::devinit::wait_gfw_boot(dev, bar),
+            GspHal::Booter(_) => crate::devinit::wait_gfw_boot(dev, bar),
             GspHal::Fsp(hal) => Fsp::new(bar, hal).wait_ready(dev),
         }
     }
@@ -107,17 +110,16 @@ impl GspHal {
         id: &Identified,
         fw: &GspFirmware,
     ) -> Result<Plan> {
-        let spec = &id.spec;
         Ok(match self {
-            GspHal::Booter => {
-                let numbers = wpr_numbers(fw.version, !spec.chipset.boots_like_turing());
+            GspHal::Booter(facts) => {
+                let numbers = wpr_numbers(fw.version, facts.libos3);
                 Plan::Booter(BooterPlan {
                     rom: read_vbios(dev, bar)?,
-                    layout: crate::fb::read_layout(dev, bar, spec, fw, numbers)?,
+                    layout: crate::fb::read_layout(dev, bar, facts.fb, fw, numbers)?,
                     boot0: id.regs.boot0,
                 })
             }
-            GspHal::Fsp(_) => {
+            GspHal::Fsp(hal) => {
                 let Some(heap) = fw.version.with(FmcHeap) else {
                     // The firmware files were chosen for the chip (`FwVersion::supports`).
                     dev_err!(
@@ -127,7 +129,7 @@ impl GspHal {
                     );
                     return Err(ENODEV);
                 };
-                Plan::Fsp(crate::fb::read_fmc_sizes(dev, bar, spec, heap)?)
+                Plan::Fsp(crate::fb::read_fmc_sizes(dev, bar, hal, heap)?)
             }
         })
     }

@@ -270,7 +270,7 @@ mod tests {
         for &v in FwVersion::ALL {
             let fmc = v.with(Name).1.is_some();
             for &chipset in Chipset::ALL {
-                if v.supports(chipset) && !chipset.arch().boots_through_fwsec() {
+                if v.supports(chipset) && chipset.family().fsp().is_some() {
                     // A version that supports a chip GSP-FMC boots, without GSP-FMC's part.
                     assert!(fmc);
                 }

@@ -61,8 +61,7 @@ use crate::{
     chip::Chipset,
     falcon::{
         gsp::Gsp as GspEngine,
-        regs,
-        FalconHal, //
+        regs, //
     },
     gsp::arrivals::Arrivals,
     intr::{
@@ -105,8 +104,8 @@ struct Serviced {
 impl FalconIrq {
     fn of(chipset: Chipset) -> FalconIrq {
         FalconIrq {
-            ga102_mask: FalconHal::of(chipset).riscv_irqmask_ga102(),
-            retrigger: FalconHal::has_intr_retrigger(chipset),
+            ga102_mask: chipset.family().falcon.riscv_irqmask_ga102(),
+            retrigger: chipset.family().falcon_intr_retrigger,
             set_again: AtomicU32::new(0),
         }
     }

@@ -287,6 +287,9 @@ pub(crate) struct Message {
     pub(crate) function: u32,
     /// RPC result set by the GSP (0 is success).
     pub(crate) result: u32,
+    /// The RPC header's sequence number: in a reply, the one the driver's call carried (GSP-RM
+    /// answers a call in place, its header kept), which tells a reply from an earlier call's.
+    pub(crate) rpc_sequence: u32,
     /// Elements the message occupies in the ring.
     pub(crate) elements: u32,
     /// Offset and length of the payload within the message bytes.
@@ -454,6 +457,7 @@ impl Validator<(&Untrusted<[u8]>, Expect)> for Status {
         Ok(Status(Message {
             function: element.rpc.function,
             result: element.rpc.rpc_result,
+            rpc_sequence: element.rpc.sequence,
             elements: count,
             payload: (HEADERS, rpc_len_usize - RPC_HEADER),
         }))

@@ -192,7 +192,7 @@ impl<M: QueueMemory> Queues<M> {
     /// records) for a large payload. Its bytes are written in place, straight into the command
     /// queue's elements. Returns [`SendError::Full`] without writing anything if the queue has
     /// no room for all of it.
-    pub(crate) fn send<V: Interface, C: Command>(&mut self, command: &C) -> Result<(), SendError> {
+    pub(crate) fn send<V: Interface, C: Command>(&mut self, command: &C) -> Result<u32, SendError> {
         self.send_with(
             V::NUMBERING.function(C::FUNCTION),
             command.size::<V>(),
@@ -202,13 +202,14 @@ impl<M: QueueMemory> Queues<M> {
 
     /// Queues an RPC of `size` payload bytes that `write` writes; `function` is the version's
     /// number of the RPC (the framing is the same in every version). The write pointer moves
-    /// only if `write` succeeded and wrote exactly `size` bytes.
+    /// only if `write` succeeded and wrote exactly `size` bytes. Returns the sequence number
+    /// the RPC's header carries, which GSP-RM's reply to it carries back.
     pub(crate) fn send_with(
         &mut self,
         function: u32,
         size: usize,
         write: &mut dyn FnMut(&mut dyn Sink) -> Result,
-    ) -> Result<(), SendError> {
+    ) -> Result<u32, SendError> {
         let elements = rpc_elements(size).ok_or(SendError::Kernel(EINVAL))?;
         // The GSP's read pointer of the command queue lives in the status queue's header page.
         let gsp_read = self
@@ -236,13 +237,14 @@ impl<M: QueueMemory> Queues<M> {
         };
         write(&mut out)?;
         let messages = out.finish()?;
+        let sequence = self.cmd_seq;
         self.cmd_write = self.ring.advance(self.cmd_write, elements);
         self.cmd_seq = self.cmd_seq.wrapping_add(messages);
         // The elements before the write pointer that publishes them.
         self.mem.barrier(Barrier::Write);
         self.mem
             .write_pointer(DriverPointer::CommandWrite, self.cmd_write);
-        Ok(())
+        Ok(sequence)
     }
 
     /// Takes the next message from the status queue, if the GSP has written one: its validated
@@ -518,6 +520,7 @@ impl<M: QueueMemory> Queues<M> {
     #[cfg(CONFIG_KUNIT)]
     pub(crate) fn send_bytes(&mut self, function: u32, payload: &[u8]) -> Result<(), SendError> {
         self.send_with(function, payload.len(), &mut |out| out.put(payload))
+            .map(|_| ())
     }
 }
 
@@ -602,7 +605,7 @@ mod tests {
         impl<C: Command> ForVersion for Send<'_, C> {
             type Output = Result<(), SendError>;
             fn run<V: Interface>(self) -> Self::Output {
-                self.0.send::<V, C>(self.1)
+                self.0.send::<V, C>(self.1).map(|_| ())
             }
         }
         v.with(Send(q, command))
@@ -1050,6 +1053,22 @@ mod tests {
         });
         assert_eq!(sent, Err(SendError::Kernel(EINVAL)));
         assert_eq!(rd(&mut q, cmdq + TX_WRITE_PTR), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn send_returns_the_sequence_number_the_rpc_carries() -> Result {
+        let mut q = queues()?;
+        let cmdq = q.offsets().0;
+        // One message, then an RPC of two (a continuation record): each call's number is its
+        // first message's, and its header carries it.
+        let first = q.send_with(SET_REGISTRY, 10, &mut |out| out.put(&[1; 10]));
+        let payload = payload_of(MAX_PAYLOAD + 1)?;
+        let second = q.send_with(SET_REGISTRY, payload.len(), &mut |out| out.put(&payload));
+        let third = q.send_with(SET_REGISTRY, 10, &mut |out| out.put(&[3; 10]));
+        assert_eq!((first, second, third), (Ok(0), Ok(1), Ok(3)));
+        let framed = framed_parts(SET_REGISTRY, 0, &[1; 10])?;
+        assert!(q.memory().0[cmdq + PAGE..cmdq + PAGE + framed.len()] == framed[..]);
         Ok(())
     }
 

@@ -258,7 +258,7 @@ impl<'bound> RunningGsp<'bound> {
         let handler = GspIrq::new(
             &self.files.bar,
             spec.chipset,
-            Tree::new(spec.architecture(), place),
+            Tree::new(spec.family().msi_rearm, place),
             arrivals,
             DrainGsp(self.files.gsp.clone()),
         );

@@ -35,6 +35,24 @@ use crate::{
 /// 2 ms apart (`nvkm/subdev/gsp/gh100.c:23`).
 const HALT_TIMEOUT: Delta = Delta::from_secs(5);
 
+/// The end of the line that says a GSP-RM was not seen stopped: what the user must do. Nothing
+/// the driver can do soundly stops it (on Hopper and later only the FSP may reset the GSP, and
+/// OpenRM neither resets it: `kgspTeardown_GH100` waits for the halt, and the next load refuses
+/// to boot over a WPR2 still up, `_kgspBootGspRm`), so the GPU needs a function-level reset,
+/// which the kernel crate gives a driver no way to ask for, or a power cycle.
+pub(crate) struct NeedsReset<'a>(pub(crate) &'a Device);
+
+impl kernel::fmt::Display for NeedsReset<'_> {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        write!(
+            f,
+            "the GPU must be reset before it can be bound again \
+             (echo 1 > /sys/bus/pci/devices/{}/reset, or a power cycle)",
+            self.0.name().to_str().unwrap_or("<device>")
+        )
+    }
+}
+
 /// What stops GSP-RM, per starter.
 pub(crate) enum Teardown {
     /// Turing to Ada.
@@ -68,9 +86,10 @@ fn wait_halt(dev: &Device<Bound>, bar: &SharedBar0, chipset: Chipset) -> bool {
         Ok(Err(e)) => {
             dev_err!(
                 dev,
-                "GSP not seen stopped within {} ms ({}): its memory is leaked, not freed\n",
+                "GSP not seen stopped within {} ms ({}): its memory is leaked, not freed; {}\n",
                 HALT_TIMEOUT.as_millis(),
-                e
+                e,
+                NeedsReset(dev)
             );
             false
         }
@@ -118,8 +137,9 @@ impl BooterTeardown {
             Ok(Err(e)) => {
                 dev_err!(
                     dev,
-                    "GSP-RM not seen stopped ({}): its memory is leaked, not freed\n",
-                    e
+                    "GSP-RM not seen stopped ({}): its memory is leaked, not freed; {}\n",
+                    e,
+                    NeedsReset(dev)
                 );
                 false
             }

@@ -171,6 +171,14 @@ impl Counts {
         }
     }
 
+    /// Notes what the running GSP's resource manager saw so far: a run that never stops (a
+    /// GSP-RM the driver cannot stop) has it in the counts file all the same.
+    pub fn note_running_rm(&mut self, rm: RmSummary) {
+        if let Some(run) = self.gsp_runs.last_mut().filter(|r| r.stopped_by.is_none()) {
+            run.rm = Some(rm);
+        }
+    }
+
     /// The GSP's runs so far.
     #[cfg(test)]
     pub fn gsp_runs(&self) -> &[GspRun] {

@@ -167,9 +167,10 @@ pub fn pci_function(data: &[u8]) -> bool {
     };
     let bar0 = Untrusted::new_untrusted(function.bar0.len).validate::<Bar0Len>();
     assert_eq!(bar0.is_ok(), function.bar0.len >= BAR0_SIZE as u64);
-    let arch =
-        Chipset::ALL[usize::from(data.get(61).copied().unwrap_or(0)) % Chipset::ALL.len()].arch();
-    let Ok(facts) = Untrusted::new_untrusted(function).validate_ref_against::<SystemFacts, _>(arch)
+    let chip = Chipset::ALL[usize::from(data.get(61).copied().unwrap_or(0)) % Chipset::ALL.len()];
+    let mirror = chip.family().pci_config_mirror;
+    let Ok(facts) =
+        Untrusted::new_untrusted(function).validate_ref_against::<SystemFacts, _>(mirror)
     else {
         return false;
     };
@@ -193,7 +194,7 @@ pub fn pci_function(data: &[u8]) -> bool {
     );
     assert_eq!(
         (facts.pci_config_mirror_base, facts.pci_config_mirror_size),
-        arch.pci_config_mirror()
+        (mirror.base, mirror.size)
     );
     true
 }

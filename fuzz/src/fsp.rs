@@ -2,7 +2,5 @@
 
 //! The driver's `fsp` module, without its kernel half (the registers, the transport).
 
-#[path = "../../fsp/hal.rs"]
-pub(crate) mod hal;
 #[path = "../../fsp/protocol.rs"]
 pub(crate) mod protocol;

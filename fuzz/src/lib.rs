@@ -32,6 +32,8 @@ pub(crate) mod pci;
 pub(crate) mod gfw;
 
 pub(crate) mod falcon;
+#[path = "../../family.rs"]
+pub(crate) mod family;
 pub(crate) mod fb;
 
 pub(crate) mod firmware;

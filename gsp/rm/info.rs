@@ -225,6 +225,15 @@ impl GspCore {
 impl fmt::Display for RmInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "chip: {}", self.chipset)?;
+        let family = self.chipset.family();
+        writeln!(
+            f,
+            "family: {} (MMU version {}, channel class {:#x}, copy class {:#x})",
+            family.name,
+            family.mmu.number(),
+            family.classes.channel,
+            family.classes.copy
+        )?;
         writeln!(f, "firmware: {}", self.version)?;
         writeln!(f, "name: {}", self.name())?;
         writeln!(f, "fb: {}", self.static_info.fb())?;

@@ -195,6 +195,9 @@ def cmd_bench(args):
 # the LTCs, runlists and their registers are the model's figures), the RM objects.
 INFO = {
     "bench-ga102-570": ["chip: ga102", "firmware: 570.144", "name: NVIDIA GeForce RTX 3090",
+                        # nouveau's rm/ga1xx.c: AMPERE_CHANNEL_GPFIFO_A, AMPERE_DMA_COPY_B.
+                        r"family: Ampere GA10x \(MMU version 2, channel class 0xc56f, "
+                        r"copy class 0xc7b5\)",
                         r"gr: 7 GPCs, 41 TPCs "
                         r"\(0:0x3f 1:0x3f 2:0x3f 3:0x3f 4:0x3f 5:0x3f 6:0x1f\)",
                         "ce fault method buffer: 0x1000 bytes",
@@ -206,6 +209,9 @@ INFO = {
                         "fifo ce1: runlist 0 at 0x400000", "fifo sec2: runlist 6 at 0x460000",
                         "fifo sw: runlist 0 at 0x400000"],
     "bench-tu117-535": ["chip: tu117", "firmware: 535.113.01", "name: NVIDIA GeForce GTX 1650",
+                        # nouveau's rm/tu1xx.c: TURING_CHANNEL_GPFIFO_A, TURING_DMA_COPY_A.
+                        r"family: Turing \(MMU version 2, channel class 0xc46f, "
+                        r"copy class 0xc5b5\)",
                         r"gr: 2 GPCs, 7 TPCs \(0:0xf 1:0x7\)",
                         "interrupt table: 11 entries", "interrupt gsp: stall 192 nonstall -1",
                         "interrupt nvdec0: stall 201 nonstall 137",

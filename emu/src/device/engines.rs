@@ -438,7 +438,9 @@ impl Device {
         let Some(gsp) = &mut self.gsp else {
             return;
         };
-        for t in gsp.take_transitions() {
+        let transitions = gsp.take_transitions();
+        let running = gsp.running_rm();
+        for t in transitions {
             match t {
                 Transition::Started => {
                     self.counts.gsp_started();
@@ -474,6 +476,9 @@ impl Device {
                     }
                 }
             }
+        }
+        if let Some(rm) = running {
+            self.counts.note_running_rm(rm);
         }
     }
 

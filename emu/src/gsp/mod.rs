@@ -352,6 +352,11 @@ impl Gsp {
         self.state.is_some()
     }
 
+    /// What the running GSP-RM's resource manager saw so far, while one runs.
+    pub fn running_rm(&self) -> Option<rm::RmSummary> {
+        self.state.as_ref().map(|s| s.rm.summary())
+    }
+
     /// The starts and stops since the last call, in order.
     pub fn take_transitions(&mut self) -> Vec<Transition> {
         std::mem::take(&mut self.transitions)

@@ -116,12 +116,16 @@ pub fn fb_layout_locked(
         .copied()
         .find(|c| c.name() == chip)
         .ok_or_else(|| format!("no chip {chip}"))?;
-    let family = FbFamily::of(chipset).ok_or_else(|| format!("{chip} has no FWSEC boot"))?;
+    let facts = chipset
+        .family()
+        .booter()
+        .ok_or_else(|| format!("{chip} has no FWSEC boot"))?;
     let version = *FwVersion::ALL
         .iter()
         .find(|v| v.name() == version)
         .ok_or_else(|| format!("no version {version}"))?;
-    let (heap, wpr_meta) = wpr_numbers(version, !chipset.boots_like_turing());
+    let (heap, wpr_meta) = wpr_numbers(version, facts.libos3);
+    let family = facts.fb;
     let needs = FbNeeds {
         family,
         bootloader,

@@ -120,8 +120,9 @@ fn booter_promises(b: &BooterImage<'_>, file: &[u8], chip: Chipset) -> BooterFac
             && patch + b.signature_size <= (b.os_data.offset + b.os_data.size) as usize
     );
     assert!((1..=16).contains(&b.ucode_id));
-    assert_eq!(b.layout, BooterLayout::of(chip));
-    let turing = chip.boots_like_turing();
+    let layout = chip.family().booter().map(|f| f.booter);
+    assert_eq!(Some(b.layout), layout);
+    let turing = layout == Some(BooterLayout::Tu102);
     assert_eq!(b.imem_ns().is_some(), turing);
     assert_eq!(b.brom().is_some(), !turing);
     let segment = |s: crate::falcon::load::Segment| (s.src, s.dst, s.len);
