@@ -106,16 +106,19 @@ def check_every_bind(sc, lines, results):
     """What the first bind reached the rebind reaches too: the identification line, and GSP-RM
     up where it came up, once per bind; a second bind that fails passes no row."""
     ident = [l for l in lines if l.startswith("NVIDIA (Chipset: ")]
-    if ident:
-        results.check(f"{sc.name}: both binds identify the GPU", len(ident) == BINDS,
-                      f"{len(ident)} identification lines")
+    results.check_where(f"{sc.name}: both binds identify the GPU", bool(ident),
+                        len(ident) == BINDS, f"{len(ident)} identification lines",
+                        "no bind identified the GPU")
     ups = [l for l in lines if re.match(r"GSP \S+ up: ", l)]
     # A GSP-RM the driver could not see stopped (its memory leaked) leaves the GPU needing a
     # reset: its rebind may not boot.
     leaked = any("its memory is leaked" in l for l in lines)
-    if ups and not leaked and not told_once(sc):
-        results.check(f"{sc.name}: GSP-RM came up at both binds", len(ups) == BINDS,
-                      f"{len(ups)} 'GSP ... up' lines: {ups[:3]}")
+    results.check_where(f"{sc.name}: GSP-RM came up at both binds",
+                        ups and not leaked and not told_once(sc), len(ups) == BINDS,
+                        f"{len(ups)} 'GSP ... up' lines: {ups[:3]}",
+                        "GSP-RM never came up" if not ups else
+                        "the GPU needs a reset after a GSP-RM left running" if leaked else
+                        "the row's lie is told at the first bind only")
 
 
 def check_interrupts(sc, lines, emu, results):
@@ -123,6 +126,9 @@ def check_interrupts(sc, lines, emu, results):
     interrupt was delivered (the unbind's replies at least), and no wait found a message that
     had none, unless the row's GSP-RM lies that it raises none (`irq-never`)."""
     if not any(re.match(r"GSP \S+ up: ", l) for l in lines):
+        for what in ("every message GSP-RM posted came with its interrupt",
+                     "GSP-RM's interrupts were delivered"):
+            results.not_applicable(f"{sc.name}: {what}", "GSP-RM never came up")
         return
     # A GSP-RM that lies that it raises none (`irq-never`) makes both checks moot: the row's
     # expected lines hold the driver's warning instead.
@@ -337,14 +343,16 @@ def check_frts(sc, lines, levels, emu, counts, results):
     if sc.emu_option("--vbios-fault") == "fwsec-signature":
         results.check(f"{sc.name}: the emulated GPU's boot ROM refused the badly signed image",
                       bool(refused), f"no refusal in {emu.log}")
-    elif not sc.emu_option("--firmware-root") and started:
-        results.check(f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
-                      logged is not None and not refused, f"{emu.log}: {refused[:2]}")
+    elif not sc.emu_option("--firmware-root"):
+        results.check_where(
+            f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
+            started, logged is not None and not refused, f"{emu.log}: {refused[:2]}",
+            "the driver started no falcon")
     # A falcon drops PIO writes while it scrubs its memories: a driver must wait it out.
     early = [l for l in emu_log.splitlines() if "while the engine still scrubs it refused" in l]
-    if bar0_writes(counts, FALCON_ENGINE):
-        results.check(f"{sc.name}: no IMEM or DMEM write before the falcon's scrubbing was done",
-                      logged is not None and not early, f"{emu.log}: {early[:2]}")
+    results.check_where(f"{sc.name}: no IMEM or DMEM write before the falcon's scrubbing was done",
+                        bar0_writes(counts, FALCON_ENGINE) > 0, logged is not None and not early,
+                        f"{emu.log}: {early[:2]}", "the driver reset no falcon")
     if sc.emu_option("--fwsec-fault") == "dma-stuck":
         # The driver gave up on the transfer: it must stop the falcon before it frees the
         # image the transfer reads, within the probe (no phase change in between).
@@ -362,10 +370,10 @@ def check_frts(sc, lines, levels, emu, counts, results):
                       stuck > 0 and stopped == stuck and not late and not pending,
                       f"{stuck} stuck, {stopped} stopped, {late} left past a phase (see {emu.log})")
     unflushed = [l for l in emu_log.splitlines() if "reset with no sysmem flush page" in l]
-    if bar0_writes(counts, {GSP_ENGINE}):
-        results.check(f"{sc.name}: every GSP falcon reset came with a sysmem flush page "
-                      "registered", logged is not None and not unflushed,
-                      f"{emu.log}: {unflushed[:2]}")
+    results.check_where(f"{sc.name}: every GSP falcon reset came with a sysmem flush page "
+                        "registered", bar0_writes(counts, {GSP_ENGINE}) > 0,
+                        logged is not None and not unflushed, f"{emu.log}: {unflushed[:2]}",
+                        "the driver never reset the GSP falcon")
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
     if not FRTS_CHIP.match(chip) or not ups:
         return
@@ -414,7 +422,10 @@ def check_unloads(name, lines, emu, results, lying=False):
     unload was not acknowledged (it sent it; the emulated GSP may not have read it before the
     falcon reset), which counts too."""
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
-    if ups:
+    if not ups:
+        results.not_applicable(f"{name}: every GSP that came up got UNLOADING_GUEST_DRIVER",
+                               "GSP-RM never came up")
+    else:
         emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
         unloads = emu_log.count("GSP: UNLOADING_GUEST_DRIVER")
         unanswered = sum(1 for l in lines if l.startswith("GSP did not acknowledge the unload"))
@@ -454,6 +465,10 @@ def check_no_bus_master_after(name, counts, results):
         return
     for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
         if not any(p < phase for p in turned_on):
+            for check in (f"bus mastering not turned on again after {what}",
+                          f"bus mastering off after {what}"):
+                results.not_applicable(f"{name}: {check}",
+                                       "the driver never turned bus mastering on before")
             continue
         results.check(f"{name}: bus mastering not turned on again after {what}",
                       phase not in turned_on, f"a write with it on in phase {phase}")
@@ -483,7 +498,9 @@ def check_gsp_stopped(name, counts, results, unstoppable=False, expect_runs=Fals
                       f"runs: {runs}")
         return
     if not runs:
-        # Nothing started, nothing to stop: not counted.
+        # Nothing started, nothing to stop.
+        results.not_applicable(f"{name}: every GSP started was stopped before the driver let "
+                               "go of it", "the emulated GSP never ran")
         return
     late = [r for r in runs
             if r.get("stopped_by") is None or r.get("stopped_phase") != r.get("started_phase")]
@@ -498,6 +515,8 @@ def check_rm_objects(name, counts, results, ups=None, fault=""):
     client, device and subdevice."""
     runs = [r for r in counts.get("gsp_runs", []) if r.get("rm")]
     if not runs and not ups:
+        results.not_applicable(f"{name}: no RM call named a handle already freed",
+                               "GSP-RM never came up and no run recorded an RM call")
         return
     late = [r["rm"] for r in runs if r["rm"]["after_free"]]
     results.check_where(f"{name}: no RM call named a handle already freed", bool(runs), not late,
@@ -505,10 +524,12 @@ def check_rm_objects(name, counts, results, ups=None, fault=""):
     unloaded = [r["rm"] for r in runs if r.get("stopped_by") == "unload"]
     # A free the lie said failed was not carried out: its object stays (unless its parent's
     # free takes it).
-    if unloaded and not (fault or "").startswith("rm-status"):
+    if not (fault or "").startswith("rm-status"):
         left = [rm for rm in unloaded if rm["live"]]
-        results.check(f"{name}: every RM object was freed before GSP-RM unloaded", not left,
-                      f"{len(unloaded)} unloads; objects left: {left}")
+        results.check_where(f"{name}: every RM object was freed before GSP-RM unloaded",
+                            bool(unloaded), not left,
+                            f"{len(unloaded)} unloads; objects left: {left}",
+                            "no GSP-RM run ended in an unload")
     if ups:
         trees = sum(1 for r in runs if r["rm"]["allocated"] >= 3)
         results.check(f"{name}: the probe's RM client, device and subdevice allocated at each "
