@@ -75,6 +75,7 @@ def cmd_gates(_args):
     results = Results()
     log(f"artefacts: {run_dir}")
     static_checks(run_dir, results)
+    log(results.not_applicable_line())
     print(results.summary())
     return 1 if results.failed else 0
 
@@ -115,6 +116,7 @@ def cmd_test(_args):
     log(f"checks: {results.breakdown({sc.name for sc in table})}")
     per_chip = collections.Counter(sc.emu_option("--chipset") or "ga102" for sc in table)
     log("table rows per chip: " + ", ".join(f"{c} {n}" for c, n in sorted(per_chip.items())))
+    log(results.not_applicable_line())
     print(results.summary())
     return 1 if results.failed else 0
 
@@ -161,6 +163,7 @@ def cmd_check(args):
     for lane in run_beside(parts):
         results.add(lane)
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s)")
+    log(results.not_applicable_line())
     print(results.summary())
     return 1 if results.failed else 0
 

@@ -22,7 +22,7 @@ from .boots import Job
 from .emulator import PHASE_AFTER_RMMOD
 from .kernel_log import device_lines
 from .oracle import check_model_clean
-from .row_checks import check_quiet_after
+from .row_checks import check_quiet_after, read_log
 from .settings import KERNEL
 from .table import Scenario
 
@@ -82,7 +82,8 @@ def nouveau_jobs():
         def check(job, outcome, results, version=version):
             _, console, emus, _, _ = outcome
             for sc, emu in zip(job.rows, emus):
-                log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+                logged = read_log(emu)
+                log = logged or ""
                 for what in (f"booter_load-{version} checked byte for byte",
                              "resumed after the CPU sequence",
                              f"GSP: {version} up",
@@ -96,7 +97,7 @@ def nouveau_jobs():
                                   re.search(rf"GSP: {what}\b(?![^\n]*refused)[^\n]*$", log,
                                             re.M) is not None,
                                   f"see {emu.log}")
-                check_model_clean(sc.name, log, results)
+                check_model_clean(sc.name, logged, results)
                 counts = emu.read_counts() or {}
                 video = counts.get("video_memory") or {}
                 served, faults = video.get("bar_translations", 0), video.get("bar_faults", 0)

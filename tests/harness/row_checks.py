@@ -5,8 +5,8 @@ counted (accesses per phase, GSP runs, bus mastering, unloads, dropped commands)
 
 import re
 
-from .emulator import (PCI_COMMAND_MASTER, PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND, PHASE_REBOUND,
-    accesses_in_phase, bar0_writes, interrupts_in_phase)
+from .emulator import (ID_REGISTERS, PCI_COMMAND_MASTER, PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND,
+    PHASE_REBOUND, accesses_in_phase, bar0_writes, interrupts_in_phase)
 from .kernel_log import LEVEL, device_levels, device_lines
 
 
@@ -46,6 +46,24 @@ GSP_IMEMD = 0x110184
 # Every row binds twice: at load, and again after the sysfs unbind (guest.LIFECYCLE_STEPS).
 BINDS = 2
 
+# What shows in the counts that a bind got past the identification registers (which every
+# probe reads, a refusing one too): the first step after them, the wait for the GPU's own
+# firmware (Gpu::new's `wait_ready`), reads GFW boot's PRIV_LEVEL_MASK (Turing to Ada) or the
+# FSP's boot status (Hopper and GB10x, GB20x); a bind whose GSP-RM came up rang its command
+# queue's doorbell.
+GFW_PRIV_LEVEL_MASK = 0x118128
+FSP_BOOT_STATUS = {0x0200bc, 0xad00bc}
+WAIT_READY = {GFW_PRIV_LEVEL_MASK} | FSP_BOOT_STATUS
+GSP_QUEUE_HEAD = 0x110c00
+# The FSP's EMEM data port: the driver writes its chain of trust there, word by word.
+FSP_EMEMD = 0x8f2ac4
+
+
+def read_log(emu):
+    """The emulated GPU's log, or None where it wrote none: a check that looks for the absence
+    of a line in it must fail on None, never pass."""
+    return emu.log.read_text(errors="replace") if emu.log.exists() else None
+
 
 def check_sequence_lie(sc, fault, lines, emu_log, results):
     """A sequence number lie: the driver names the number the emulated GSP wrote and the one it
@@ -70,10 +88,13 @@ UNMODELLED = re.compile(r"unmodelled (read of|write of 0x[0-9a-f]+ to) BAR0\+0x[
 
 def check_registers_modelled(label, emu_log, results):
     """The driver touched no BAR0 register the emulated GPU does not model: a wrong offset
-    reads 0 and drops writes there, and would otherwise go unseen."""
-    found = sorted({m.group(0) for m in UNMODELLED.finditer(emu_log)})
+    reads 0 and drops writes there, and would otherwise go unseen. Without the emulated GPU's
+    log (`emu_log` None) nothing says so: that fails."""
+    found = sorted({m.group(0) for m in UNMODELLED.finditer(emu_log or "")})
     results.check(f"{label}: the driver touched no register the emulated GPU does not model",
-                  not found, f"{len(found)} unmodelled accesses: {found[:4]}")
+                  emu_log is not None and not found,
+                  f"{len(found)} unmodelled accesses: {found[:4]}" if emu_log is not None
+                  else "the emulated GPU wrote no log")
 
 
 def told_once(sc):
@@ -85,16 +106,19 @@ def check_every_bind(sc, lines, results):
     """What the first bind reached the rebind reaches too: the identification line, and GSP-RM
     up where it came up, once per bind; a second bind that fails passes no row."""
     ident = [l for l in lines if l.startswith("NVIDIA (Chipset: ")]
-    if ident:
-        results.check(f"{sc.name}: both binds identify the GPU", len(ident) == BINDS,
-                      f"{len(ident)} identification lines")
+    results.check_where(f"{sc.name}: both binds identify the GPU", bool(ident),
+                        len(ident) == BINDS, f"{len(ident)} identification lines",
+                        "no bind identified the GPU")
     ups = [l for l in lines if re.match(r"GSP \S+ up: ", l)]
     # A GSP-RM the driver could not see stopped (its memory leaked) leaves the GPU needing a
     # reset: its rebind may not boot.
     leaked = any("its memory is leaked" in l for l in lines)
-    if ups and not leaked and not told_once(sc):
-        results.check(f"{sc.name}: GSP-RM came up at both binds", len(ups) == BINDS,
-                      f"{len(ups)} 'GSP ... up' lines: {ups[:3]}")
+    results.check_where(f"{sc.name}: GSP-RM came up at both binds",
+                        ups and not leaked and not told_once(sc), len(ups) == BINDS,
+                        f"{len(ups)} 'GSP ... up' lines: {ups[:3]}",
+                        "GSP-RM never came up" if not ups else
+                        "the GPU needs a reset after a GSP-RM left running" if leaked else
+                        "the row's lie is told at the first bind only")
 
 
 def check_interrupts(sc, lines, emu, results):
@@ -102,17 +126,21 @@ def check_interrupts(sc, lines, emu, results):
     interrupt was delivered (the unbind's replies at least), and no wait found a message that
     had none, unless the row's GSP-RM lies that it raises none (`irq-never`)."""
     if not any(re.match(r"GSP \S+ up: ", l) for l in lines):
+        for what in ("every message GSP-RM posted came with its interrupt",
+                     "GSP-RM's interrupts were delivered"):
+            results.not_applicable(f"{sc.name}: {what}", "GSP-RM never came up")
         return
+    # A GSP-RM that lies that it raises none (`irq-never`) makes both checks moot: the row's
+    # expected lines hold the driver's warning instead.
     never = (sc.gsp_fault or "").startswith("irq-never")
+    why = f"the row's GSP-RM raises no interrupt ({sc.gsp_fault})"
     missed = [l for l in lines if "a message came with no interrupt for it" in l]
-    results.check(f"{sc.name}: every message GSP-RM posted came with its interrupt",
-                  never or not missed, "; ".join(missed[:2]))
-    if never:
-        return
+    results.check_where(f"{sc.name}: every message GSP-RM posted came with its interrupt",
+                        not never, not missed, "; ".join(missed[:2]), why)
     counts = emu.read_counts() or {}
     total = sum(interrupts_in_phase(counts, p.get("phase")) for p in counts.get("phases", []))
-    results.check(f"{sc.name}: GSP-RM's interrupts were delivered", total > 0,
-                  f"{total} interrupts")
+    results.check_where(f"{sc.name}: GSP-RM's interrupts were delivered", not never, total > 0,
+                        f"{total} interrupts", why)
 
 
 def check_scenarios(console, scenarios, emus, results):
@@ -140,7 +168,8 @@ def check_scenarios(console, scenarios, emus, results):
             rx = re.compile(exp)
             results.check(f"{sc.name}: log has /{exp}/", any(rx.search(l) for l in lines),
                           f"{emu.bdf} logged: {lines[:6]}")
-        emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+        logged = read_log(emu)
+        emu_log = logged or ""
         fault = sc.gsp_fault
         check_every_bind(sc, lines, results)
         check_interrupts(sc, lines, emu, results)
@@ -160,10 +189,10 @@ def check_scenarios(console, scenarios, emus, results):
                           told in emu_log, f"no '{told}' in {emu.log}")
         if "--no-gsp" not in sc.emu_args:
             # A stand-in without the GSP's registers is there to have them missing.
-            check_registers_modelled(sc.name, emu_log, results)
+            check_registers_modelled(sc.name, logged, results)
         counts = emu.read_counts()
         check_frts(sc, lines, levels, emu, counts or {}, results)
-        check_fsp(sc, lines, emu, results)
+        check_fsp(sc, lines, emu, counts or {}, results)
         check_trace(sc, emu, results)
         if not fault:
             check_unloads(sc.name, lines, emu, results)
@@ -174,7 +203,8 @@ def check_scenarios(console, scenarios, emus, results):
             # read.)
             dropped = [l for l in emu_log.splitlines() if DROPPED_COMMAND.search(l)]
             results.check(f"{sc.name}: the emulated GSP took every command's framing",
-                          not dropped, f"{emu.log}: {dropped[:2]}")
+                          logged is not None and not dropped,
+                          f"{emu.log}: {dropped[:2] if logged is not None else 'missing'}")
         unstoppable = (fault or "").startswith("unstoppable")
         if counts is None:
             results.check(f"{sc.name}: emulator wrote access counts", False, str(emu.counts))
@@ -187,10 +217,11 @@ def check_scenarios(console, scenarios, emus, results):
                           f"{accesses_in_phase(counts, 0)} + "
                           f"{accesses_in_phase(counts, PHASE_REBOUND)} accesses")
         else:
-            results.check(f"{sc.name}: driver read BAR0 while bound",
-                          accesses_in_phase(counts, 0) > 0, "no access in phase 0")
-            results.check(f"{sc.name}: rebind reaches the device again",
-                          accesses_in_phase(counts, PHASE_REBOUND) > 0, "no access after bind")
+            each = split_binds(lines)
+            for n, (phase, what) in enumerate(((0, "the first bind"),
+                                               (PHASE_REBOUND, "the rebind"))):
+                check_bind_reached(sc.name, what, each[n] if n < len(each) else [], counts,
+                                   phase, results)
         # A device whose log shows a GSP conversation must have started the GSP.
         talked = any(re.search(GSP_OUTCOME, l) or l.startswith("GSP RPC ") for l in lines)
         check_gsp_stopped(sc.name, counts, results, unstoppable, expect_runs=talked)
@@ -203,6 +234,55 @@ def check_scenarios(console, scenarios, emus, results):
                           not counts.get("gsp_runs"), f"runs: {counts.get('gsp_runs')}")
         check_quiet_after(sc.name, counts, results)
         check_no_bus_master_after(sc.name, counts, results)
+
+
+def split_binds(lines):
+    """A device's lines, one list per bind: each probe's first line is its identification line,
+    its refusal (ID_OUTCOME) or its BAR0's refusal; the unbind's lines stay with its bind."""
+    binds = []
+    for l in lines:
+        if re.match(ID_OUTCOME, l) or l.startswith("BAR0 is "):
+            binds.append([])
+        if binds:
+            binds[-1].append(l)
+    return binds
+
+
+def phase_tallies(counts, phase):
+    """(region, offset) -> (reads, writes) of one phase."""
+    p = next((p for p in counts.get("phases", []) if p.get("phase") == phase), {})
+    return {(a["region"], int(a["offset"], 16)): (a["reads"], a["writes"])
+            for a in p.get("accesses", [])}
+
+
+def check_bind_reached(name, what, lines, counts, phase, results):
+    """A bind reached the device as far as its lines say it got, in its own phase of the counts
+    (the first bind's is 0, the rebind's PHASE_REBOUND): a GPU it refused, its identification
+    registers and nothing past them; a GPU it identified, the wait for its own firmware (the
+    first access past identification); a GSP-RM that came up, its command queue's doorbell. An
+    access of the identification registers alone, which every probe makes, proves no more than
+    a probe ran."""
+    tallies = phase_tallies(counts, phase)
+    bar0 = lambda offsets, i: sum(t[i] for (r, o), t in tallies.items()
+                                  if r == "bar0" and o in offsets)
+    ids = sum(t[0] for k, t in tallies.items() if k in ID_REGISTERS)
+    past = sum(t[0] + t[1] for k, t in tallies.items() if k not in ID_REGISTERS)
+    seen = f"phase {phase}: {ids} identification reads, {past} other accesses"
+    if any(re.match(r"GSP \S+ up: ", l) for l in lines):
+        n = bar0({GSP_QUEUE_HEAD}, 1)
+        results.check(f"{name}: {what} rang GSP-RM's command queue doorbell (NV_PGSP_QUEUE_HEAD)",
+                      n > 0, f"{seen}, {n} doorbell writes")
+    elif any(l.startswith("NVIDIA (Chipset: ") for l in lines):
+        n = bar0(WAIT_READY, 0)
+        results.check(f"{name}: {what} got past identification to the wait for the GPU's own "
+                      "firmware (GFW boot or the FSP's boot status read)", n > 0,
+                      f"{seen}, {n} reads of {sorted(hex(o) for o in WAIT_READY)}")
+    elif any(l.startswith("unsupported GPU: ") for l in lines):
+        results.check(f"{name}: {what} read the refused GPU's identification registers and "
+                      "nothing past them", ids > 0 and past == 0, seen)
+    else:
+        results.check(f"{name}: {what} reached the device", False,
+                      f"no identification or refusal line of {what} ({seen})")
 
 
 def check_trace(sc, emu, results):
@@ -255,21 +335,24 @@ def check_frts(sc, lines, levels, emu, counts, results):
     boot ends before has nothing for them to see, and is not counted for them."""
     chip = sc.emu_option("--chipset") or "ga102"
     started = bar0_writes(counts, FALCON_CPUCTL) > 0
-    emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+    logged = read_log(emu)
+    emu_log = logged or ""
     refused = [l for l in emu_log.splitlines() if "the boot ROM refuses the image" in l]
     # A row whose VBIOS signatures lie is about the refusal; one whose emulated GPU has no
     # firmware package has no booter to compare with (its rows say what follows).
     if sc.emu_option("--vbios-fault") == "fwsec-signature":
         results.check(f"{sc.name}: the emulated GPU's boot ROM refused the badly signed image",
                       bool(refused), f"no refusal in {emu.log}")
-    elif not sc.emu_option("--firmware-root") and started:
-        results.check(f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
-                      not refused, f"{emu.log}: {refused[:2]}")
+    elif not sc.emu_option("--firmware-root"):
+        results.check_where(
+            f"{sc.name}: the emulated GPU's boot ROM took every image the driver loaded",
+            started, logged is not None and not refused, f"{emu.log}: {refused[:2]}",
+            "the driver started no falcon")
     # A falcon drops PIO writes while it scrubs its memories: a driver must wait it out.
     early = [l for l in emu_log.splitlines() if "while the engine still scrubs it refused" in l]
-    if bar0_writes(counts, FALCON_ENGINE):
-        results.check(f"{sc.name}: no IMEM or DMEM write before the falcon's scrubbing was done",
-                      not early, f"{emu.log}: {early[:2]}")
+    results.check_where(f"{sc.name}: no IMEM or DMEM write before the falcon's scrubbing was done",
+                        bar0_writes(counts, FALCON_ENGINE) > 0, logged is not None and not early,
+                        f"{emu.log}: {early[:2]}", "the driver reset no falcon")
     if sc.emu_option("--fwsec-fault") == "dma-stuck":
         # The driver gave up on the transfer: it must stop the falcon before it frees the
         # image the transfer reads, within the probe (no phase change in between).
@@ -287,9 +370,10 @@ def check_frts(sc, lines, levels, emu, counts, results):
                       stuck > 0 and stopped == stuck and not late and not pending,
                       f"{stuck} stuck, {stopped} stopped, {late} left past a phase (see {emu.log})")
     unflushed = [l for l in emu_log.splitlines() if "reset with no sysmem flush page" in l]
-    if bar0_writes(counts, {GSP_ENGINE}):
-        results.check(f"{sc.name}: every GSP falcon reset came with a sysmem flush page "
-                      "registered", not unflushed, f"{emu.log}: {unflushed[:2]}")
+    results.check_where(f"{sc.name}: every GSP falcon reset came with a sysmem flush page "
+                        "registered", bar0_writes(counts, {GSP_ENGINE}) > 0,
+                        logged is not None and not unflushed, f"{emu.log}: {unflushed[:2]}",
+                        "the driver never reset the GSP falcon")
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
     if not FRTS_CHIP.match(chip) or not ups:
         return
@@ -299,22 +383,28 @@ def check_frts(sc, lines, levels, emu, counts, results):
                   frts >= ups and checked >= ups, f"{ups} up, {frts} FWSEC-FRTS, {checked} checked")
 
 
-def check_fsp(sc, lines, emu, results):
+def check_fsp(sc, lines, emu, counts, results):
     """On a chip that boots through the FSP, every GSP that came up came after a chain of trust
     the emulated GPU accepted (the FMC image, hash, key and signature against the package, the
     boot parameters, the WPR meta) and a lockdown GSP-FMC released; and unless the row makes
     the FSP lie, the emulated GPU refused nothing the driver sent and GSP-FMC found its boot
-    parameters as they were given."""
+    parameters as they were given: not applicable where the driver sent the FSP nothing (no
+    write to its EMEM port: the row's probe ends before the chain, a firmware file missing)."""
     chip = sc.emu_option("--chipset") or "ga102"
     if not FSP_CHIP.match(chip) or "--no-gsp" in sc.emu_args:
         return
-    emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
+    logged = read_log(emu)
+    emu_log = logged or ""
     refused = [l for l in emu_log.splitlines()
                if "FSP: chain of trust refused" in l or "GSP-FMC: refused" in l
                or "chain of trust with no sysmem flush page" in l]
     if not sc.emu_option("--fsp-fault"):
-        results.check(f"{sc.name}: the emulated FSP accepted every chain of trust the driver sent",
-                      not refused, f"{emu.log}: {refused[:2]}")
+        sent = bar0_writes(counts, {FSP_EMEMD})
+        results.check_where(
+            f"{sc.name}: the emulated FSP accepted every chain of trust the driver sent",
+            sent > 0, logged is not None and not refused,
+            f"{emu.log}: {refused[:2] if logged is not None else 'missing'}",
+            "the driver sent the FSP nothing (no write to its EMEM port)")
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
     if not ups:
         return
@@ -332,7 +422,10 @@ def check_unloads(name, lines, emu, results, lying=False):
     unload was not acknowledged (it sent it; the emulated GSP may not have read it before the
     falcon reset), which counts too."""
     ups = sum(1 for l in lines if re.match(r"GSP \S+ up: ", l))
-    if ups:
+    if not ups:
+        results.not_applicable(f"{name}: every GSP that came up got UNLOADING_GUEST_DRIVER",
+                               "GSP-RM never came up")
+    else:
         emu_log = emu.log.read_text(errors="replace") if emu.log.exists() else ""
         unloads = emu_log.count("GSP: UNLOADING_GUEST_DRIVER")
         unanswered = sum(1 for l in lines if l.startswith("GSP did not acknowledge the unload"))
@@ -372,6 +465,10 @@ def check_no_bus_master_after(name, counts, results):
         return
     for phase, what in ((PHASE_AFTER_UNBIND, "sysfs unbind"), (PHASE_AFTER_RMMOD, "rmmod")):
         if not any(p < phase for p in turned_on):
+            for check in (f"bus mastering not turned on again after {what}",
+                          f"bus mastering off after {what}"):
+                results.not_applicable(f"{name}: {check}",
+                                       "the driver never turned bus mastering on before")
             continue
         results.check(f"{name}: bus mastering not turned on again after {what}",
                       phase not in turned_on, f"a write with it on in phase {phase}")
@@ -401,7 +498,9 @@ def check_gsp_stopped(name, counts, results, unstoppable=False, expect_runs=Fals
                       f"runs: {runs}")
         return
     if not runs:
-        # Nothing started, nothing to stop: not counted.
+        # Nothing started, nothing to stop.
+        results.not_applicable(f"{name}: every GSP started was stopped before the driver let "
+                               "go of it", "the emulated GSP never ran")
         return
     late = [r for r in runs
             if r.get("stopped_by") is None or r.get("stopped_phase") != r.get("started_phase")]
@@ -416,17 +515,21 @@ def check_rm_objects(name, counts, results, ups=None, fault=""):
     client, device and subdevice."""
     runs = [r for r in counts.get("gsp_runs", []) if r.get("rm")]
     if not runs and not ups:
+        results.not_applicable(f"{name}: no RM call named a handle already freed",
+                               "GSP-RM never came up and no run recorded an RM call")
         return
     late = [r["rm"] for r in runs if r["rm"]["after_free"]]
-    results.check(f"{name}: no RM call named a handle already freed", not late,
-                  f"runs: {late}")
+    results.check_where(f"{name}: no RM call named a handle already freed", bool(runs), not late,
+                        f"runs: {late}", "no GSP-RM run recorded an RM call")
     unloaded = [r["rm"] for r in runs if r.get("stopped_by") == "unload"]
     # A free the lie said failed was not carried out: its object stays (unless its parent's
     # free takes it).
-    if unloaded and not (fault or "").startswith("rm-status"):
+    if not (fault or "").startswith("rm-status"):
         left = [rm for rm in unloaded if rm["live"]]
-        results.check(f"{name}: every RM object was freed before GSP-RM unloaded", not left,
-                      f"{len(unloaded)} unloads; objects left: {left}")
+        results.check_where(f"{name}: every RM object was freed before GSP-RM unloaded",
+                            bool(unloaded), not left,
+                            f"{len(unloaded)} unloads; objects left: {left}",
+                            "no GSP-RM run ended in an unload")
     if ups:
         trees = sum(1 for r in runs if r["rm"]["allocated"] >= 3)
         results.check(f"{name}: the probe's RM client, device and subdevice allocated at each "

@@ -144,5 +144,6 @@ def cmd_stress(args):
     print("\n".join(table))
     (run_dir / "stress-table.md").write_text("\n".join(table) + "\n")
     log(f"artefacts: {run_dir} ({time.monotonic() - t0:.0f}s wall)")
+    log(results.not_applicable_line())
     print(results.summary())
     return 1 if results.failed else 0
