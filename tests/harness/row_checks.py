@@ -205,7 +205,13 @@ def check_scenarios(console, scenarios, emus, results):
             results.check(f"{sc.name}: the emulated GSP took every command's framing",
                           logged is not None and not dropped,
                           f"{emu.log}: {dropped[:2] if logged is not None else 'missing'}")
-        unstoppable = (fault or "").startswith("unstoppable")
+        unstoppable = cannot_be_stopped(sc, fault)
+        if unstoppable and FSP_CHIP.match(sc.emu_option("--chipset") or ""):
+            # Only the FSP may reset the GSP: the driver must say the GPU needs a reset.
+            results.check(f"{sc.name}: the driver said the GPU must be reset, and how",
+                          any("the GPU must be reset before it can be bound again (echo 1 > "
+                              "/sys/bus/pci/devices/" in l for l in lines),
+                          f"{len(lines)} lines")
         if counts is None:
             results.check(f"{sc.name}: emulator wrote access counts", False, str(emu.counts))
             continue
@@ -477,6 +483,15 @@ def check_no_bus_master_after(name, counts, results):
         results.check(f"{name}: bus mastering off after {what}",
                       command is not None and not command & PCI_COMMAND_MASTER,
                       f"command register {command:#06x}" if command is not None else "no phase")
+
+
+def cannot_be_stopped(sc, fault):
+    """Whether the row's GSP-RM is one no driver can stop: the `unstoppable` lie, or, on the
+    chips the FSP boots (whose GSP only the FSP may reset; OpenRM's `kgspTeardown_GH100` only
+    waits for the halt), one that stopped answering (`mute`, `stream`): it never halts."""
+    lie = (fault or "").split("@")[0]
+    fsp = bool(FSP_CHIP.match(sc.emu_option("--chipset") or ""))
+    return lie == "unstoppable" or (fsp and lie in ("mute", "stream"))
 
 
 def check_gsp_stopped(name, counts, results, unstoppable=False, expect_runs=False):
