@@ -5,6 +5,14 @@
 //! handler takes it, [`super::irq`]), and the condition variable the waits sleep on. A wait
 //! reads the count before it looks at the queue and sleeps only while the count has not moved,
 //! so an interrupt between its look and its sleep is never lost.
+//!
+//! It also tells an interrupt storm ([`Storm`]) from a busy GSP-RM: GSP-RM raises its interrupt
+//! once per message it posts, and it can post no more than the status queue holds before the
+//! driver reads them, so within any stretch of time the interrupts can outnumber the messages
+//! read by at most a queue's worth (interrupts for several messages may also merge into one,
+//! which only lowers their count). More than [`STORM_EXCESS`] interrupts beyond the messages
+//! read within one [`STORM_WINDOW`] are interrupts that bring nothing: a storm, whatever the
+//! rate of real messages.
 
 use core::sync::atomic::{
     AtomicBool,
@@ -28,6 +36,67 @@ use kernel::{
     },
 };
 
+/// The stretch of time over which interrupts and messages are counted against each other.
+pub(crate) const STORM_WINDOW: Delta = Delta::from_secs(1);
+
+/// How many interrupts beyond the messages read within a [`STORM_WINDOW`] make a storm: twice
+/// what the status queue holds (`ENTRIES`), so that a queue's worth read in the next window
+/// never counts.
+const STORM_EXCESS: u64 = 2 * crate::gsp::shared::ENTRIES as u64;
+
+/// The most messages the interrupt's thread reads at once (`GspCore::drain_budget`), and
+/// within a [`STORM_WINDOW`]: a GSP-RM that posts more unasked is held off for a while
+/// (`gsp/irq.rs`), so that one device's events cannot take the CPU from the others. Twice what
+/// the queue holds.
+pub(crate) const DRAIN_BUDGET: u32 = 2 * crate::gsp::shared::ENTRIES;
+
+/// The interrupts and messages of the current [`STORM_WINDOW`].
+struct Window {
+    start: Instant<Monotonic>,
+    interrupts: u64,
+    /// Messages read, by waits and drains.
+    messages: u64,
+    /// Of those, read by the interrupt's thread: what GSP-RM posted unasked.
+    drained: u64,
+}
+
+impl Window {
+    fn new() -> Window {
+        Window {
+            start: Instant::<Monotonic>::now(),
+            interrupts: 0,
+            messages: 0,
+            drained: 0,
+        }
+    }
+
+    /// Starts a new window if this one is over.
+    fn roll(&mut self) {
+        if self.start.elapsed() >= STORM_WINDOW {
+            *self = Window::new();
+        }
+    }
+}
+
+/// An interrupt storm as [`Arrivals::ring`] saw it: the interrupts and the messages read in the
+/// window so far, and how long it had run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Storm {
+    pub(crate) interrupts: u64,
+    pub(crate) messages: u64,
+    pub(crate) within: Delta,
+    /// It came within a window of the interrupt's last return ([`Arrivals::deliver`]).
+    pub(crate) soon_after_return: bool,
+}
+
+/// What [`Arrivals::ring`] found.
+pub(crate) struct Rang {
+    /// A wait was asleep on the interrupt, and reads the queue.
+    pub(crate) woke: bool,
+    /// The interrupt was one too many: a storm.
+    pub(crate) storm: Option<Storm>,
+}
+
 /// What GSP-RM's interrupt tells the waits, under [`Arrivals`]'s lock.
 struct Tally {
     /// Interrupts that said a message came.
@@ -36,6 +105,14 @@ struct Tally {
     last: Instant<Monotonic>,
     /// Waits asleep on the interrupt: each reads the queue when it wakes.
     sleeping: u32,
+    /// The interrupts and the messages read in the current window.
+    window: Window,
+    /// The storm the hard handler saw, for the thread's line.
+    storm: Option<Storm>,
+    /// The interrupt is being freed: it does not deliver again.
+    stopped: bool,
+    /// When the interrupt last started delivering.
+    returned: Instant<Monotonic>,
 }
 
 /// What GSP-RM's interrupt and the waits share: the interrupts counted, and the condition
@@ -73,6 +150,10 @@ impl Arrivals {
                 count: 0,
                 last: Instant::<Monotonic>::now(),
                 sleeping: 0,
+                window: Window::new(),
+                storm: None,
+                stopped: false,
+                returned: Instant::<Monotonic>::now(),
             }),
             came <- new_condvar!(),
             delivering: AtomicBool::new(false),
@@ -90,23 +171,97 @@ impl Arrivals {
         self.delivering.load(Ordering::Acquire)
     }
 
-    pub(super) fn set_delivering(&self, on: bool) {
-        self.delivering.store(on, Ordering::Release);
+    /// The interrupt delivers from now on (its handler is registered and the tree enabled),
+    /// unless it is being freed: returns whether it delivers. A new storm window starts.
+    pub(super) fn deliver(&self) -> bool {
+        let mut t = self.tally.lock();
+        if !t.stopped {
+            t.window = Window::new();
+            t.returned = Instant::<Monotonic>::now();
+            self.delivering.store(true, Ordering::Release);
+        }
+        !t.stopped
+    }
+
+    /// The interrupt is held off (a storm, or a GSP-RM over its budget): waits poll meanwhile.
+    pub(super) fn hold(&self) {
+        self.delivering.store(false, Ordering::Release);
         // A wait asleep on the interrupt polls from now on.
         self.came.notify_all();
     }
 
+    /// The interrupt is being freed: it delivers no more, and a back-off
+    /// ([`Arrivals::back_off`]) ends at once.
+    pub(super) fn stop(&self) {
+        self.tally.lock().stopped = true;
+        self.hold();
+    }
+
+    /// Sleeps `delay`, or until the interrupt is stopped: returns whether it still runs.
+    pub(super) fn back_off(&self, delay: Delta) -> bool {
+        let start = Instant::<Monotonic>::now();
+        let mut t = self.tally.lock();
+        while !t.stopped && start.elapsed() < delay {
+            let left = delay - start.elapsed();
+            let ms = u32::try_from(left.as_millis().max(1)).unwrap_or(u32::MAX);
+            // An interrupt thread gets no signal; any other wake-up sleeps again.
+            let _ = self
+                .came
+                .wait_interruptible_timeout(&mut t, msecs_to_jiffies(ms));
+        }
+        !t.stopped
+    }
+
     /// An interrupt said a message came (hard handler, which began at `entered`): the waits
-    /// wake. Returns whether one was asleep, and so reads the queue.
-    pub(super) fn ring(&self, entered: Instant<Monotonic>) -> bool {
-        let sleeping = {
+    /// wake, and the interrupt is counted against the messages read ([`Storm`]).
+    pub(super) fn ring(&self, entered: Instant<Monotonic>) -> Rang {
+        let rang = {
             let mut t = self.tally.lock();
             t.count += 1;
             t.last = entered;
-            t.sleeping
+            t.window.roll();
+            t.window.interrupts += 1;
+            let w = &t.window;
+            let storm = (w.interrupts > w.messages.saturating_add(STORM_EXCESS)).then(|| Storm {
+                interrupts: w.interrupts,
+                messages: w.messages,
+                within: w.start.elapsed(),
+                soon_after_return: t.returned.elapsed() < STORM_WINDOW,
+            });
+            if storm.is_some() {
+                t.storm = storm;
+            }
+            Rang {
+                woke: t.sleeping > 0,
+                storm,
+            }
         };
         self.came.notify_all();
-        sleeping > 0
+        rang
+    }
+
+    /// `n` messages were read from the status queue (waits and drains).
+    pub(crate) fn note_messages(&self, n: u64) {
+        if n > 0 {
+            let mut t = self.tally.lock();
+            t.window.roll();
+            t.window.messages += n;
+        }
+    }
+
+    /// The interrupt's thread read `n` messages GSP-RM posted unasked: whether that makes more
+    /// than `DRAIN_BUDGET` within the window (or `n` is a whole budget: more may be there).
+    pub(super) fn over_budget(&self, n: u32) -> bool {
+        let budget = u64::from(DRAIN_BUDGET);
+        let mut t = self.tally.lock();
+        t.window.roll();
+        t.window.drained += u64::from(n);
+        u64::from(n) >= budget || t.window.drained > budget
+    }
+
+    /// The storm the hard handler last saw, once.
+    pub(super) fn take_storm(&self) -> Option<Storm> {
+        self.tally.lock().storm.take()
     }
 
     /// Sleeps until the count moves past `seen` or `interval` ends; polls (sleeps `poll`)

@@ -41,7 +41,8 @@ use crate::{
     gsp::{
         arrivals::{
             Arrivals,
-            Woken, //
+            Woken,
+            DRAIN_BUDGET, //
         },
         commands::{
             Command,
@@ -124,9 +125,11 @@ const CHECK_INTERVAL: Delta = Delta::from_millis(10);
 /// How long a wait sleeps between two looks at an empty status queue when it cannot sleep on
 /// GSP-RM's interrupt (not taken yet, or given up).
 const POLL_INTERVAL: Delta = Delta::from_millis(1);
-/// The most messages one drain reads ([`GspCore::drain_events`]): a GSP that keeps posting
-/// cannot hold the interrupt thread; the rest waits for the next interrupt.
+/// The most messages a wait reads once its deadline passed, and the drain after a reply
+/// ([`GspCore::drain_events`]): a GSP that keeps posting cannot hold a wait; the rest waits for
+/// the next interrupt.
 const DRAIN_LIMIT: u32 = 256;
+
 
 /// The least time between two warnings of GSP-RM's error reports: a GSP-RM that reports without
 /// end costs a line a second, the rest goes to the debug level.
@@ -659,6 +662,9 @@ impl GspCore {
             }
             let numbering = self.numbering;
             let received = self.queues()?.receive(numbering);
+            if let (Some(a), Ok(Some(_))) = (&arrivals, &received) {
+                a.note_messages(1);
+            }
             if let (Some(a), Ok(Some((m, _))), Some(Woken::Interval)) =
                 (&arrivals, &received, woken)
             {
@@ -806,13 +812,30 @@ impl GspCore {
     /// ([`is_error_report`]), a debug line otherwise (prints and notices); a reply nobody
     /// waits for is logged and dropped.
     pub(crate) fn drain_events(&mut self, dev: &Device) {
+        self.drain_at_most(dev, DRAIN_LIMIT);
+    }
+
+    /// [`GspCore::drain_events`] for the interrupt's thread, at most [`DRAIN_BUDGET`] messages:
+    /// how many it read.
+    pub(crate) fn drain_budget(&mut self, dev: &Device) -> u32 {
+        self.drain_at_most(dev, DRAIN_BUDGET)
+    }
+
+    /// Reads at most `limit` messages GSP-RM posted unasked: how many it read.
+    fn drain_at_most(&mut self, dev: &Device, limit: u32) -> u32 {
         let numbering = self.numbering;
+        let arrivals = self.arrivals.clone();
         let Ok(queues) = self.queues() else {
-            return;
+            return 0;
         };
         let mut events = DroppedEvents::default();
-        for _ in 0..DRAIN_LIMIT {
-            match queues.receive(numbering) {
+        let mut read = 0;
+        while read < limit {
+            let received = queues.receive(numbering);
+            if let Ok(Some(_)) = received {
+                read += 1;
+            }
+            match received {
                 Ok(None) => break,
                 Ok(Some((m, _))) if numbering.is_event(m.function) => {
                     events.errors |= is_error_report(numbering, m.function);
@@ -829,7 +852,11 @@ impl GspCore {
                 }
             }
         }
+        if let Some(a) = arrivals {
+            a.note_messages(u64::from(read));
+        }
         self.report_events(dev, &events, None);
+        read
     }
 
     /// Checks that waiting still makes sense: the GPU still identifies as the one probed. A GPU

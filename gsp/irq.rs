@@ -29,11 +29,6 @@
 //! meanwhile may have enabled its subtree), all before GSP-RM's core is stopped and its memory
 //! freed.
 
-use core::sync::atomic::{
-    AtomicU32,
-    Ordering, //
-};
-
 use kernel::{
     device::Device,
     io::{
@@ -45,9 +40,14 @@ use kernel::{
         ThreadedHandler,
         ThreadedIrqReturn, //
     },
+    new_mutex,
     prelude::*,
-    sync::Arc,
+    sync::{
+        Arc,
+        Mutex, //
+    },
     time::{
+        Delta,
         Instant,
         Monotonic, //
     },
@@ -63,12 +63,17 @@ use crate::{
         gsp::Gsp as GspEngine,
         regs, //
     },
-    gsp::arrivals::Arrivals,
+    gsp::arrivals::{
+        Arrivals,
+        Rang,
+        Storm,
+        DRAIN_BUDGET,
+        STORM_WINDOW, //
+    },
     intr::{
         status::{
             FalconIrqRegs,
             Routed,
-            Stuck,
             SWGEN0, //
         },
         Tree,
@@ -76,9 +81,15 @@ use crate::{
     untrusted::Untrusted,
 };
 
-/// How many services in a row must find `SWGEN0` set again right after its clear before the
-/// status is taken as stuck: GSP-RM may post its next message in between, once or twice.
-const STUCK_AFTER: u32 = 8;
+/// How long the interrupt is first held off after a storm, or after a drain that used its whole
+/// budget; doubled at each storm that follows within a storm window of the interrupt's return
+/// (`gsp/arrivals.rs`), up to [`BACK_OFF_MAX`].
+const BACK_OFF: Delta = Delta::from_millis(100);
+const BACK_OFF_MAX: Delta = Delta::from_millis(6400);
+
+/// The least time between two warnings of a storm: a status stuck for good costs a line a
+/// minute, the rest goes to the debug level.
+const STORM_REPORT_INTERVAL: Delta = Delta::from_secs(60);
 
 /// The GSP falcon's interrupt registers as the chip has them.
 #[derive(Debug)]
@@ -87,8 +98,6 @@ struct FalconIrq {
     ga102_mask: bool,
     /// GA100 on: the falcon has `INTR_RETRIGGER`.
     retrigger: bool,
-    /// Services in a row that found `SWGEN0` set again right after its clear.
-    set_again: AtomicU32,
 }
 
 /// What the falcon's service found.
@@ -97,8 +106,6 @@ struct Serviced {
     swgen0: bool,
     /// Other routed bits, now masked for good.
     other: u32,
-    /// `SWGEN0` still read set once cleared.
-    stuck: bool,
 }
 
 impl FalconIrq {
@@ -106,7 +113,6 @@ impl FalconIrq {
         FalconIrq {
             ga102_mask: chipset.family().falcon.riscv_irqmask_ga102(),
             retrigger: chipset.family().falcon_intr_retrigger,
-            set_again: AtomicU32::new(0),
         }
     }
 
@@ -137,47 +143,25 @@ impl FalconIrq {
         let Routed { swgen0, other } = Untrusted::new_untrusted(FalconIrqRegs { stat, mask })
             .validate_ref::<Routed>()
             .ok()?;
-        let mut stuck = false;
         if swgen0 {
             // Cleared before the queue is read: a message posted from now on raises it again.
             bar.write(
                 regs::NV_PFALCON_FALCON_IRQSCLR::of::<GspEngine>(),
                 regs::NV_PFALCON_FALCON_IRQSCLR::from_raw(SWGEN0),
             );
-            let again = bar
-                .read(regs::NV_PFALCON_FALCON_IRQSTAT::of::<GspEngine>())
-                .into_raw();
-            let set = Untrusted::new_untrusted(again)
-                .validate::<Stuck>()
-                .is_ok_and(|Stuck(set)| set);
-            // GSP-RM posting again at once is not a stuck status; many times in a row is.
-            let in_a_row = if set {
-                self.set_again.fetch_add(1, Ordering::Relaxed) + 1
-            } else {
-                self.set_again.store(0, Ordering::Relaxed);
-                0
-            };
-            stuck = in_a_row >= STUCK_AFTER;
         }
-        if other != 0 || stuck {
-            let off = other | if stuck { SWGEN0 } else { 0 };
+        if other != 0 {
             bar.write(
                 regs::NV_PFALCON_FALCON_IRQMCLR::of::<GspEngine>(),
-                regs::NV_PFALCON_FALCON_IRQMCLR::from_raw(off),
+                regs::NV_PFALCON_FALCON_IRQMCLR::from_raw(other),
             );
             bar.write(
                 regs::NV_PFALCON_FALCON_IRQSCLR::of::<GspEngine>(),
-                regs::NV_PFALCON_FALCON_IRQSCLR::from_raw(off),
+                regs::NV_PFALCON_FALCON_IRQSCLR::from_raw(other),
             );
         }
-        if !stuck {
-            self.retrigger(bar);
-        }
-        Some(Serviced {
-            swgen0,
-            other,
-            stuck,
-        })
+        self.retrigger(bar);
+        Some(Serviced { swgen0, other })
     }
 }
 
@@ -197,8 +181,16 @@ impl Quiet {
 /// What the interrupt's thread does when no wait slept on the interrupt: read GSP-RM's events.
 /// Implemented where GSP-RM is held ([`super::running`]).
 pub(crate) trait Drain: Send + Sync {
-    /// Reads what GSP-RM posted unasked (after a wait holding GSP-RM, if one does).
-    fn drain(&self, dev: &Device);
+    /// Reads what GSP-RM posted unasked (after a wait holding GSP-RM, if one does), at most a
+    /// budget's worth (`DRAIN_BUDGET`): how many messages it read.
+    fn drain(&self, dev: &Device) -> u32;
+}
+
+/// What only the interrupt's thread keeps: the next back-off, and the storm warnings' pace.
+struct Pace {
+    back_off: Delta,
+    last_warning: Option<Instant<Monotonic>>,
+    held: u64,
 }
 
 /// The interrupt's handler.
@@ -210,6 +202,8 @@ pub(crate) struct GspIrq<D: Drain> {
     arrivals: Arc<Arrivals>,
     /// GSP-RM's events, drained when no wait holds it.
     events: D,
+    #[pin]
+    pace: Mutex<Pace>,
 }
 
 impl<D: Drain> GspIrq<D> {
@@ -228,6 +222,11 @@ impl<D: Drain> GspIrq<D> {
             falcon: FalconIrq::of(chipset),
             arrivals,
             events,
+            pace <- new_mutex!(Pace {
+                back_off: BACK_OFF,
+                last_warning: None,
+                held: 0,
+            }),
         })
     }
 
@@ -236,6 +235,14 @@ impl<D: Drain> GspIrq<D> {
     /// have posted in between); waits sleep on it from now on, and what GSP-RM posted before
     /// is read now.
     pub(crate) fn start(&self, dev: &Device) -> Result {
+        self.enable()?;
+        self.events.drain(dev);
+        Ok(())
+    }
+
+    /// The tree enabled, a stale `SWGEN0` cleared (and re-sent from GA100 on), and the waits
+    /// sleeping on the interrupt, unless it is being stopped.
+    fn enable(&self) -> Result {
         self.bar.with(|bar| -> Result {
             self.tree.enable(bar)?;
             bar.write(
@@ -245,16 +252,15 @@ impl<D: Drain> GspIrq<D> {
             self.falcon.retrigger(bar);
             Ok(())
         })??;
-        self.arrivals.set_delivering(true);
-        self.events.drain(dev);
+        self.arrivals.deliver();
         Ok(())
     }
 
-    /// Stops the interrupt at the device (the tree disabled) and sends waits back to polling.
-    /// A handler already running finishes; the registration's drop waits for it, and the
-    /// returned [`Quiet`] disables the tree again once it is gone.
+    /// Stops the interrupt at the device (the tree disabled) and sends waits back to polling;
+    /// a back-off in the thread ends. A handler already running finishes; the registration's
+    /// drop waits for it, and the returned [`Quiet`] disables the tree again once it is gone.
     pub(crate) fn stop(&self) -> Quiet {
-        self.arrivals.set_delivering(false);
+        self.arrivals.stop();
         let quiet = Quiet {
             bar: self.bar.clone(),
             tree: self.tree,
@@ -262,28 +268,80 @@ impl<D: Drain> GspIrq<D> {
         quiet.run();
         quiet
     }
+
+    /// The back-off after a storm (`storm`) or a drain over its budget: the first after a calm
+    /// stretch is [`BACK_OFF`], each storm that comes soon after the interrupt's return doubles
+    /// it.
+    fn back_off(&self, storm: Option<&Storm>) -> Delta {
+        let mut pace = self.pace.lock();
+        let delay = match storm {
+            Some(s) if s.soon_after_return => pace.back_off,
+            _ => BACK_OFF,
+        };
+        pace.back_off = Delta::from_millis((delay.as_millis() * 2).min(BACK_OFF_MAX.as_millis()));
+        delay
+    }
+
+    /// One line for a storm: a warning at most every [`STORM_REPORT_INTERVAL`], with the count
+    /// of those told at debug level since; a debug line otherwise.
+    fn report_storm(&self, dev: &Device, storm: &Storm, delay: Delta) {
+        let mut pace = self.pace.lock();
+        let quiet = pace
+            .last_warning
+            .is_some_and(|t| t.elapsed() < STORM_REPORT_INTERVAL);
+        if quiet {
+            pace.held += 1;
+            dev_dbg!(
+                dev,
+                "GSP interrupt storm: {} interrupts and {} messages in {} ms: interrupt off for {} ms\n",
+                storm.interrupts,
+                storm.messages,
+                storm.within.as_millis(),
+                delay.as_millis()
+            );
+            return;
+        }
+        let held = core::mem::take(&mut pace.held);
+        pace.last_warning = Some(Instant::<Monotonic>::now());
+        dev_warn!(
+            dev,
+            "GSP interrupt storm: {} interrupts and {} messages in {} ms: interrupt off for {} ms, \
+             GSP-RM polled meanwhile ({} more storms since the last warning)\n",
+            storm.interrupts,
+            storm.messages,
+            storm.within.as_millis(),
+            delay.as_millis(),
+            held
+        );
+    }
 }
 
 impl<D: Drain> ThreadedHandler for GspIrq<D> {
     /// The service, in the hard handler: the source is quiet when it returns (a level INTx
     /// needs no `IRQF_ONESHOT`), and a wait asleep on the interrupt runs next, with no thread
-    /// between. The thread runs only to drain events nobody waits for.
+    /// between. The thread runs to drain events nobody waits for, and after a storm, which
+    /// leaves the vector's subtree disabled.
     fn handle(&self) -> ThreadedIrqReturn {
         let entered = Instant::<Monotonic>::now();
         let dev = self.bar.device();
-        let serviced = self.bar.with(|bar| -> Result<Option<Serviced>> {
+        let serviced = self.bar.with(|bar| -> Result<Option<(Serviced, Option<Rang>)>> {
             if !self.tree.take(bar)? {
                 self.tree.give_back(bar);
                 return Ok(None);
             }
-            let s = self.falcon.service(bar);
-            if !s.as_ref().is_some_and(|s| s.stuck) {
+            let Some(s) = self.falcon.service(bar) else {
+                self.tree.give_back(bar);
+                return Ok(None);
+            };
+            let rang = s.swgen0.then(|| self.arrivals.ring(entered));
+            // A storm keeps the subtree disabled: the thread gives it back after a back-off.
+            if !rang.as_ref().is_some_and(|r| r.storm.is_some()) {
                 self.tree.give_back(bar);
             }
-            Ok(s)
+            Ok(Some((s, rang)))
         });
-        let s = match serviced {
-            Ok(Ok(Some(s))) if s.swgen0 || s.other != 0 => s,
+        let (s, rang) = match serviced {
+            Ok(Ok(Some((s, rang)))) if s.swgen0 || s.other != 0 => (s, rang),
             // Not ours (a shared INTx), nothing routed (a storm the kernel's spurious-interrupt
             // detector must see), or the device is unbound.
             _ => return ThreadedIrqReturn::None,
@@ -291,23 +349,52 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
         if s.other != 0 {
             dev_err!(dev, "GSP interrupt {:#x} not handled: masked\n", s.other);
         }
-        if s.stuck {
-            dev_err!(
-                dev,
-                "GSP interrupt status stuck (SWGEN0 set after its clear): interrupt off, GSP-RM is polled\n"
-            );
-            self.arrivals.set_delivering(false);
-        }
-        if s.swgen0 && !self.arrivals.ring(entered) {
+        match rang {
+            Some(Rang { storm: Some(_), .. }) => {
+                // Waits poll until the thread gives the interrupt back.
+                self.arrivals.hold();
+                ThreadedIrqReturn::WakeThread
+            }
             // Nobody waits: the events are read in the thread.
-            return ThreadedIrqReturn::WakeThread;
+            Some(Rang { woke: false, .. }) => ThreadedIrqReturn::WakeThread,
+            _ => ThreadedIrqReturn::Handled,
         }
-        ThreadedIrqReturn::Handled
     }
 
-    /// Drains GSP-RM's events, after the wait holding GSP-RM if one does.
+    /// Drains GSP-RM's events, after the wait holding GSP-RM if one does. After a storm, or a
+    /// drain that read its whole budget (a GSP-RM that posts without end must not take the
+    /// CPU from other devices), the interrupt stays off for a back-off, waits polling
+    /// meanwhile, then comes back and the drain goes on.
     fn handle_threaded(&self) -> IrqReturn {
-        self.events.drain(self.bar.device());
+        let dev = self.bar.device();
+        let mut storm = self.arrivals.take_storm();
+        loop {
+            let over = storm.is_none() && self.arrivals.over_budget(self.events.drain(dev));
+            if storm.is_none() && !over {
+                break;
+            }
+            if over {
+                let _ = self.bar.with(|bar| self.tree.disable(bar));
+                self.arrivals.hold();
+            }
+            let delay = self.back_off(storm.as_ref());
+            match &storm {
+                Some(s) => self.report_storm(dev, s, delay),
+                None => dev_dbg!(
+                    dev,
+                    "GSP-RM posted more than {} messages unasked within {} ms: interrupt off for \
+                     {} ms\n",
+                    DRAIN_BUDGET,
+                    STORM_WINDOW.as_millis(),
+                    delay.as_millis()
+                ),
+            }
+            // Stopped meanwhile: the interrupt is being freed, and stays off.
+            if !self.arrivals.back_off(delay) || self.enable().is_err() {
+                break;
+            }
+            storm = None;
+        }
         IrqReturn::Handled
     }
 }

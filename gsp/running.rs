@@ -105,10 +105,11 @@ macro_rules! any_gsp {
                 }
             }
 
-            /// Reads what GSP-RM posted unasked ([`super::boot::GspCore::drain_events`]).
-            pub(crate) fn drain_events(&mut self, dev: &Device) {
+            /// Reads what GSP-RM posted unasked, a budget's worth
+            /// ([`super::boot::GspCore::drain_budget`]): how many messages it read.
+            pub(crate) fn drain_budget(&mut self, dev: &Device) -> u32 {
                 match self {
-                    $(AnyGsp::$V(gsp) => gsp.drain_events(dev)),*
+                    $(AnyGsp::$V(gsp) => gsp.drain_budget(dev)),*
                 }
             }
 
@@ -179,12 +180,10 @@ type GspIrqRegistration<'bound> = Pin<KBox<ThreadedRegistration<'bound, GspIrq<D
 pub(crate) struct DrainGsp(Arc<Mutex<Option<AnyGsp>>>);
 
 impl Drain for DrainGsp {
-    fn drain(&self, dev: &Device) {
+    fn drain(&self, dev: &Device) -> u32 {
         // A wait holding GSP-RM drains what followed its reply; what came after that is read
         // here once it lets go. Nothing a wait needs runs in the interrupt's thread.
-        if let Some(gsp) = Option::as_mut(&mut *self.0.lock()) {
-            gsp.drain_events(dev);
-        }
+        Option::as_mut(&mut *self.0.lock()).map_or(0, |gsp| gsp.drain_budget(dev))
     }
 }
 

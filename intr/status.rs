@@ -116,19 +116,3 @@ impl Validator<&Untrusted<FalconIrqRegs>> for Routed {
         })
     }
 }
-
-/// `IRQSTAT` read again after `SWGEN0` was cleared: still set, the status is stuck (all ones
-/// says nothing of it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Stuck(pub(crate) bool);
-
-impl Validator<Untrusted<u32>> for Stuck {
-    type Err = FalconGone;
-
-    fn validate(stat: u32) -> Result<Stuck, FalconGone> {
-        if stat == u32::MAX {
-            return Err(FalconGone);
-        }
-        Ok(Stuck(stat & SWGEN0 != 0))
-    }
-}

@@ -286,6 +286,9 @@ pub struct Falcon {
     intr_retrigger: bool,
     /// IRQSCLR no longer clears SWGEN0 (`--gsp-fault irq-stuck`).
     swgen0_stuck: bool,
+    /// SWGEN0 is raised again as soon as IRQSCLR clears it: a source that fires as fast as it
+    /// is serviced (`--gsp-fault irq-storm`).
+    swgen0_storm: bool,
 }
 
 impl Falcon {
@@ -329,6 +332,7 @@ impl Falcon {
             irqmask: 0,
             intr_retrigger: false,
             swgen0_stuck: false,
+            swgen0_storm: false,
         };
         f.power_on();
         f
@@ -529,6 +533,10 @@ impl Falcon {
             IRQSCLR => {
                 let kept = if self.swgen0_stuck { IRQ_SWGEN0 } else { 0 };
                 self.irqstat &= !(value & !kept);
+                if self.swgen0_storm && value & IRQ_SWGEN0 != 0 {
+                    // Cleared, and raised again at once: a new edge, not a stuck bit.
+                    self.irqstat |= IRQ_SWGEN0;
+                }
             }
             IRQMSET => self.irqmask |= value,
             IRQMCLR => self.irqmask &= !value,
@@ -839,6 +847,11 @@ impl Falcon {
     /// Makes IRQSCLR keep SWGEN0 set (`--gsp-fault irq-stuck`), or clear it again.
     pub fn set_swgen0_stuck(&mut self, stuck: bool) {
         self.swgen0_stuck = stuck;
+    }
+
+    /// Makes SWGEN0 come back as soon as IRQSCLR clears it (`--gsp-fault irq-storm`), or not.
+    pub fn set_swgen0_storm(&mut self, storm: bool) {
+        self.swgen0_storm = storm;
     }
 
     /// Clears the interrupt status and mask, as the slot's power cut does.

@@ -276,16 +276,6 @@ pub fn gsp_routed(stat: u32, mask: u32) -> Option<(bool, u32)> {
     Some((r.swgen0, r.other))
 }
 
-/// `IRQSTAT` read again once `SWGEN0` was cleared: whether it is stuck, or `None` for a
-/// device gone.
-pub fn swgen0_stuck(stat: u32) -> Option<bool> {
-    use crate::intr::status::Stuck;
-    Untrusted::new_untrusted(stat)
-        .validate::<Stuck>()
-        .ok()
-        .map(|Stuck(set)| set)
-}
-
 /// A firmware's halt status in mailbox 0: success only for 0.
 pub fn halt_status(mailbox0: u32) -> Result<(), String> {
     Untrusted::new_untrusted(mailbox0)

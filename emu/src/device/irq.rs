@@ -134,6 +134,7 @@ impl Device {
                 e.gsp.raise_swgen0();
             }
             e.gsp.set_swgen0_stuck(gsp.swgen0_stuck());
+            e.gsp.set_swgen0_storm(gsp.swgen0_storm());
         }
         self.update_irq();
     }

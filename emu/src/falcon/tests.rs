@@ -324,3 +324,20 @@ fn a_stuck_swgen0_survives_irqsclr() {
     f.write(IRQSCLR, IRQ_SWGEN0);
     assert_eq!(f.read(IRQSTAT), 0);
 }
+
+#[test]
+fn a_storming_swgen0_comes_back_at_each_clear() {
+    let mut f = ga();
+    f.route_swgen0();
+    f.set_swgen0_storm(true);
+    f.raise_swgen0();
+    f.write(IRQSCLR, IRQ_SWGEN0);
+    assert_eq!(f.read(IRQSTAT), IRQ_SWGEN0);
+    assert!(f.irq_output());
+    // Another bit's clear does not raise it.
+    f.set_swgen0_storm(false);
+    f.write(IRQSCLR, IRQ_SWGEN0);
+    f.set_swgen0_storm(true);
+    f.write(IRQSCLR, 1 << 4);
+    assert_eq!(f.read(IRQSTAT), 0);
+}

@@ -100,8 +100,8 @@ pub enum Lie {
     /// The GSP ignores falcon resets and keeps running after it acknowledged
     /// UNLOADING_GUEST_DRIVER: nothing the driver does stops it (N unused).
     Unstoppable,
-    /// From message N on GSP-RM raises SWGEN0 at every tick of its own, though it posts
-    /// nothing: an interrupt storm.
+    /// From message N on GSP-RM raises SWGEN0 at every tick of its own, and again as soon as
+    /// the driver clears it, though it posts nothing: an interrupt storm.
     IrqStorm,
     /// From message N on (that message included) GSP-RM never raises SWGEN0: its messages
     /// come without an interrupt.
@@ -231,7 +231,7 @@ pub const LIES: &[(&str, Lie, &str)] = &[
     (
         "irq-storm",
         Lie::IrqStorm,
-        "SWGEN0 raised at every tick from then on, nothing posted",
+        "SWGEN0 raised at every tick and again at each clear from then on, nothing posted",
     ),
     (
         "irq-never",

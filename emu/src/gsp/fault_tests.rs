@@ -359,8 +359,8 @@ fn irq_storm_raises_swgen0_at_every_tick_with_nothing_posted() {
     d.send_static_info();
     assert!(
         d.log().contains(
-            "fault irq-storm at message 1: SWGEN0 raised at every tick from now on, nothing \
-             posted (fault irq-storm@1)"
+            "fault irq-storm at message 1: SWGEN0 raised at every tick and again at each clear \
+             from now on, nothing posted (fault irq-storm@1)"
         ),
         "{}",
         d.log()

@@ -21,6 +21,11 @@ impl Gsp {
         self.irq_lie_in_effect(Lie::IrqStuck)
     }
 
+    /// Whether SWGEN0 comes back as soon as it is cleared (`irq-storm`, once in effect).
+    pub fn swgen0_storm(&self) -> bool {
+        self.irq_lie_in_effect(Lie::IrqStorm)
+    }
+
     /// Whether `lie`, an interrupt lie, is the configured one and took effect.
     pub(super) fn irq_lie_in_effect(&self, lie: Lie) -> bool {
         self.lies(lie) && self.state.as_ref().is_some_and(|s| s.irq_lie)
@@ -33,7 +38,9 @@ impl Gsp {
             return;
         };
         let what = match lie {
-            Lie::IrqStorm => "SWGEN0 raised at every tick from now on, nothing posted",
+            Lie::IrqStorm => {
+                "SWGEN0 raised at every tick and again at each clear from now on, nothing posted"
+            }
             Lie::IrqNever => "SWGEN0 never raised from now on, this message included",
             Lie::IrqStuck => "IRQSCLR no longer clears SWGEN0 from now on",
             _ => return,
