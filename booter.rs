@@ -57,9 +57,9 @@ use crate::{
     untrusted::Untrusted,
 };
 
-/// How long the booter may run on SEC2 before it halts (it copies GSP-RM into WPR2:
-/// milliseconds): nouveau's bound (`nvkm/falcon/gm200.c:231`, 2 s), and nova-core's
-/// (`nova-core/falcon.rs:644`, 2 s).
+/// How long the booter may run on SEC2 before it halts (it copies GSP-RM into WPR2: milliseconds):
+/// nouveau's bound (`nvkm/falcon/gm200.c`, `gm200_flcn_fw_boot`, 2 s), and nova-core's
+/// (`nova-core/falcon.rs`, `wait_till_halted`, 2 s).
 const HALT_TIMEOUT: Delta = Delta::from_secs(2);
 
 /// The mailbox value `booter_unload` must overwrite (upstream's sentinel).

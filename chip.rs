@@ -517,9 +517,11 @@ mod tests {
                 }
                 // A chip in BOOT_42, BOOT_0 naming it (or not needing to) and Turing or later
                 // in BOOT_0 is always accepted.
-                Err(_) => assert!(Chipset::from_id(id42)
-                    .is_none_or(|c| (c.family().boot0_names_chip && id0 != id42)
-                        || (id0 >> 4) < 0x16)),
+                Err(_) => assert!(Chipset::from_id(id42).is_none_or(|c| (c
+                    .family()
+                    .boot0_names_chip
+                    && id0 != id42)
+                    || (id0 >> 4) < 0x16)),
             }
         }
         // The sweep reached the accepting path often enough to mean something.

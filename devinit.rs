@@ -37,10 +37,10 @@ use gfw::{
     GfwRegs, //
 };
 
-/// How long GFW boot may take: it starts when the GPU leaves reset, long before a driver
-/// probes, so this only covers a probe right after a reset. nova-core's bound
-/// (`nova-core/gpu/hal/tu102.rs:82`, 4 s, read every 1 ms); nouveau reads 2050 times 1 to 2 ms
-/// apart (`nvkm/subdev/devinit/tu102.c:72`).
+/// How long GFW boot may take: it starts when the GPU leaves reset, long before a driver probes, so
+/// this only covers a probe right after a reset. nova-core's bound (`nova-core/gpu/hal/tu102.rs`,
+/// `wait_gfw_boot_completion`, 4 s, read every 1 ms); nouveau reads 2050 times 1 to 2 ms apart
+/// (`nvkm/subdev/devinit/tu102.c`, `tu102_devinit_wait`).
 const GFW_TIMEOUT: Delta = Delta::from_secs(4);
 
 /// How often the registers are read meanwhile.

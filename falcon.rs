@@ -84,7 +84,8 @@ pub(crate) trait FalconEngine:
 }
 
 /// How long a whole DMA load may take (transfers of 256 bytes take microseconds): what both
-/// references allow each transfer (`nvkm/falcon/base.c:104`, `nova-core/falcon.rs:588`: 2 s).
+/// references allow each transfer (`nvkm/falcon/base.c`, `nvkm_falcon_dma_wr`,
+/// `nova-core/falcon.rs`, `dma_wr`: 2 s).
 pub(crate) const DMA_TIMEOUT: Delta = Delta::from_secs(2);
 
 /// Which falcon memory a load goes to.

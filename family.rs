@@ -63,6 +63,10 @@ pub(crate) struct Family {
     pub(crate) falcon_intr_retrigger: bool,
     /// How MSI is re-armed once an interrupt was taken (`intr.rs`).
     pub(crate) msi_rearm: MsiRearm,
+    /// The interrupt tree's leaves GSP-RM places vectors in (32 vectors each): 8 up to Ada
+    /// (`dev_vm.h`, `NV_VIRTUAL_FUNCTION_PRIV_CPU_INTR_LEAF__SIZE_1`), 12 from Hopper on, whose
+    /// stall subtrees run to 5 (OpenRM `intrGetNumLeaves_GH100`; the tree has 16 leaves).
+    pub(crate) intr_leaves: u32,
     /// The GPU MMU's page-table format.
     pub(crate) mmu: MmuFormat,
     /// The classes the driver's channels and copies are made of.

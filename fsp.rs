@@ -19,11 +19,11 @@ use kernel::{
 };
 
 use crate::{
+    bar0::SharedBar0,
     family::{
         BootStatusReg,
         FspHal, //
     },
-    bar0::SharedBar0,
     untrusted::Untrusted, //
 };
 
@@ -45,14 +45,14 @@ use protocol::{
 };
 
 /// How long the FSP may take to say it is ready once the device is bound: nova-core's bound
-/// (`nova-core/fsp.rs:422`, 5 s); nouveau reads 4000 times 1 to 2 ms apart
-/// (`nvkm/subdev/fsp/gh100.c:244`).
+/// (`nova-core/fsp.rs`, `wait_secure_boot`, 5 s); nouveau reads 4000 times 1 to 2 ms apart
+/// (`nvkm/subdev/fsp/gh100.c`, `gh100_fsp_wait_secure_boot`).
 const BOOT_TIMEOUT: Delta = Delta::from_secs(5);
-/// How long the FSP may take to take the driver's message off its queue: nouveau reads 1000
-/// times 1 to 2 ms apart (`nvkm/subdev/fsp/gh100.c:123`); nova-core does not wait for it.
+/// How long the FSP may take to take the driver's message off its queue: nouveau reads 1000 times 1
+/// to 2 ms apart (`nvkm/subdev/fsp/gh100.c`, `gh100_fsp_send`); nova-core does not wait for it.
 const CONSUME_TIMEOUT: Delta = Delta::from_secs(2);
 /// How long the FSP may take to reply: nova-core's bound (`nova-core/falcon/fsp.rs:36`, 2 s);
-/// nouveau reads 1000 times 1 to 2 ms apart (`nvkm/subdev/fsp/gh100.c:107`).
+/// nouveau reads 1000 times 1 to 2 ms apart (`nvkm/subdev/fsp/gh100.c`, `gh100_fsp_wait`).
 const REPLY_TIMEOUT: Delta = Delta::from_secs(2);
 /// How often the FSP's registers are read while waiting.
 const POLL: Delta = Delta::from_millis(1);

@@ -91,7 +91,8 @@ use outcome::{
 };
 
 /// How long FWSEC may run on the GSP falcon before it halts (it takes milliseconds): nouveau's
-/// bound (`nvkm/falcon/gm200.c:231`, 2 s), and nova-core's (`nova-core/falcon.rs:644`).
+/// bound (`nvkm/falcon/gm200.c`, `gm200_flcn_fw_boot`, 2 s), and nova-core's
+/// (`nova-core/falcon.rs`, `wait_till_halted`).
 const HALT_TIMEOUT: Delta = Delta::from_secs(2);
 
 /// Reads the signature fuse register `reg`.

@@ -45,12 +45,19 @@ use status::{
 pub(crate) struct Tree {
     place: Place,
     rearm: MsiRearm,
+    /// The leaves GSP-RM uses: every one is blocked but the vector's.
+    leaves: u32,
 }
 
 impl Tree {
-    /// The tree of a GPU whose family re-arms MSI as `rearm` says, for the vector at `place`.
-    pub(crate) fn new(rearm: MsiRearm, place: Place) -> Tree {
-        Tree { place, rearm }
+    /// The tree of a GPU whose family re-arms MSI as `rearm` says and whose GSP-RM uses
+    /// `leaves` leaves, for the vector at `place`.
+    pub(crate) fn new(rearm: MsiRearm, leaves: u32, place: Place) -> Tree {
+        Tree {
+            place,
+            rearm,
+            leaves,
+        }
     }
 
     /// Lets the vector reach the CPU, and nothing else: every leaf blocked, the vector's stale
@@ -58,7 +65,7 @@ impl Tree {
     /// (nouveau `nvkm_intr_rearm`, and `nvkm_pci_init`'s re-arm).
     pub(crate) fn enable(&self, bar: &Bar0<'_>) -> Result {
         let Place { leaf, bit, top } = self.place;
-        for i in 0..status::LEAVES as usize {
+        for i in 0..self.leaves as usize {
             bar.write(
                 regs::NV_CPU_INTR_LEAF_EN_CLEAR::try_at(i).ok_or(EINVAL)?,
                 regs::NV_CPU_INTR_LEAF_EN_CLEAR::from_raw(u32::MAX),
@@ -132,7 +139,7 @@ mod tests {
     #[test]
     fn vectors_map_to_leaf_bit_and_subtree() {
         assert_eq!(
-            Place::of(0),
+            Place::of(0, 8),
             Some(Place {
                 leaf: 0,
                 bit: 1,
@@ -140,7 +147,7 @@ mod tests {
             })
         );
         assert_eq!(
-            Place::of(192),
+            Place::of(192, 8),
             Some(Place {
                 leaf: 6,
                 bit: 1,
@@ -148,7 +155,7 @@ mod tests {
             })
         );
         assert_eq!(
-            Place::of(101),
+            Place::of(101, 8),
             Some(Place {
                 leaf: 3,
                 bit: 1 << 5,
@@ -156,13 +163,23 @@ mod tests {
             })
         );
         assert_eq!(
-            Place::of(255),
+            Place::of(255, 8),
             Some(Place {
                 leaf: 7,
                 bit: 1 << 31,
                 top: 1 << 3
             })
         );
-        assert_eq!(Place::of(256), None);
+        assert_eq!(Place::of(256, 8), None);
+        // Hopper on: GSP-RM's runlist subtrees 4 and 5, up to vector 383.
+        assert_eq!(
+            Place::of(383, 12),
+            Some(Place {
+                leaf: 11,
+                bit: 1 << 31,
+                top: 1 << 5
+            })
+        );
+        assert_eq!(Place::of(384, 12), None);
     }
 }

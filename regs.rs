@@ -172,18 +172,19 @@ register! {
 register! {
     /// The CPU's interrupt tree (`NV_VIRTUAL_FUNCTION_PRIV_CPU_INTR_*`, at 0xb80000 on every
     /// family): a vector `v` is bit `v % 32` of leaf `v / 32`; a pair of leaves is one subtree,
-    /// a bit of the top register. Leaf status bits are cleared by writing them 1.
-    pub(crate) NV_CPU_INTR_LEAF(u32)[8] @ 0x00b81000 {
+    /// a bit of the top register. Leaf status bits are cleared by writing them 1. Eight leaves
+    /// up to Ada, sixteen from Hopper on (the family says how many GSP-RM uses).
+    pub(crate) NV_CPU_INTR_LEAF(u32)[16] @ 0x00b81000 {
         31:0    value;
     }
 
     /// Leaf enable set: a bit written 1 lets that vector reach the top register.
-    pub(crate) NV_CPU_INTR_LEAF_EN_SET(u32)[8] @ 0x00b81200 {
+    pub(crate) NV_CPU_INTR_LEAF_EN_SET(u32)[16] @ 0x00b81200 {
         31:0    value;
     }
 
     /// Leaf enable clear: a bit written 1 stops that vector reaching the top register.
-    pub(crate) NV_CPU_INTR_LEAF_EN_CLEAR(u32)[8] @ 0x00b81400 {
+    pub(crate) NV_CPU_INTR_LEAF_EN_CLEAR(u32)[16] @ 0x00b81400 {
         31:0    value;
     }
 

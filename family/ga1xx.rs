@@ -38,6 +38,7 @@ pub(crate) const GA1XX: Family = Family {
     falcon: FalconHal::Ga102,
     falcon_intr_retrigger: true,
     msi_rearm: MsiRearm::ConfigMirror,
+    intr_leaves: 8,
     mmu: MmuFormat::Version2,
     classes: Classes {
         // AMPERE_CHANNEL_GPFIFO_A, AMPERE_DMA_COPY_B.

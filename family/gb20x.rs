@@ -42,6 +42,7 @@ pub(crate) const GB20X: Family = Family {
     falcon: FalconHal::Ga102,
     falcon_intr_retrigger: true,
     msi_rearm: MsiRearm::TopEnable,
+    intr_leaves: 12,
     mmu: MmuFormat::Version3,
     classes: Classes {
         // BLACKWELL_CHANNEL_GPFIFO_B, BLACKWELL_DMA_COPY_B.

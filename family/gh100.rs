@@ -39,6 +39,7 @@ pub(crate) const GH100: Family = Family {
     falcon: FalconHal::Ga102,
     falcon_intr_retrigger: true,
     msi_rearm: MsiRearm::TopEnable,
+    intr_leaves: 12,
     mmu: MmuFormat::Version3,
     classes: Classes {
         // HOPPER_CHANNEL_GPFIFO_A, HOPPER_DMA_COPY_A.

@@ -38,6 +38,7 @@ pub(crate) const TU1XX: Family = Family {
     falcon: FalconHal::Tu102,
     falcon_intr_retrigger: false,
     msi_rearm: MsiRearm::ConfigMirror,
+    intr_leaves: 8,
     mmu: MmuFormat::Version2,
     classes: Classes {
         // TURING_CHANNEL_GPFIFO_A, TURING_DMA_COPY_A.

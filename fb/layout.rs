@@ -33,7 +33,6 @@ const SZ_1G: u64 = 1 << 30;
 /// GA100); a larger size is a lie, refused before any arithmetic.
 pub(crate) const MAX_FB_SIZE: u64 = 1 << 40;
 
-
 pub(crate) use crate::family::FbFamily;
 
 impl FbFamily {

@@ -15,12 +15,12 @@
 use core::fmt;
 
 use crate::{
+    family::FspHal,
     fb::layout::{
         FbError,
         HeapParams,
         MAX_FB_SIZE, //
     },
-    family::FspHal,
     untrusted::{
         Untrusted,
         Validator, //

@@ -124,7 +124,6 @@ const PARAMS_SIZE: u64 = core::mem::size_of::<SignatureParams>() as u64;
 const LOAD_HEADER_SIZE: u64 = core::mem::size_of::<LoadHeaderV2>() as u64;
 const APP_ENTRY_SIZE: u64 = core::mem::size_of::<AppEntry>() as u64;
 
-
 pub(crate) use crate::family::BooterLayout;
 
 impl Part {

@@ -67,7 +67,6 @@ impl FileKind {
             FileKind::Gsp => "gsp",
         }
     }
-
 }
 
 /// Longest `.fwversion` content accepted, terminating NUL included.

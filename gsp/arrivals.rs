@@ -249,14 +249,16 @@ impl Arrivals {
         }
     }
 
-    /// The interrupt's thread read `n` messages GSP-RM posted unasked: whether that makes more
-    /// than `DRAIN_BUDGET` within the window (or `n` is a whole budget: more may be there).
-    pub(super) fn over_budget(&self, n: u32) -> bool {
+    /// The interrupt's thread read `n` messages GSP-RM posted unasked: where that makes more
+    /// than [`DRAIN_BUDGET`] within the window (or `n` is a whole budget: more may be there),
+    /// what is left of the window, for which the interrupt stays off.
+    pub(super) fn over_budget(&self, n: u32) -> Option<Delta> {
         let budget = u64::from(DRAIN_BUDGET);
         let mut t = self.tally.lock();
         t.window.roll();
         t.window.drained += u64::from(n);
-        u64::from(n) >= budget || t.window.drained > budget
+        (u64::from(n) >= budget || t.window.drained > budget)
+            .then(|| STORM_WINDOW - t.window.start.elapsed())
     }
 
     /// The storm the hard handler last saw, once.

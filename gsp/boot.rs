@@ -108,8 +108,9 @@ use crate::{
 /// that message as for any, 4,000,000 polls with a 1 to 2 µs sleep each (`rm/r535/rpc.c`,
 /// `r535_gsp_msg_recv`), seconds at the least.
 pub(crate) const INIT_TIMEOUT: Delta = Delta::from_secs(10);
-/// How long one RPC's reply may take: nova-core's bound (`nova-core/gsp/cmdq.rs:512`, 5 s);
-/// nouveau reads 4,000,000 times 1 to 2 µs apart (`nvkm/subdev/gsp/rm/r535/rpc.c:458`).
+/// How long one RPC's reply may take: nova-core's bound (`nova-core/gsp/cmdq.rs`,
+/// `advance_cpu_write_ptr`, 5 s); nouveau reads 4,000,000 times 1 to 2 µs apart
+/// (`nvkm/subdev/gsp/rm/r535/rpc.c`, `r535_gsp_msg_recv`).
 const RPC_TIMEOUT: Delta = Delta::from_secs(5);
 /// How long the GSP may take to acknowledge `UNLOADING_GUEST_DRIVER`: an RPC's time, as the
 /// references give it (nova-core waits 5 s for the unload's end; nouveau's reply wait is its
@@ -129,7 +130,6 @@ const POLL_INTERVAL: Delta = Delta::from_millis(1);
 /// ([`GspCore::drain_events`]): a GSP that keeps posting cannot hold a wait; the rest waits for
 /// the next interrupt.
 const DRAIN_LIMIT: u32 = 256;
-
 
 /// The least time between two warnings of GSP-RM's error reports: a GSP-RM that reports without
 /// end costs a line a second, the rest goes to the debug level.
@@ -729,17 +729,12 @@ impl GspCore {
                     break Err(EIO);
                 }
                 // Past the deadline, an empty queue ends the wait.
-                Ok(None) if overtime.is_some() => {
-                    break Err(self.timed_out(dev, function, timeout))
-                }
+                Ok(None) if overtime.is_some() => break Err(self.timed_out(dev, function, timeout)),
                 Ok(None) => match &arrivals {
                     Some(a) => {
                         slept_from = seen;
-                        woken = Some(a.wait(
-                            seen,
-                            CHECK_INTERVAL.min(timeout - waited),
-                            POLL_INTERVAL,
-                        ));
+                        woken =
+                            Some(a.wait(seen, CHECK_INTERVAL.min(timeout - waited), POLL_INTERVAL));
                         seen = a.seen();
                     }
                     None => fsleep(POLL_INTERVAL),
@@ -996,7 +991,8 @@ impl GspCore {
             }
         };
         let awaited = Awaited::reply(f, call);
-        let reply = match self.wait_for(dev, bar, awaited, ALLOC_HEADER + params_size, RPC_TIMEOUT) {
+        let reply = match self.wait_for(dev, bar, awaited, ALLOC_HEADER + params_size, RPC_TIMEOUT)
+        {
             Ok(reply) => reply,
             Err(e) => {
                 if self.failed.is_some() {

@@ -36,7 +36,6 @@ use kernel::{
 };
 
 use crate::{
-    family::FspHal,
     bar0::SharedBar0,
     chip::{
         Chipset,
@@ -46,6 +45,7 @@ use crate::{
         gsp::Gsp as GspEngine,
         Falcon, //
     },
+    family::FspHal,
     fb::sizes::FmcSizes,
     firmware::{
         BootFiles,
@@ -81,9 +81,9 @@ use crate::{
     pci::SystemFacts,
 };
 
-/// How long GSP-FMC may take to release the GSP's lockdown after the FSP accepted it:
-/// nova-core's bound (`nova-core/gsp/hal/gh100.rs:96`, 30 s); nouveau reads 4000 times 1 to
-/// 2 ms apart (`nvkm/subdev/gsp/gh100.c:76`).
+/// How long GSP-FMC may take to release the GSP's lockdown after the FSP accepted it: nova-core's
+/// bound (`nova-core/gsp/hal/gh100.rs`, `wait_for_gsp_lockdown_release`, 30 s); nouveau reads 4000
+/// times 1 to 2 ms apart (`nvkm/subdev/gsp/gh100.c`, `gh100_gsp_init`).
 const LOCKDOWN_TIMEOUT: Delta = Delta::from_secs(30);
 
 /// The boot's fixed facts.

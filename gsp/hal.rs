@@ -28,9 +28,9 @@ use crate::{
         Spec, //
     },
     family::{
-        FspHal,
-        BooterFacts,
         Boot, //
+        BooterFacts,
+        FspHal,
     },
     fb::{
         layout::{

@@ -324,22 +324,24 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
     fn handle(&self) -> ThreadedIrqReturn {
         let entered = Instant::<Monotonic>::now();
         let dev = self.bar.device();
-        let serviced = self.bar.with(|bar| -> Result<Option<(Serviced, Option<Rang>)>> {
-            if !self.tree.take(bar)? {
-                self.tree.give_back(bar);
-                return Ok(None);
-            }
-            let Some(s) = self.falcon.service(bar) else {
-                self.tree.give_back(bar);
-                return Ok(None);
-            };
-            let rang = s.swgen0.then(|| self.arrivals.ring(entered));
-            // A storm keeps the subtree disabled: the thread gives it back after a back-off.
-            if !rang.as_ref().is_some_and(|r| r.storm.is_some()) {
-                self.tree.give_back(bar);
-            }
-            Ok(Some((s, rang)))
-        });
+        let serviced = self
+            .bar
+            .with(|bar| -> Result<Option<(Serviced, Option<Rang>)>> {
+                if !self.tree.take(bar)? {
+                    self.tree.give_back(bar);
+                    return Ok(None);
+                }
+                let Some(s) = self.falcon.service(bar) else {
+                    self.tree.give_back(bar);
+                    return Ok(None);
+                };
+                let rang = s.swgen0.then(|| self.arrivals.ring(entered));
+                // A storm keeps the subtree disabled: the thread gives it back after a back-off.
+                if !rang.as_ref().is_some_and(|r| r.storm.is_some()) {
+                    self.tree.give_back(bar);
+                }
+                Ok(Some((s, rang)))
+            });
         let (s, rang) = match serviced {
             Ok(Ok(Some((s, rang)))) if s.swgen0 || s.other != 0 => (s, rang),
             // Not ours (a shared INTx), nothing routed (a storm the kernel's spurious-interrupt
@@ -369,26 +371,31 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
         let dev = self.bar.device();
         let mut storm = self.arrivals.take_storm();
         loop {
-            let over = storm.is_none() && self.arrivals.over_budget(self.events.drain(dev));
-            if storm.is_none() && !over {
-                break;
-            }
-            if over {
-                let _ = self.bar.with(|bar| self.tree.disable(bar));
-                self.arrivals.hold();
-            }
-            let delay = self.back_off(storm.as_ref());
-            match &storm {
-                Some(s) => self.report_storm(dev, s, delay),
-                None => dev_dbg!(
-                    dev,
-                    "GSP-RM posted more than {} messages unasked within {} ms: interrupt off for \
-                     {} ms\n",
-                    DRAIN_BUDGET,
-                    STORM_WINDOW.as_millis(),
-                    delay.as_millis()
-                ),
-            }
+            let delay = match &storm {
+                Some(s) => {
+                    let delay = self.back_off(Some(s));
+                    self.report_storm(dev, s, delay);
+                    delay
+                }
+                None => {
+                    let Some(rest) = self.arrivals.over_budget(self.events.drain(dev)) else {
+                        break;
+                    };
+                    // Off for the rest of the budget's window, at least a back-off.
+                    let delay = if rest > BACK_OFF { rest } else { BACK_OFF };
+                    let _ = self.bar.with(|bar| self.tree.disable(bar));
+                    self.arrivals.hold();
+                    dev_dbg!(
+                        dev,
+                        "GSP-RM posted more than {} messages unasked within {} ms: interrupt off \
+                         for {} ms\n",
+                        DRAIN_BUDGET,
+                        STORM_WINDOW.as_millis(),
+                        delay.as_millis()
+                    );
+                    delay
+                }
+            };
             // Stopped meanwhile: the interrupt is being freed, and stays off.
             if !self.arrivals.back_off(delay) || self.enable().is_err() {
                 break;

@@ -229,7 +229,8 @@ impl<'bound> RunningGsp<'bound> {
             .lock()
             .as_ref()
             .and_then(|info| info.gsp_vector());
-        let Some(place) = vector.and_then(Place::of) else {
+        let leaves = spec.family().intr_leaves;
+        let Some(place) = vector.and_then(|v| Place::of(v, leaves)) else {
             dev_err!(
                 self.dev,
                 "GSP-RM's interrupt table gives the GSP no vector\n"
@@ -257,7 +258,7 @@ impl<'bound> RunningGsp<'bound> {
         let handler = GspIrq::new(
             &self.files.bar,
             spec.chipset,
-            Tree::new(spec.family().msi_rearm, place),
+            Tree::new(spec.family().msi_rearm, leaves, place),
             arrivals,
             DrainGsp(self.files.gsp.clone()),
         );

@@ -57,14 +57,14 @@ use commands::{
 use poll::PollMatch;
 
 /// How long the GSP core may take to halt, and GSP-RM to hand over after its resume: nouveau's
-/// bound (`nvkm/subdev/gsp/rm/r535/gsp.c:1087,1107`, 2 s), and nova-core's
-/// (`nova-core/falcon.rs:644`, `nova-core/gsp/sequencer.rs:249`).
+/// bound (`nvkm/subdev/gsp/rm/r535/gsp.c`, `r535_gsp_msg_run_cpu_sequencer`, 2 s), and nova-core's
+/// (`nova-core/falcon.rs`, `wait_till_halted`, `nova-core/gsp/sequencer.rs`, `run`).
 const CORE_TIMEOUT: Delta = Delta::from_secs(2);
 
-/// The whole sequence's one deadline, whatever its commands ask: each poll, delay and wait
-/// gets what is left of it. Neither reference bounds the whole sequence; both bound each
-/// register poll, 4 s by default (`nvkm/subdev/gsp/rm/r535/gsp.c:1045`,
-/// `nova-core/gsp/sequencer.rs:174`).
+/// The whole sequence's one deadline, whatever its commands ask: each poll, delay and wait gets
+/// what is left of it. Neither reference bounds the whole sequence; both bound each register poll,
+/// 4 s by default (`nvkm/subdev/gsp/rm/r535/gsp.c`, `r535_gsp_msg_run_cpu_sequencer`,
+/// `nova-core/gsp/sequencer.rs`, `run`).
 const SEQUENCE_BUDGET: Delta = Delta::from_secs(10);
 
 /// What a sequence runs with.

@@ -59,8 +59,8 @@ use crate::{
 };
 
 /// How long GSP-RM's RISC-V core may take to run once its starter is done (the booter halted,
-/// or GSP-FMC released the lockdown): nova-core's bound (`nova-core/gsp/boot.rs:71`, 5 s);
-/// nouveau looks once (`nvkm/subdev/gsp/rm/r535/gsp.c:1809`).
+/// or GSP-FMC released the lockdown): nova-core's bound (`nova-core/gsp/boot.rs`, `boot`, 5 s);
+/// nouveau looks once (`nvkm/subdev/gsp/rm/r535/gsp.c`, `r535_gsp_init`).
 const RISCV_TIMEOUT: Delta = Delta::from_secs(5);
 
 /// The bootloader's application version in the GSP falcon's OS register, then GSP-RM's RISC-V

@@ -31,8 +31,8 @@ use crate::{
 };
 
 /// How long GSP-RM (or GSP-FMC) may take to halt the GSP's RISC-V core on Hopper and later:
-/// nova-core's bound (`nova-core/gsp/hal/gh100.rs:130`, 5 s); nouveau reads 4000 times 1 to
-/// 2 ms apart (`nvkm/subdev/gsp/gh100.c:23`).
+/// nova-core's bound (`nova-core/gsp/hal/gh100.rs`, `run`, 5 s); nouveau reads 4000 times 1 to
+/// 2 ms apart (`nvkm/subdev/gsp/gh100.c`, `gh100_gsp_fini`).
 const HALT_TIMEOUT: Delta = Delta::from_secs(5);
 
 /// The end of the line that says a GSP-RM was not seen stopped: what the user must do. Nothing

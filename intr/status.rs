@@ -16,9 +16,6 @@ use crate::untrusted::{
     Validator, //
 };
 
-/// How many leaves the driver uses (nouveau: 8 on every family; Hopper has 16, the rest unused).
-pub(crate) const LEAVES: u32 = 8;
-
 /// `SWGEN0`: GSP-RM posted a message.
 pub(crate) const SWGEN0: u32 = 1 << 6;
 
@@ -35,11 +32,11 @@ pub(crate) struct Place {
 
 impl Place {
     /// The place of vector `v` (bit `v % 32` of leaf `v / 32`, subtree `v / 64`: nouveau's
-    /// `nvkm_intr_xlat`, OpenRM's `dev_ctrl_defines.h`), or `None` beyond the tree's
-    /// [`LEAVES`] (GSP-RM's interrupt table is validated against the same bound).
-    pub(crate) fn of(v: u32) -> Option<Place> {
+    /// `nvkm_intr_xlat`, OpenRM's `dev_ctrl_defines.h`), or `None` beyond the family's `leaves`
+    /// (GSP-RM's interrupt table is validated against the same bound).
+    pub(crate) fn of(v: u32, leaves: u32) -> Option<Place> {
         let leaf = v / 32;
-        (leaf < LEAVES).then_some(Place {
+        (leaf < leaves).then_some(Place {
             leaf: leaf as usize,
             bit: 1 << (v % 32),
             top: 1 << (leaf / 2),

@@ -124,7 +124,10 @@ driver_dir() {
 unbind_all() {
 	driver_dir
 	for dev in $(ls "$drv" 2>/dev/null | grep '^0000:'); do
+		# The harness times each device's unbind between these two lines.
+		say "unbinding $dev"
 		echo "$dev" >"$drv/unbind" || say "unbind $dev failed"
+		say "unbound $dev"
 	done
 }
 

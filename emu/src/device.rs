@@ -210,7 +210,7 @@ enum Engine {
 
 /// Whether the chip's falcons have INTR_RETRIGGER: GA100 on (nouveau's `ga100_gsp_flcn` and
 /// `ga102_gsp_flcn` have `intr_retrigger`, Turing's `tu102_gsp_flcn` none,
-/// `nvkm/subdev/gsp/tu102.c:417-431`, `ga100.c:24-39`; OpenRM's register is in GA102's
+/// `nvkm/subdev/gsp/tu102.c`, `ga100.c`, `ga100_gsp_flcn`; OpenRM's register is in GA102's
 /// `dev_falcon_v4.h`, not TU102's).
 fn has_intr_retrigger(chipset: &Chipset) -> bool {
     chipset.architecture() != 0x16

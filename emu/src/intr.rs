@@ -3,9 +3,9 @@
 //! The interrupt tree of the GPU's virtual function block (VFN, BAR0 0xb80000), which takes the
 //! engines' interrupts to the CPU, and the MSI re-arm register of Turing to Ada.
 //!
-//! Glossary: a *vector* is an interrupt's number in the tree; *leaf* register `v / 32` holds
-//! it in bit `v % 32`; a *subtree* is a pair of leaves, `TOP(0)`'s bit `v / 64`; the *level* is
-//! what the tree asserts to the CPU: a `TOP` bit whose top enable is set.
+//! Glossary: a *vector* is an interrupt's number in the tree; *leaf* register `v / 32` holds it in
+//! bit `v % 32`; a *subtree* is a pair of leaves, `TOP(0)`'s bit `v / 64`; the *level* is what the
+//! tree asserts to the CPU: a `TOP` bit whose top enable is set.
 //!
 //! | offset | register | model |
 //! |---|---|---|
@@ -18,32 +18,33 @@
 //! | 0x088704 | NV_XVE_CYA_2 through NV_PCFG | Turing to Ada: any write re-arms MSI; reads 0 |
 //!
 //! `i` runs over 8 leaves up to Ada and 16 on Hopper and Blackwell (OpenRM's `dev_vm.h`:
-//! `CPU_INTR_LEAF__SIZE_1` 8 in tu102, ga100 and ga102, 16 in gh100 and gb100; nouveau uses 8
-//! on every family, `nvkm/subdev/vfn/base.c:50-52`), so the subtrees are 4 and 8: the top
-//! enables keep only their bits. Offsets: nouveau's `nvkm/subdev/vfn/tu102.c:28-87` (leaf W1C
-//! 28-34, enable set 36-42, clear 44-50, top enable set 52-58, clear 60-66, top read 73),
-//! OpenRM's `dev_vm.h` (tu102 31-63) at the base `NV_VIRTUAL_FUNCTION_FULL_PHYS_OFFSET` 0xb80000
-//! (tu102 `dev_vm.h:28`); the vector's leaf, bit and subtree are OpenRM's
-//! (`dev_ctrl_defines.h:46-87`) and nouveau's (`nvkm/core/intr.c:64-69`). That the enable
-//! registers read back the enables is the model's inference (the references only write them).
+//! `CPU_INTR_LEAF__SIZE_1` 8 in tu102, ga100 and ga102, 16 in gh100 and gb100; nouveau uses 8 on
+//! every family, `nvkm/subdev/vfn/base.c`, `nvkm_vfn_new_`), so the subtrees are 4 and 8: the top
+//! enables keep only their bits. Offsets: nouveau's `nvkm/subdev/vfn/tu102.c`
+//! (`tu102_vfn_intr_reset`, `_allow`, `_block`, `_rearm`, `_unarm`, `_pending`), OpenRM's tu102
+//! `dev_vm.h` (`NV_VIRTUAL_FUNCTION_PRIV_CPU_INTR_*`) at the base
+//! `NV_VIRTUAL_FUNCTION_FULL_PHYS_OFFSET` 0xb80000; the vector's leaf, bit and subtree are OpenRM's
+//! (`dev_ctrl_defines.h`, `NV_CTRL_INTR_GPU_VECTOR_TO_*`) and nouveau's (`nvkm/core/intr.c`,
+//! `nvkm_intr_xlat`). That the enable registers read back the enables is the model's inference (the
+//! references only write them).
 //!
-//! Only the GSP feeds the tree: the other engines' interrupts are not modelled. The GSP
-//! falcon's output (IRQSTAT & IRQMASK, [`crate::falcon`]) lands on the GSP's stall vector as the
-//! model's interrupt table gives it (`crate::gsp::controls::gsp_stall_vector`: 192, leaf 6 bit
-//! 0, subtree 3, where OpenRM puts stall interrupts). The leaf bit is latched on the output's
-//! rising edge. A falcon with INTR_RETRIGGER (GA100 on, nouveau `nvkm/falcon/ga100.c:24-28`,
-//! OpenRM `kflcnIntrRetrigger_GA100`) latches it again when the CPU writes that register while
-//! the output is high ([`Intr::retrigger`]), which is why the drivers write it after their
-//! handler; one without (TU10x, nouveau `nvkm/subdev/gsp/tu102.c:417-431`) drives the leaf bit
-//! as a level: a W1C does not clear it while the output is high, and it clears when the output
-//! falls (the model's reading of why Turing needs no retrigger).
+//! Only the GSP feeds the tree: the other engines' interrupts are not modelled. The GSP falcon's
+//! output (IRQSTAT & IRQMASK, [`crate::falcon`]) lands on the GSP's stall vector as the model's
+//! interrupt table gives it (`crate::gsp::controls::gsp_stall_vector`: 192, leaf 6 bit 0, subtree
+//! 3, where OpenRM puts stall interrupts). The leaf bit is latched on the output's rising edge. A
+//! falcon with INTR_RETRIGGER (GA100 on, nouveau `nvkm/falcon/ga100.c:24-28`, OpenRM
+//! `kflcnIntrRetrigger_GA100`) latches it again when the CPU writes that register while the output
+//! is high ([`Intr::retrigger`]), which is why the drivers write it after their handler; one
+//! without (TU10x, nouveau `nvkm/subdev/gsp/tu102.c`, `tu102_gsp_flcn`) drives the leaf bit as a
+//! level: a W1C does not clear it while the output is high, and it clears when the output falls
+//! (the model's reading of why Turing needs no retrigger).
 //!
 //! MSI is re-armed by a write to NV_XVE_CYA_2 through the PCI config mirror on Turing to Ada
-//! (nouveau `nvkm/subdev/pci/gp100.c:26-36` writes 0, OpenRM `kbifRearmMSI_GM107`: "HW only
-//! looks at the offset", so any value re-arms), and by the top-level enable on Hopper and
-//! Blackwell (nouveau `nvkm/subdev/pci/gh100.c:10-14`: "Handled by top-level intr ACK.";
-//! OpenRM `intrRetriggerTopLevel_TU102`), where NV_PCFG is not there. The device owns the
-//! MSI's arming ([`Effect::RearmMsi`]).
+//! (nouveau `nvkm/subdev/pci/gp100.c:26-36` writes 0, OpenRM `kbifRearmMSI_GM107`: "HW only looks
+//! at the offset", so any value re-arms), and by the top-level enable on Hopper and Blackwell
+//! (nouveau `nvkm/subdev/pci/gh100.c:10-14`: "Handled by top-level intr ACK."; OpenRM
+//! `intrRetriggerTopLevel_TU102`), where NV_PCFG is not there. The device owns the MSI's arming
+//! ([`Effect::RearmMsi`]).
 
 use crate::chipset::Chipset;
 

@@ -20,17 +20,20 @@ use super::super::{
     FalconEngine, //
 };
 
-/// How long scrubbing may take after a reset: nouveau's bound (`nvkm/falcon/ga102.c:74`,
-/// 20 ms), and nova-core's (`nova-core/falcon/hal/ga102.rs:155`).
+/// How long scrubbing may take after a reset: nouveau's bound (`nvkm/falcon/ga102.c`,
+/// `ga102_flcn_reset_wait_mem_scrubbing`, 20 ms), and nova-core's (`nova-core/falcon/hal/ga102.rs`,
+/// `reset_wait_mem_scrubbing`).
 const SCRUB_TIMEOUT: Delta = Delta::from_millis(20);
 
-/// How long the engine may take to say it is ready for a reset. The hardware does not always
-/// say so (NVIDIA's driver notes it): the reset goes ahead either way. nouveau's bound
-/// (`nvkm/falcon/ga102.c:88`, 150 µs), and nova-core's (`nova-core/falcon/hal/ga102.rs:171`).
+/// How long the engine may take to say it is ready for a reset. The hardware does not always say so
+/// (NVIDIA's driver notes it): the reset goes ahead either way. nouveau's bound
+/// (`nvkm/falcon/ga102.c`, `ga102_flcn_reset_prep`, 150 µs), and nova-core's
+/// (`nova-core/falcon/hal/ga102.rs`, `reset_eng`).
 const RESET_READY_TIMEOUT: Delta = Delta::from_micros(150);
 
-/// How long the core selection may take to read valid: nouveau's bound
-/// (`nvkm/falcon/ga102.c:102`, 10 ms), and nova-core's (`nova-core/falcon/hal/ga102.rs:47`).
+/// How long the core selection may take to read valid: nouveau's bound (`nvkm/falcon/ga102.c`,
+/// `ga102_flcn_select`, 10 ms), and nova-core's (`nova-core/falcon/hal/ga102.rs`,
+/// `select_core_ga102`).
 const CORE_TIMEOUT: Delta = Delta::from_millis(10);
 
 /// The boot ROM's RSA-3K algorithm.

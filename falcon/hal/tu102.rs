@@ -13,8 +13,9 @@ use super::super::{
     FalconEngine, //
 };
 
-/// How long scrubbing may take after a reset: nouveau's bound (`nvkm/falcon/gm200.c:145`,
-/// 10 ms), and nova-core's (`nova-core/falcon/hal/tu102.rs:68`).
+/// How long scrubbing may take after a reset: nouveau's bound (`nvkm/falcon/gm200.c`,
+/// `gm200_flcn_reset_wait_mem_scrubbing`, 10 ms), and nova-core's (`nova-core/falcon/hal/tu102.rs`,
+/// `reset_wait_mem_scrubbing`).
 const SCRUB_TIMEOUT: Delta = Delta::from_millis(10);
 
 /// Resets the engine and waits for the scrubbing its reset starts.

@@ -247,13 +247,18 @@ pub fn falcon_conditions(raw: u32, fields_hold: bool) -> Vec<Result<(), String>>
 /// another source's, `Err` a device gone (a word of all ones), or `None` for a vector past the
 /// tree.
 pub fn intr_pending(v: u32, top: u32, leaf: u32) -> Option<Result<bool, ()>> {
+    intr_pending_in(v, 8, top, leaf)
+}
+
+/// [`intr_pending`] in a tree of `leaves` leaves.
+pub fn intr_pending_in(v: u32, leaves: u32, top: u32, leaf: u32) -> Option<Result<bool, ()>> {
     use crate::intr::status::{
         NotPending,
         Pending,
         Place,
         TreeRegs, //
     };
-    let place = Place::of(v)?;
+    let place = Place::of(v, leaves)?;
     let r =
         Untrusted::new_untrusted(TreeRegs { top, leaf }).validate_ref_against::<Pending, _>(place);
     Some(match r {

@@ -11,18 +11,16 @@ use crate::{
         FmcNeeds,
         FmcSizes, //
     },
-    fsp::{
-        protocol::{
-            Cot,
-            CotAccepted,
-            Lockdown,
-            Pending,
-            QueuePointers,
-            COT_MESSAGE_SIZE,
-            MAX_REPLY_SIZE,
-            NVDM_TYPE_COT,
-            REPLY_SIZE, //
-        },
+    fsp::protocol::{
+        Cot,
+        CotAccepted,
+        Lockdown,
+        Pending,
+        QueuePointers,
+        COT_MESSAGE_SIZE,
+        MAX_REPLY_SIZE,
+        NVDM_TYPE_COT,
+        REPLY_SIZE, //
     },
     gsp::wpr,
     untrusted::Untrusted,
@@ -82,7 +80,10 @@ pub fn lockdown(hwcfg2: u32, mailbox0: u32, mailbox1: u32, boot_params: u64) -> 
 /// The COT message of a chip's family with recognisable fields, as the driver writes it.
 pub fn cot_message(chip: &str, key: usize, signature: usize) -> Result<Vec<u8>, String> {
     let chipset = chipset(chip)?;
-    let hal = chipset.family().fsp().ok_or_else(|| format!("{chip} has no FSP"))?;
+    let hal = chipset
+        .family()
+        .fsp()
+        .ok_or_else(|| format!("{chip} has no FSP"))?;
     let (hash, k, s) = ([0x11u8; 48], vec![0x22u8; key], vec![0x33u8; signature]);
     let mut out = [0u8; COT_MESSAGE_SIZE];
     Cot {
@@ -122,7 +123,10 @@ pub struct FmcFacts {
 pub fn fmc_sizes(chip: &str, fb_mib: u32) -> Result<FmcFacts, String> {
     let chipset = chipset(chip)?;
     let needs = FmcNeeds {
-        hal: chipset.family().fsp().ok_or_else(|| format!("{chip} has no FSP"))?,
+        hal: chipset
+            .family()
+            .fsp()
+            .ok_or_else(|| format!("{chip} has no FSP"))?,
         heap: wpr::versioned::r570_144::heap_params_fsp(),
     };
     let r = Untrusted::new_untrusted(fb_mib)

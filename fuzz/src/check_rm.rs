@@ -231,6 +231,7 @@ pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
             IntrKernelTable::NAME,
             control_request(&IntrKernelTable {
                 engine: crate::gsp::rm::controls::versioned::r570_144::engine,
+                vectors: 256,
             })
             .1,
         ),
@@ -240,6 +241,22 @@ pub fn control_requests() -> Vec<(&'static str, Vec<u8>)> {
         ),
         (MemsysStaticConfig::NAME, control_request(&memsys(true)).1),
     ]
+}
+
+/// The interrupt table's reply, validated for a family whose GSP-RM uses `vectors` vectors.
+pub fn intr_table(r570: bool, vectors: u32, reply: &[u8]) -> Result<String, String> {
+    let engine = if r570 {
+        controls::versioned::r570_144::engine
+    } else {
+        controls::versioned::r535_113_01::engine
+    };
+    answered(&IntrKernelTable { engine, vectors }, reply).map(|t| {
+        let mut out = format!("{} entries:", t.len);
+        for e in t.engines() {
+            out += &format!(" {} {:?} {:?};", e.engine, e.stall, e.nonstall);
+        }
+        out
+    })
 }
 
 /// A reply to the named control (`TpcInfo` asked for GPC 3, the device information from entry
@@ -255,13 +272,7 @@ pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
         GpcInfo::NAME => control_reply(&GpcInfo, reply),
         TpcInfo::NAME => control_reply(&TpcInfo(3), reply),
         CeFaultMethodBufferSize::NAME => control_reply(&CeFaultMethodBufferSize, reply),
-        IntrKernelTable::NAME => answered(&IntrKernelTable { engine }, reply).map(|t| {
-            let mut out = format!("{} entries:", t.len);
-            for e in t.engines() {
-                out += &format!(" {} {:?} {:?};", e.engine, e.stall, e.nonstall);
-            }
-            out
-        }),
+        IntrKernelTable::NAME => intr_table(r570, 256, reply),
         DeviceInfoTable::NAME => answered(&device_info(0, r570), reply).map(|page| {
             let mut out = format!("{} entries, more {}:", page.engines().count(), page.more);
             for e in page.engines() {

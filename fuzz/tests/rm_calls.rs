@@ -6,7 +6,7 @@
 
 use nova_core_parse::check_rm::{
     alloc_reply, alloc_request, control, control_request_for, control_requests, device_info_next,
-    free_reply, free_request, rm_replies, PROBE_OBJECTS,
+    free_reply, free_request, intr_table, rm_replies, PROBE_OBJECTS,
 };
 
 fn words(w: &[u32]) -> Vec<u8> {
@@ -273,6 +273,20 @@ fn the_interrupt_table_is_read_with_each_versions_engine_numbers() {
     assert_eq!(
         control(INTR, true, &table(0, &[(50, 256, 0)])),
         Ok("0 entries:".into())
+    );
+    // Hopper on, GSP-RM uses twelve leaves: its runlist subtrees reach vector 383.
+    let hopper = table(1, &[(50, 192, 383)]);
+    assert_eq!(
+        intr_table(true, 384, &hopper),
+        Ok("1 entries: gsp Some(192) Some(383);".into())
+    );
+    assert_eq!(
+        intr_table(true, 256, &hopper),
+        Err("engine 50: vector 0x17f beyond the interrupt tree's 256".into())
+    );
+    assert_eq!(
+        intr_table(true, 384, &table(1, &[(50, 384, u32::MAX)])),
+        Err("engine 50: vector 0x180 beyond the interrupt tree's 384".into())
     );
 }
 

@@ -64,8 +64,12 @@ pub(crate) enum ControlError {
     BufferSize(u32),
     /// The interrupt table says it has more entries than its array holds.
     TableLen(u32),
-    /// An interrupt vector the interrupt tree does not have.
-    Vector { engine: u16, vector: u32 },
+    /// An interrupt vector past the leaves GSP-RM uses on this family.
+    Vector {
+        engine: u16,
+        vector: u32,
+        limit: u32,
+    },
     /// More engines than the driver keeps.
     TooManyEngines,
     /// An `NvBool` at this offset is neither 0 nor 1.
@@ -110,9 +114,13 @@ impl fmt::Display for ControlError {
                 "table length {len}, past its {} entries",
                 common::NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE
             ),
-            ControlError::Vector { engine, vector } => write!(
+            ControlError::Vector {
+                engine,
+                vector,
+                limit,
+            } => write!(
                 f,
-                "engine {engine}: vector {vector:#x} beyond the interrupt tree's {VECTORS}"
+                "engine {engine}: vector {vector:#x} beyond the interrupt tree's {limit}"
             ),
             ControlError::TooManyEngines => {
                 write!(f, "more than {MAX_ENGINES} engines the driver knows")
@@ -432,9 +440,6 @@ impl fmt::Display for Engine {
     }
 }
 
-/// Vectors the interrupt tree has: nouveau's VFN interrupt tree reads 8 leaf registers of 32
-/// (`nvkm/subdev/vfn/base.c`, `nvkm_intr_add(..., 8, ...)`).
-pub(crate) const VECTORS: u32 = 8 * 32;
 /// An engine without this kind of interrupt (`NV_INTR_VECTOR_INVALID`, OpenRM
 /// `dev_ctrl_defines.h`).
 pub(crate) const NO_VECTOR: u32 = u32::MAX;
@@ -466,12 +471,17 @@ impl IntrTable {
     }
 }
 
-/// A vector, checked: one the interrupt tree has, or none.
-fn vector(engine: u16, v: u32) -> Result<Option<u32>, ControlError> {
+/// A vector, checked: one of the interrupt tree's first `limit` (the leaves GSP-RM uses on the
+/// family), or none.
+fn vector(engine: u16, v: u32, limit: u32) -> Result<Option<u32>, ControlError> {
     match v {
         NO_VECTOR => Ok(None),
-        v if v < VECTORS => Ok(Some(v)),
-        vector => Err(ControlError::Vector { engine, vector }),
+        v if v < limit => Ok(Some(v)),
+        vector => Err(ControlError::Vector {
+            engine,
+            vector,
+            limit,
+        }),
     }
 }
 
@@ -481,6 +491,9 @@ fn vector(engine: u16, v: u32) -> Result<Option<u32>, ControlError> {
 pub(crate) struct IntrKernelTable {
     /// The engine of an `MC_ENGINE_IDX` in the firmware version in use.
     pub(crate) engine: fn(u16) -> Option<Engine>,
+    /// How many vectors GSP-RM may use on the family: 32 per leaf it uses
+    /// (`Family::intr_leaves`).
+    pub(crate) vectors: u32,
 }
 
 impl Control for IntrKernelTable {
@@ -493,15 +506,15 @@ impl Control for IntrKernelTable {
     }
 
     fn reply(&self, params: &Untrusted<[u8]>) -> Result<IntrTable, ControlError> {
-        params.validate_ref_against::<IntrTable, _>(self.engine)
+        params.validate_ref_against::<IntrTable, _>((self.engine, self.vectors))
     }
 }
 
-impl Validator<(&Untrusted<[u8]>, fn(u16) -> Option<Engine>)> for IntrTable {
+impl Validator<(&Untrusted<[u8]>, (fn(u16) -> Option<Engine>, u32))> for IntrTable {
     type Err = ControlError;
 
     fn validate(
-        (params, engine): (&[u8], fn(u16) -> Option<Engine>),
+        (params, (engine, vectors)): (&[u8], (fn(u16) -> Option<Engine>, u32)),
     ) -> Result<Self, ControlError> {
         type Entry = common::NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_ENTRY;
         type Params = common::NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS;
@@ -535,8 +548,8 @@ impl Validator<(&Untrusted<[u8]>, fn(u16) -> Option<Engine>)> for IntrTable {
                 .ok_or(ControlError::TooManyEngines)?;
             *slot = Some(EngineVectors {
                 engine,
-                stall: vector(e.engineIdx, e.vectorStall)?,
-                nonstall: vector(e.engineIdx, e.vectorNonStall)?,
+                stall: vector(e.engineIdx, e.vectorStall, vectors)?,
+                nonstall: vector(e.engineIdx, e.vectorNonStall, vectors)?,
             });
             kept += 1;
         }

@@ -132,6 +132,7 @@ impl GspCore {
             subdevice,
             &IntrKernelTable {
                 engine: facts.engine,
+                vectors: self.chipset().family().intr_leaves * 32,
             },
         )?;
         let fifo = self.fifo_engines(dev, bar, subdevice, facts.rm_engine)?;

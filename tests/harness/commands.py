@@ -27,6 +27,7 @@ from .host_crates import cargo_tests
 from .kernel_log import device_lines
 from .kunit import check_kunit_chips
 from .lifecycle import lifecycle_job
+from .neighbours import neighbours_jobs
 from .drm import drm_clients_job, drm_cycles_job
 from .nouveau import nouveau_jobs
 from .oracle import oracle_job
@@ -99,7 +100,7 @@ def cmd_test(_args):
     jobs = (table_jobs(runnable(read_table(), results))
             + [lifecycle_job(cycles=10, modcycles=3), bench_job(), oracle_job(),
                drm_clients_job(), drm_cycles_job()]
-            + nouveau_jobs() + surprise_jobs())
+            + nouveau_jobs() + surprise_jobs() + neighbours_jobs())
     outcomes = run_jobs(run_dir, jobs, results)
     differential.check(differential.traces_of(jobs, outcomes), results, complete=True,
                        out_dir=run_dir)
@@ -140,7 +141,8 @@ def cmd_check(args):
                                        ("drm-clients-", drm_clients_job),
                                        ("drm-cycles-", drm_cycles_job))
            if re.search(regex, prefix + "ga102-570")]
-    own += [j for j in nouveau_jobs() if any(re.search(regex, sc.name) for sc in j.rows)]
+    own += [j for j in nouveau_jobs() + neighbours_jobs()
+            if any(re.search(regex, sc.name) for sc in j.rows)]
     if not rows and not own:
         raise SystemExit(f"no row of tests/scenarios.table or of the own boots matches /{regex}/")
     run_dir = new_run_dir("check")

@@ -8,6 +8,7 @@ import re
 from .emulator import (ID_REGISTERS, PCI_COMMAND_MASTER, PHASE_AFTER_RMMOD, PHASE_AFTER_UNBIND,
     PHASE_REBOUND, accesses_in_phase, bar0_writes, interrupts_in_phase)
 from .kernel_log import LEVEL, device_levels, device_lines
+from .report import log
 
 
 # The emulated GSP's lines for a command it dropped for its framing, or a registry it refused
@@ -143,6 +144,68 @@ def check_interrupts(sc, lines, emu, results):
                         f"{total} interrupts", why)
 
 
+# A kernel log line's time stamp, and the guest's lines around each device's unbind
+# (tests/guest-init.sh, unbind_all).
+STAMP = re.compile(r"^\[\s*(\d+\.\d+)\]")
+
+
+def first_bind_times(console, bdf):
+    """The first bind of one device: its probe (its identification line to its last line
+    before the unbind, or to the line saying the probe failed) and its unbind (the guest's
+    `unbinding` to `unbound` lines; 0 after a failed probe), in seconds of the kernel log
+    (None where a mark is missing), and the driver's lines of that bind."""
+    prefix, start, last, unbinding = f"nova_core {bdf}: ", None, None, None
+    texts = []
+    for line in console.splitlines():
+        m = STAMP.match(line)
+        if not m or line.startswith("KLOG "):
+            continue
+        t = float(m.group(1))
+        if prefix in line:
+            text = line.split(prefix, 1)[1]
+            if start is None and not text.startswith("NVIDIA (Chipset: "):
+                continue
+            start = t if start is None else start
+            texts.append(text)
+            if unbinding is None:
+                last = t
+                if text.startswith("probe with driver nova_core failed"):
+                    return last - start, 0.0, texts
+        elif f"nova-test: unbinding {bdf}" in line and start is not None and unbinding is None:
+            unbinding = t
+        elif f"nova-test: unbound {bdf}" in line and unbinding is not None:
+            return last - start, t - unbinding, texts
+    return (None if start is None else last - start), None, texts
+
+
+def check_silence_cost(sc, console, lines, emu, results):
+    """A GSP-RM that stops answering (`mute`, `stream`) costs one RPC deadline per bind, never
+    one per call that follows (the frees, the unload): at most one `no reply` line per bind,
+    and the first bind's probe and unbind, measured, within the deadlines its lines report (the
+    one RPC's, a halt's) and a few seconds of work. Where the lie is never reached, not
+    applicable."""
+    lie = (sc.gsp_fault or "").split("@")[0]
+    label = f"{sc.name}: GSP-RM's silence cost one deadline per bind"
+    if lie not in ("mute", "stream"):
+        return
+    waits = [l for l in lines if re.search(r"no reply to \S+ within \d+ ms", l)]
+    if not waits:
+        results.not_applicable(label, "the lie's message never came (no wait timed out)")
+        return
+    probe, unbind, first = first_bind_times(console, emu.bdf)
+    deadlines = sum(int(m.group(1)) / 1000 for l in first
+                    for m in re.finditer(r"within (\d+) ms", l))
+    slack = 8.0
+    measured = probe is not None and unbind is not None
+    results.check(label,
+                  len(waits) <= BINDS and measured and probe + unbind <= deadlines + slack,
+                  f"{len(waits)} timeouts; first bind: probe {probe} s, unbind {unbind} s, "
+                  f"its deadlines {deadlines} s (+ {slack} s allowed)")
+    if measured:
+        log(f"{sc.name}: first bind's probe {probe:.2f} s, unbind {unbind:.2f} s "
+            f"(deadlines {deadlines:.0f} s)")
+
+
 def check_scenarios(console, scenarios, emus, results):
     for sc, emu in zip(scenarios, emus):
         lines = device_lines(console, emu.bdf)
@@ -173,6 +236,7 @@ def check_scenarios(console, scenarios, emus, results):
         fault = sc.gsp_fault
         check_every_bind(sc, lines, results)
         check_interrupts(sc, lines, emu, results)
+        check_silence_cost(sc, console, lines, emu, results)
         if fault:
             # The lie must have been told, or the row proves nothing.
             told = f"GSP: fault {fault.split('@')[0]} at message"

@@ -16,8 +16,9 @@
 //! `entryLevelShift` (u64 at 16). OpenRM's CPU side says what GSP-RM does with it: "Provide
 //! the PDE3[0] value to GSP-RM so that GSP-RM can merge CPU-RM's page table to GSP-RM's page
 //! table", with the root format's `virtAddrBitLo` (47) as the shift
-//! (`gpu/bus/kern_bus.c:888-891` at 595.45.04), and 0 to delete it at teardown
-//! (`arch/maxwell/kern_bus_gm107.c:2085-2090`); both it and nouveau send BAR2 only. So the
+//! (`gpu/bus/kern_bus.c`, `kbusPatchBar2Pdb_GSPCLIENT`, at 595.45.04), and 0 to delete it at
+//! teardown (`arch/maxwell/kern_bus_gm107.c`, `kbusTeardownBar2GpuVaSpace_GM107`); both it and
+//! nouveau send BAR2 only. So the
 //! model writes `entryValue` into entry 0 of its BAR2 root, and refuses by name another BAR,
 //! another level, and a PDE that does not name a table in the usable video memory; it answers
 //! with the request sent back, `rpc_result` 0.

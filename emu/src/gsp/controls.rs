@@ -186,8 +186,19 @@ fn work_engines(cfg: &Config) -> impl Iterator<Item = (Kind, u16)> {
 /// 0 for the GSP would miss its interrupt.
 const STALL_BASE: u32 = 192;
 
-/// The first non-stall vector (the model's).
+/// The first non-stall vector up to Ada (the model's).
 const NONSTALL_BASE: u32 = 128;
+
+/// The first non-stall vector from Hopper on: OpenRM's runlist notification subtree, 5
+/// (gh100 `dev_vm_addendum.h`, `NV_CPU_INTR_STALL_SUBTREE_LAST`; `intr_gh100.c`), past the 256
+/// vectors of the older chips' eight leaves: a driver that takes the older bound for every
+/// family refuses the table.
+const NONSTALL_BASE_GH100: u32 = 320;
+
+/// Whether `chip` is Hopper or later, whose GSP-RM uses twelve leaves of the tree.
+fn hopper_or_later(chip: &Chipset) -> bool {
+    chip.architecture() == 0x18 || chip.architecture() >= 0x1a
+}
 
 /// The engines of the interrupt table of `cfg`, in its order: the GSP first.
 fn intr_engines(cfg: &Config) -> Vec<(Kind, u16)> {
@@ -211,9 +222,9 @@ pub fn gsp_stall_vector(chip: &Chipset) -> u32 {
 }
 
 /// The interrupt table of `chip` in `version`: (engineIdx, stall vector, non-stall vector).
-/// The GSP's stall vector is the one GSP-RM's messages raise. Every vector is below 256, in
-/// the 8 leaves of every chip's tree (stall vectors in leaves 6 and 7, non-stall ones in 4 and
-/// 5: no chip has 32 engines).
+/// The GSP's stall vector is the one GSP-RM's messages raise. Stall vectors are in leaves 6 and
+/// 7 (subtree 3), non-stall ones in 4 and 5 up to Ada and in 10 and 11 (subtree 5, up to 383)
+/// from Hopper on: no chip has 32 engines.
 pub fn intr_table(chip: &Chipset, version: Version) -> Vec<(u16, u32, u32)> {
     let cfg = config(chip.name);
     intr_engines(&cfg)
@@ -223,8 +234,13 @@ pub fn intr_table(chip: &Chipset, version: Version) -> Vec<(u16, u32, u32)> {
             let stall = STALL_BASE + n;
             // The model's assumption: engines that run work also notify without stalling; the
             // falcons and the display do not (NV_INTR_VECTOR_INVALID).
+            let base = if hopper_or_later(chip) {
+                NONSTALL_BASE_GH100
+            } else {
+                NONSTALL_BASE
+            };
             let nonstall = match kind {
-                Kind::Gr | Kind::Ce | Kind::Nvdec | Kind::Nvenc => NONSTALL_BASE + n,
+                Kind::Gr | Kind::Ce | Kind::Nvdec | Kind::Nvenc => base + n,
                 _ => u32::MAX,
             };
             (engine_idx(version, kind) + i, stall, nonstall)
@@ -436,7 +452,7 @@ mod tests {
     }
 
     #[test]
-    fn stall_vectors_sit_in_subtree_3_from_192_and_every_vector_in_8_leaves() {
+    fn stall_vectors_sit_in_subtree_3_and_non_stall_ones_in_2_or_from_hopper_5() {
         for chip in crate::chipset::CHIPSETS {
             for version in [Version::R535_113_01, Version::R570_144] {
                 let table = intr_table(chip, version);
@@ -444,8 +460,13 @@ mod tests {
                 assert_eq!(gsp_stall_vector(chip), table[0].1, "{}", chip.name);
                 for &(idx, stall, nonstall) in &table {
                     assert!((192..256).contains(&stall), "{} {idx}: {stall}", chip.name);
+                    let range = if hopper_or_later(chip) {
+                        320..384
+                    } else {
+                        128..192
+                    };
                     assert!(
-                        nonstall == u32::MAX || (128..192).contains(&nonstall),
+                        nonstall == u32::MAX || range.contains(&nonstall),
                         "{} {idx}: {nonstall}",
                         chip.name
                     );

@@ -56,8 +56,8 @@ pub fn commands() -> Vec<u32> {
 
 /// `bufferSizeDWord`: the words of the buffer GSP-RM builds its sequence in. The firmware's
 /// value is not published; OpenRM requires it non-zero and above `cmdIndex`
-/// (`kgspExecuteSequencerBuffer_IMPL`, `src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:3465-3466`
-/// at 535.113.01). GSP-RM builds the sequence in its RPC buffer (`pRunCpuSeqParam`,
+/// (`src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c`, `kgspExecuteSequencerBuffer_IMPL`, at
+/// 535.113.01). GSP-RM builds the sequence in its RPC buffer (`pRunCpuSeqParam`,
 /// `src/nvidia/arch/nvalloc/common/inc/rmgspseq.h`), so the model's buffer is what one message
 /// has room for after the 40-byte header: 65456 bytes of payload (a 64 KiB element less its
 /// 48-byte header and the 32-byte RPC header), 16354 words.
