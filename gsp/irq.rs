@@ -81,9 +81,9 @@ use crate::{
     untrusted::Untrusted,
 };
 
-/// How long the interrupt is first held off after a storm, or after a drain that used its whole
-/// budget; doubled at each storm that follows within a storm window of the interrupt's return
-/// (`gsp/arrivals.rs`), up to [`BACK_OFF_MAX`].
+/// How long the interrupt is first held off after a storm (doubled at each storm that follows
+/// within a storm window of the interrupt's return, `gsp/arrivals.rs`, up to [`BACK_OFF_MAX`]),
+/// and at least after a drain over its budget (held off for the rest of the budget's window).
 const BACK_OFF: Delta = Delta::from_millis(100);
 const BACK_OFF_MAX: Delta = Delta::from_millis(6400);
 
@@ -269,14 +269,14 @@ impl<D: Drain> GspIrq<D> {
         quiet
     }
 
-    /// The back-off after a storm (`storm`) or a drain over its budget: the first after a calm
-    /// stretch is [`BACK_OFF`], each storm that comes soon after the interrupt's return doubles
-    /// it.
-    fn back_off(&self, storm: Option<&Storm>) -> Delta {
+    /// The back-off after `storm`: the first after a calm stretch is [`BACK_OFF`], each storm
+    /// that comes soon after the interrupt's return doubles it.
+    fn next_back_off(&self, storm: &Storm) -> Delta {
         let mut pace = self.pace.lock();
-        let delay = match storm {
-            Some(s) if s.soon_after_return => pace.back_off,
-            _ => BACK_OFF,
+        let delay = if storm.soon_after_return {
+            pace.back_off
+        } else {
+            BACK_OFF
         };
         pace.back_off = Delta::from_millis((delay.as_millis() * 2).min(BACK_OFF_MAX.as_millis()));
         delay
@@ -373,7 +373,7 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
         loop {
             let delay = match &storm {
                 Some(s) => {
-                    let delay = self.back_off(Some(s));
+                    let delay = self.next_back_off(s);
                     self.report_storm(dev, s, delay);
                     delay
                 }
