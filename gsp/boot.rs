@@ -298,6 +298,9 @@ enum Reach {
     Mute,
     /// The GPU no longer identifies as the one probed.
     Gone,
+    /// It stopped mid-boot, waiting for a step of the driver's that did not come (its CPU
+    /// sequence refused or failed): it can answer nothing.
+    Stalled,
 }
 
 /// A started GSP running firmware version `V`: what is the same for every version is its
@@ -528,6 +531,12 @@ impl GspCore {
     /// GSP-RM never started: teardown does not ask it to unload.
     pub(crate) fn set_never_started(&mut self) {
         self.reach = Reach::NeverStarted;
+    }
+
+    /// GSP-RM stopped mid-boot, waiting for the end of its CPU sequence: teardown does not ask
+    /// it to unload.
+    pub(crate) fn set_stalled(&mut self) {
+        self.reach = Reach::Stalled;
     }
 
     /// Keeps what the booter reads until `GSP_INIT_DONE`.

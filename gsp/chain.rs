@@ -159,8 +159,13 @@ fn boot(
         gsp.set_never_started();
         return Err(e);
     }
-    gsp.run_sequence(dev, bar, &gsp_falcon, boot0, libos, app_version)
-        .and_then(|()| gsp.wait_init_done(dev, bar, INIT_TIMEOUT))
+    if let Err(e) = gsp.run_sequence(dev, bar, &gsp_falcon, boot0, libos, app_version) {
+        // GSP-RM waits for the end of its sequence (its core's resume), which will not come:
+        // it answers nothing, and asking it to unload would only wait out a deadline.
+        gsp.set_stalled();
+        return Err(e);
+    }
+    gsp.wait_init_done(dev, bar, INIT_TIMEOUT)
         // From here on GSP-RM's own word is in MAILBOX0 (its suspend at unload): the LIBOS
         // arguments' address the driver left there goes.
         .and_then(|()| gsp_falcon.write_mailboxes(0, 0))?;
