@@ -124,7 +124,7 @@ fn load(
     );
 
     sec2.reset(boot0)?;
-    sec2.dma_to_sysmem(0)?;
+    sec2.dma_to_sysmem(falcon::LOAD_DMA_INDEX)?;
     let dmem = booter.dmem();
     let part = |s: &crate::falcon::load::Segment| -> Result<&[u8]> {
         let start = usize::try_from(s.src)?;

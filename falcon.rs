@@ -88,6 +88,10 @@ pub(crate) trait FalconEngine:
 /// `nova-core/falcon.rs`, `dma_wr`: 2 s).
 pub(crate) const DMA_TIMEOUT: Delta = Delta::from_secs(2);
 
+/// The DMA index [`Falcon::dma_load`]'s transfers go through: its commands leave
+/// `DMATRFCMD`'s context DMA field (bits 14:12) at 0, nouveau's `FALCON_DMAIDX_UCODE`.
+pub(crate) const LOAD_DMA_INDEX: usize = 0;
+
 /// Which falcon memory a load goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mem {
@@ -158,7 +162,7 @@ fn cond_reg(cond: Cond, raw: u32) -> CondReg {
         Cond::DmaIdle => NV_PFALCON_FALCON_DMATRFCMD::from_raw(raw).idle(),
         Cond::FalconCore => {
             let r = NV_PRISCV_RISCV_BCR_CTRL::from_raw(raw);
-            !r.core_select() && r.valid()
+            r.core_select() == CoreSelect::Falcon && r.valid()
         }
         Cond::RiscvActiveStatus => {
             NV_PRISCV_RISCV_CORE_SWITCH_RISCV_STATUS::from_raw(raw).active_stat()
@@ -345,7 +349,10 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
             let transcfg = regs::NV_PFALCON_FBIF_TRANSCFG::of::<E>()
                 .try_at(index)
                 .ok_or(EINVAL)?;
-            bar.update(transcfg, |v| v.with_const_target::<1>().with_physical(true));
+            bar.update(transcfg, |v| {
+                v.with_target(regs::FbifTarget::CoherentSysmem)
+                    .with_mem_type(regs::FbifMemType::Physical)
+            });
             Ok(())
         })?
     }
@@ -373,15 +380,9 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
         if base % BLOCK as u64 != 0 {
             return Err(EINVAL);
         }
-        // Size 6: 256-byte transfers; secure 1 for secure code.
         let cmd = regs::NV_PFALCON_FALCON_DMATRFCMD::zeroed()
-            .with_const_size::<6>()
-            .with_imem(mem != Mem::Dmem);
-        let cmd = if mem == Mem::ImemSecure {
-            cmd.with_const_sec::<1>()
-        } else {
-            cmd
-        };
+            .with_size(regs::DmaTrfCmdSize::Size256B)
+            .with_mem(mem);
         let base1 = regs::NV_PFALCON_FALCON_DMATRFBASE1::zeroed()
             .try_with_base(base >> 40)
             .map_err(|_| EINVAL)?;
@@ -447,7 +448,7 @@ impl<'a, E: FalconEngine> Falcon<'a, E> {
             });
             bar.write(
                 WithBase::of::<E>(),
-                regs::NV_PFALCON_FALCON_DMACTL::from_raw(0),
+                regs::NV_PFALCON_FALCON_DMACTL::zeroed(),
             );
         })
     }
@@ -586,6 +587,92 @@ mod tests {
         );
         assert_eq!(holds(0x11), [true, false, true, true, false, false, false]);
         assert_eq!(holds(u32::MAX), [false; 7]);
+    }
+
+    #[test]
+    fn typed_fields_write_the_values_the_hardware_names() {
+        use regs::*;
+        let cmd = NV_PFALCON_FALCON_DMATRFCMD::zeroed().with_size(DmaTrfCmdSize::Size256B);
+        // Size 6 (256 bytes) at 10:8, IMEM at bit 4, secure 1 at 3:2.
+        assert_eq!(cmd.with_mem(Mem::ImemSecure).into_raw(), 0x614);
+        assert_eq!(cmd.with_mem(Mem::Dmem).into_raw(), 0x600);
+        // A load into DMEM after one into IMEM leaves neither IMEM nor secure set.
+        assert_eq!(
+            cmd.with_mem(Mem::ImemSecure).with_mem(Mem::Dmem).into_raw(),
+            0x600
+        );
+        let transcfg = NV_PFALCON_FBIF_TRANSCFG::zeroed()
+            .with_target(FbifTarget::CoherentSysmem)
+            .with_mem_type(FbifMemType::Physical);
+        assert_eq!(transcfg.into_raw(), 0x5);
+        assert_eq!(
+            NV_PFALCON2_FALCON_MOD_SEL::zeroed()
+                .with_algo(ModSelAlgo::Rsa3k)
+                .into_raw(),
+            1
+        );
+        let core = |c| NV_PRISCV_RISCV_BCR_CTRL::zeroed().with_core_select(c);
+        assert_eq!(core(CoreSelect::Falcon).into_raw(), 0);
+        assert_eq!(core(CoreSelect::Riscv).into_raw(), 1 << 4);
+        // `SWGEN0` in the three interrupt registers is the bit the parsing core routes.
+        let swgen0 = crate::intr::status::SWGEN0;
+        assert_eq!(
+            NV_PFALCON_FALCON_IRQSCLR::zeroed()
+                .with_swgen0(true)
+                .into_raw(),
+            swgen0
+        );
+        assert_eq!(
+            NV_PFALCON_FALCON_IRQMCLR::zeroed()
+                .with_swgen0(true)
+                .into_raw(),
+            swgen0
+        );
+        assert!(NV_PFALCON_FALCON_IRQSTAT::from_raw(swgen0).swgen0());
+        assert!(NV_PFALCON_FALCON_IRQSTAT::from_raw(1 << 4).halt());
+    }
+
+    #[test]
+    fn a_field_value_with_no_name_reads_as_an_error() {
+        use crate::field::Unknown;
+        use regs::*;
+        fn unknown<T>(field: &'static str, raw: u32) -> Result<T, Unknown> {
+            Err(Unknown { field, raw })
+        }
+        let cmd = NV_PFALCON_FALCON_DMATRFCMD::from_raw;
+        assert_eq!(cmd(6 << 8).size(), Ok(DmaTrfCmdSize::Size256B));
+        for size in [0, 5, 7] {
+            assert_eq!(
+                cmd(size << 8).size(),
+                unknown("NV_PFALCON_FALCON_DMATRFCMD size", size)
+            );
+        }
+        assert_eq!(cmd(1 << 2).sec(), Ok(DmaTrfCmdSec::Secure));
+        assert_eq!(
+            cmd(3 << 2).sec(),
+            unknown("NV_PFALCON_FALCON_DMATRFCMD sec", 3)
+        );
+        let transcfg = NV_PFALCON_FBIF_TRANSCFG::from_raw;
+        assert_eq!(transcfg(2).target(), Ok(FbifTarget::NoncoherentSysmem));
+        assert_eq!(
+            transcfg(u32::MAX).target(),
+            unknown("NV_PFALCON_FBIF_TRANSCFG target", 3)
+        );
+        assert_eq!(transcfg(u32::MAX).mem_type(), FbifMemType::Physical);
+        let algo = |raw| NV_PFALCON2_FALCON_MOD_SEL::from_raw(raw).algo();
+        assert_eq!(algo(0), Ok(ModSelAlgo::Aes));
+        assert_eq!(
+            algo(0x1ff),
+            unknown("NV_PFALCON2_FALCON_MOD_SEL algo", 0xff)
+        );
+        assert_eq!(
+            NV_PRISCV_RISCV_BCR_CTRL::from_raw(!(1 << 4)).core_select(),
+            CoreSelect::Falcon
+        );
+        assert_eq!(
+            NV_PRISCV_RISCV_BCR_CTRL::from_raw(u32::MAX).core_select(),
+            CoreSelect::Riscv
+        );
     }
 
     #[test]

@@ -125,6 +125,7 @@ impl<'a> Fsp<'a> {
             .len()
             .checked_sub(4)
             .filter(|_| msg.len() % 4 == 0)
+            .and_then(|last| u32::try_from(last).ok())
             .ok_or(EINVAL)?;
         read_poll_timeout(
             || self.command_consumed(),
@@ -150,8 +151,9 @@ impl<'a> Fsp<'a> {
                 b.copy_from_slice(dword);
                 bar.write_reg(regs::NV_PFSP_EMEMD::from_raw(u32::from_le_bytes(b)));
             }
-            bar.write_reg(regs::NV_PFSP_QUEUE_TAIL::from_raw(last as u32));
-            bar.write_reg(regs::NV_PFSP_QUEUE_HEAD::from_raw(0));
+            bar.write_reg(regs::NV_PFSP_QUEUE_TAIL::from_raw(last));
+            // The message starts at EMEM offset 0.
+            bar.write_reg(regs::NV_PFSP_QUEUE_HEAD::zeroed());
         })
     }
 
@@ -195,8 +197,9 @@ impl<'a> Fsp<'a> {
             for dword in fill.bytes().chunks_exact_mut(4) {
                 dword.copy_from_slice(&bar.read(regs::NV_PFSP_EMEMD).into_raw().to_le_bytes());
             }
-            bar.write_reg(regs::NV_PFSP_MSGQ_TAIL::from_raw(0));
-            bar.write_reg(regs::NV_PFSP_MSGQ_HEAD::from_raw(0));
+            // Both pointers back at EMEM offset 0: the queue is empty.
+            bar.write_reg(regs::NV_PFSP_MSGQ_TAIL::zeroed());
+            bar.write_reg(regs::NV_PFSP_MSGQ_HEAD::zeroed());
         })?;
         Ok(reply)
     }

@@ -218,7 +218,7 @@ fn load_and_run(
         }
         None => {
             let deadline = Instant::<Monotonic>::now() + falcon::DMA_TIMEOUT;
-            falcon.dma_to_sysmem(0)?;
+            falcon.dma_to_sysmem(falcon::LOAD_DMA_INDEX)?;
             falcon.dma_load(buf, image.imem_sec, Mem::ImemSecure, deadline)?;
             falcon.dma_load(buf, image.dmem, Mem::Dmem, deadline)?;
             if let Some(brom) = &image.brom {

@@ -19,6 +19,7 @@ mod driver;
 mod falcon;
 mod family;
 mod fb;
+mod field;
 mod firmware;
 mod fsp;
 mod fwsec;

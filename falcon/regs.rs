@@ -3,15 +3,84 @@
 //! The falcon registers, relative to an engine's two bases ([`super::PFalconBase`],
 //! [`super::PFalcon2Base`]): the same layout for the GSP's falcon and SEC2.
 //!
-//! Fields are declared raw (`31:0 value` or the few bits the driver sets); what a value read
-//! back means is decided where it is read, each read being the device's word.
+//! Fields that enumerate hardware values are typed ([`crate::field`]): the driver writes them
+//! by name, and a value read back that names nothing is an
+//! [`Unknown`](crate::field::Unknown) error, never a panic.
+//! The other fields are declared raw (`31:0 value` or the few bits the driver sets); what a
+//! value read back means is decided where it is read, each read being the device's word.
+//!
+//! The values and their names are those upstream nova-core's `falcon.rs` declares
+//! (`DmaTrfCmdSize`, `FalconFbifTarget`, `FalconFbifMemType`, `FalconModSelAlgo`,
+//! `PeregrineCoreSelect`).
 
 use kernel::io::register;
 
 use super::{
+    Mem,
     PFalcon2Base,
     PFalconBase, //
 };
+use crate::field::{
+    bit_enum,
+    field_enum, //
+};
+
+field_enum! {
+    /// The size of one falcon DMA transfer (`DMATRFCMD` bits 10:8): `log2(bytes) - 2`, as
+    /// nouveau's `nvkm_falcon_dma_wr` computes it. The driver transfers whole 256-byte blocks.
+    pub(crate) enum DmaTrfCmdSize: 3 bits of "NV_PFALCON_FALCON_DMATRFCMD size" {
+        /// 256 bytes.
+        Size256B = 6,
+    }
+}
+
+field_enum! {
+    /// Whether a DMA transfer into IMEM is of secure code (`DMATRFCMD` bits 3:2; nouveau's
+    /// `nvkm_falcon_dma_wr` sets bit 2 for secure code).
+    pub(crate) enum DmaTrfCmdSec: 2 bits of "NV_PFALCON_FALCON_DMATRFCMD sec" {
+        NonSecure = 0,
+        Secure = 1,
+    }
+}
+
+field_enum! {
+    /// Where a DMA index of the framebuffer interface reaches (`FBIF_TRANSCFG` bits 1:0).
+    pub(crate) enum FbifTarget: 2 bits of "NV_PFALCON_FBIF_TRANSCFG target" {
+        /// The GPU's own video memory.
+        LocalFb = 0,
+        /// System memory, coherently.
+        CoherentSysmem = 1,
+        /// System memory, not coherently.
+        NoncoherentSysmem = 2,
+    }
+}
+
+bit_enum! {
+    /// How a DMA index of the framebuffer interface reads addresses (`FBIF_TRANSCFG` bit 2).
+    pub(crate) enum FbifMemType {
+        /// Through the engine's MMU context.
+        Virtual = 0,
+        /// As physical addresses.
+        Physical = 1,
+    }
+}
+
+field_enum! {
+    /// The boot ROM's signature algorithm (`MOD_SEL` bits 7:0).
+    pub(crate) enum ModSelAlgo: 8 bits of "NV_PFALCON2_FALCON_MOD_SEL algo" {
+        Aes = 0,
+        /// RSA-3K: what the driver's signatures (booter, FWSEC) are checked with.
+        Rsa3k = 1,
+    }
+}
+
+bit_enum! {
+    /// The core a dual falcon/RISC-V controller runs (`RISCV_BCR_CTRL` bit 4, GA102 on).
+    pub(crate) enum CoreSelect {
+        Falcon = 0,
+        Riscv = 1,
+    }
+}
 
 register! {
     /// Mailbox 0: an argument before the start, the firmware's status after its halt.
@@ -78,11 +147,11 @@ register! {
         23:0    offs;
     }
 
-    /// DMA transfer command: 10:8 size (6: 256 bytes), 4 to IMEM, 3:2 secure.
+    /// DMA transfer command: the size, to IMEM or DMEM, secure code or not.
     pub(crate) NV_PFALCON_FALCON_DMATRFCMD(u32) @ PFalconBase + 0x00000118 {
-        10:8    size;
+        10:8    size ?=> DmaTrfCmdSize;
         4:4     imem => bool;
-        3:2     sec;
+        3:2     sec ?=> DmaTrfCmdSec;
         /// Read: the transfer is done.
         1:1     idle => bool;
     }
@@ -135,11 +204,10 @@ register! {
         0:0     reset => bool;
     }
 
-    /// Framebuffer interface: DMA index `n`'s target (1:0; 1 coherent system memory) and
-    /// address type (2; 1 physical).
+    /// Framebuffer interface: DMA index `n`'s target and address type.
     pub(crate) NV_PFALCON_FBIF_TRANSCFG(u32)[8] @ PFalconBase + 0x00000600 {
-        2:2     physical => bool;
-        1:0     target;
+        2:2     mem_type => FbifMemType;
+        1:0     target ?=> FbifTarget;
     }
 
     /// Framebuffer interface control: bit 7 allows physical addresses without a context.
@@ -149,9 +217,9 @@ register! {
 }
 
 register! {
-    /// The boot ROM's signature algorithm (1: RSA-3K).
+    /// The boot ROM's signature algorithm.
     pub(crate) NV_PFALCON2_FALCON_MOD_SEL(u32) @ PFalcon2Base + 0x00000180 {
-        7:0     algo;
+        7:0     algo ?=> ModSelAlgo;
     }
 
     /// The boot ROM's ucode id.
@@ -171,8 +239,8 @@ register! {
 
     /// GA102 on: the core the dual (falcon and RISC-V) controller runs.
     pub(crate) NV_PRISCV_RISCV_BCR_CTRL(u32) @ PFalcon2Base + 0x00000668 {
-        /// The RISC-V core (clear: the falcon core).
-        4:4     core_select => bool;
+        /// The core selected.
+        4:4     core_select => CoreSelect;
         /// The choice is valid.
         0:0     valid => bool;
     }
@@ -195,18 +263,26 @@ register! {
 register! {
     /// Interrupt status clear: a bit written 1 clears that interrupt's status.
     pub(crate) NV_PFALCON_FALCON_IRQSCLR(u32) @ PFalconBase + 0x00000004 {
-        31:0    value;
+        /// `SWGEN0`.
+        6:6     swgen0 => bool;
+        /// `HALT`.
+        4:4     halt => bool;
     }
 
-    /// Interrupt status: bit 6 `SWGEN0` (the engine's software interrupt: GSP-RM posted a
-    /// message), bit 4 `HALT`.
+    /// Interrupt status.
     pub(crate) NV_PFALCON_FALCON_IRQSTAT(u32) @ PFalconBase + 0x00000008 {
-        31:0    value;
+        /// `SWGEN0`: the engine's software interrupt (GSP-RM posted a message).
+        6:6     swgen0 => bool;
+        /// `HALT`: the CPU halted.
+        4:4     halt => bool;
     }
 
     /// Interrupt mask clear: a bit written 1 stops that interrupt reaching the host.
     pub(crate) NV_PFALCON_FALCON_IRQMCLR(u32) @ PFalconBase + 0x00000014 {
-        31:0    value;
+        /// `SWGEN0`.
+        6:6     swgen0 => bool;
+        /// `HALT`.
+        4:4     halt => bool;
     }
 
     /// GA100 on: re-sends the engine's pending interrupt to the interrupt tree.
@@ -222,5 +298,15 @@ register! {
     /// GA102 on: the interrupts the RISC-V core routes to the host.
     pub(crate) NV_PRISCV_RISCV_IRQMASK_GA102(u32) @ PFalcon2Base + 0x00000528 {
         31:0    value;
+    }
+}
+
+impl NV_PFALCON_FALCON_DMATRFCMD {
+    /// The command's destination and security for a load into `mem`.
+    pub(crate) fn with_mem(self, mem: Mem) -> Self {
+        match mem {
+            Mem::ImemSecure => self.with_imem(true).with_sec(DmaTrfCmdSec::Secure),
+            Mem::Dmem => self.with_imem(false).with_sec(DmaTrfCmdSec::NonSecure),
+        }
     }
 }

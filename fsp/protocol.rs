@@ -8,7 +8,7 @@
 //! - the chain-of-trust message ([`Cot`], written by the driver: an MCTP header, an NVDM header
 //!   of type COT, and a payload naming the FMC image, the FRTS region, the FMC's hash, public
 //!   key and signature, and the boot parameters) and its reply ([`CotAccepted`]), of which
-//!   every field is checked;
+//!   every field is checked, its error code named where OpenRM names it ([`FspError`]);
 //! - the GSP falcon's registers during GSP-FMC's boot ([`Lockdown`]): still locked, booting,
 //!   released, or failed with GSP-FMC's error code.
 //!
@@ -234,6 +234,73 @@ impl Cot<'_> {
     }
 }
 
+/// The error codes the FSP replies with that OpenRM names (`kern_fsp_retval.h`, the names
+/// `kfspErrorCode2NvStatusMap_GH100` maps to `NV_STATUS`); nouveau and nova-core name none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FspError {
+    /// `FSP_ERR_IFS_ERR_INVALID_STATE` (OpenRM: `NV_ERR_INVALID_DATA`).
+    InvalidState = 0x9e,
+    /// `FSP_ERR_IFR_FILE_NOT_FOUND` (OpenRM: `NV_ERR_OBJECT_NOT_FOUND`).
+    FileNotFound = 0x9f,
+    /// `FSP_ERR_IFS_ERR_NOT_SUPPORTED`.
+    NotSupported = 0xa0,
+    /// `FSP_ERR_IFS_ERR_INVALID_DATA` (OpenRM: `NV_ERR_INVALID_DATA`).
+    InvalidData = 0xa1,
+    /// `FSP_ERR_PRC_ERROR_INVALID_KNOB_ID`: a PRC query named a knob the FSP does not have.
+    InvalidKnobId = 0x1e3,
+}
+
+impl FspError {
+    /// OpenRM's name of the code.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            FspError::InvalidState => "FSP_ERR_IFS_ERR_INVALID_STATE",
+            FspError::FileNotFound => "FSP_ERR_IFR_FILE_NOT_FOUND",
+            FspError::NotSupported => "FSP_ERR_IFS_ERR_NOT_SUPPORTED",
+            FspError::InvalidData => "FSP_ERR_IFS_ERR_INVALID_DATA",
+            FspError::InvalidKnobId => "FSP_ERR_PRC_ERROR_INVALID_KNOB_ID",
+        }
+    }
+}
+
+impl TryFrom<u32> for FspError {
+    /// The code, which no source names.
+    type Error = u32;
+
+    fn try_from(code: u32) -> Result<FspError, u32> {
+        Ok(match code {
+            0x9e => FspError::InvalidState,
+            0x9f => FspError::FileNotFound,
+            0xa0 => FspError::NotSupported,
+            0xa1 => FspError::InvalidData,
+            0x1e3 => FspError::InvalidKnobId,
+            other => return Err(other),
+        })
+    }
+}
+
+/// A non-zero error code of the FSP's reply: by name where OpenRM names it, else its number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FspErrorCode {
+    Named(FspError),
+    Unnamed(u32),
+}
+
+impl From<u32> for FspErrorCode {
+    fn from(code: u32) -> FspErrorCode {
+        FspError::try_from(code).map_or_else(FspErrorCode::Unnamed, FspErrorCode::Named)
+    }
+}
+
+impl fmt::Display for FspErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FspErrorCode::Named(e) => write!(f, "{:#x} ({})", e as u32, e.name()),
+            FspErrorCode::Unnamed(code) => write!(f, "{:#x}", code),
+        }
+    }
+}
+
 /// The FSP accepted the chain of trust: GSP-FMC runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CotAccepted;
@@ -250,7 +317,7 @@ pub(crate) enum ReplyError {
     /// A reply to another request.
     OtherCommand(u32),
     /// The FSP refused, with this error code.
-    Refused(u32),
+    Refused(FspErrorCode),
 }
 
 impl fmt::Display for ReplyError {
@@ -271,7 +338,7 @@ impl fmt::Display for ReplyError {
                 "reply to NVDM type {:#x}, not to the chain of trust ({:#x})",
                 t, NVDM_TYPE_COT
             ),
-            ReplyError::Refused(code) => write!(f, "FSP error code {:#x}", code),
+            ReplyError::Refused(code) => write!(f, "FSP error code {}", code),
         }
     }
 }
@@ -308,7 +375,7 @@ impl Validator<(&Untrusted<[u8]>, u8)> for CotAccepted {
         }
         match dword(reply, 4) {
             0 => Ok(CotAccepted),
-            code => Err(ReplyError::Refused(code)),
+            code => Err(ReplyError::Refused(code.into())),
         }
     }
 }
@@ -408,9 +475,46 @@ mod tests {
         // The integrity-check bit is not the driver's concern.
         assert_eq!(with(1, 0x1510_defe), Ok(CotAccepted));
         assert_eq!(with(3, 0x13), Err(ReplyError::OtherCommand(0x13)));
-        assert_eq!(with(4, 0x2f), Err(ReplyError::Refused(0x2f)));
+        assert_eq!(
+            with(4, 0x2f),
+            Err(ReplyError::Refused(FspErrorCode::Unnamed(0x2f)))
+        );
         assert_eq!(check(&reply(GOOD)[..16]), Err(ReplyError::Size(16)));
         assert_eq!(check(&[0u8; 24]), Err(ReplyError::Size(24)));
+    }
+
+    #[test]
+    fn a_refusal_names_the_codes_openrm_names_and_numbers_the_others() {
+        let refused = |code: u32| {
+            let mut w = GOOD;
+            w[4] = code;
+            check(&reply(w))
+        };
+        assert_eq!(
+            refused(0x9e),
+            Err(ReplyError::Refused(FspErrorCode::Named(
+                FspError::InvalidState
+            )))
+        );
+        for (code, name) in [
+            (0x9e, "FSP_ERR_IFS_ERR_INVALID_STATE"),
+            (0x9f, "FSP_ERR_IFR_FILE_NOT_FOUND"),
+            (0xa0, "FSP_ERR_IFS_ERR_NOT_SUPPORTED"),
+            (0xa1, "FSP_ERR_IFS_ERR_INVALID_DATA"),
+            (0x1e3, "FSP_ERR_PRC_ERROR_INVALID_KNOB_ID"),
+        ] {
+            let e = FspError::try_from(code);
+            assert_eq!(e.map(FspError::name), Ok(name));
+            assert_eq!(e.map(|e| e as u32), Ok(code));
+        }
+        // Next to a named code, and far from any: a number, never a name.
+        for code in [0x8, 0x2f, 0x9d, 0xa2, 0x1e2, u32::MAX] {
+            assert_eq!(FspError::try_from(code), Err(code));
+            assert_eq!(
+                refused(code),
+                Err(ReplyError::Refused(FspErrorCode::Unnamed(code)))
+            );
+        }
     }
 
     #[test]

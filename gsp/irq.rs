@@ -73,8 +73,7 @@ use crate::{
     intr::{
         status::{
             FalconIrqRegs,
-            Routed,
-            SWGEN0, //
+            Routed, //
         },
         Tree,
     },
@@ -147,7 +146,7 @@ impl FalconIrq {
             // Cleared before the queue is read: a message posted from now on raises it again.
             bar.write(
                 regs::NV_PFALCON_FALCON_IRQSCLR::of::<GspEngine>(),
-                regs::NV_PFALCON_FALCON_IRQSCLR::from_raw(SWGEN0),
+                regs::NV_PFALCON_FALCON_IRQSCLR::zeroed().with_swgen0(true),
             );
         }
         if other != 0 {
@@ -247,7 +246,7 @@ impl<D: Drain> GspIrq<D> {
             self.tree.enable(bar)?;
             bar.write(
                 regs::NV_PFALCON_FALCON_IRQSCLR::of::<GspEngine>(),
-                regs::NV_PFALCON_FALCON_IRQSCLR::from_raw(SWGEN0),
+                regs::NV_PFALCON_FALCON_IRQSCLR::zeroed().with_swgen0(true),
             );
             self.falcon.retrigger(bar);
             Ok(())

@@ -36,9 +36,6 @@ const RESET_READY_TIMEOUT: Delta = Delta::from_micros(150);
 /// `select_core_ga102`).
 const CORE_TIMEOUT: Delta = Delta::from_millis(10);
 
-/// The boot ROM's RSA-3K algorithm.
-const MOD_SEL_RSA3K: u32 = 1;
-
 /// Waits (briefly, without failing) for reset readiness, resets the engine and waits for the
 /// scrubbing.
 pub(super) fn reset<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
@@ -53,10 +50,9 @@ pub(super) fn select_core<E: FalconEngine>(falcon: &Falcon<'_, E>) -> Result {
         return Ok(());
     }
     falcon.with(|bar| {
-        // Bit 4 clear: the falcon core.
         bar.write(
             WithBase::of::<E>(),
-            regs::NV_PRISCV_RISCV_BCR_CTRL::from_raw(0),
+            regs::NV_PRISCV_RISCV_BCR_CTRL::zeroed().with_core_select(regs::CoreSelect::Falcon),
         )
     })?;
     falcon.wait_for(
@@ -90,7 +86,7 @@ pub(super) fn program_brom<E: FalconEngine>(falcon: &Falcon<'_, E>, params: &Bro
         );
         bar.write(
             WithBase::of::<E>(),
-            regs::NV_PFALCON2_FALCON_MOD_SEL::from_raw(MOD_SEL_RSA3K),
+            regs::NV_PFALCON2_FALCON_MOD_SEL::zeroed().with_algo(regs::ModSelAlgo::Rsa3k),
         );
     })
 }

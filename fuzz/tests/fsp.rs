@@ -27,6 +27,16 @@ fn the_reply_is_accepted_only_whole_and_error_free() {
     assert!(bad(1, 0x1410_de7e).contains("not a response"));
     assert!(bad(3, 0x13).contains("reply to NVDM type 0x13"));
     assert_eq!(bad(4, 0x2f), "FSP error code 0x2f");
+    // A code OpenRM names (`kern_fsp_retval.h`) is told by its name as well.
+    assert_eq!(
+        bad(4, 0x9e),
+        "FSP error code 0x9e (FSP_ERR_IFS_ERR_INVALID_STATE)"
+    );
+    assert_eq!(
+        bad(4, 0x1e3),
+        "FSP error code 0x1e3 (FSP_ERR_PRC_ERROR_INVALID_KNOB_ID)"
+    );
+    assert_eq!(bad(4, 0x1e2), "FSP error code 0x1e2");
     assert_eq!(
         check::cot_reply(&reply(GOOD)[..12]).unwrap_err(),
         "reply of 12 bytes, not 20"
