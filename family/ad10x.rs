@@ -2,19 +2,16 @@
 
 //! Ada (AD102, AD103, AD104, AD106, AD107): as GA10x for everything the driver does.
 
-use crate::{
-    fb::layout::FbFamily,
-    firmware::booter::BooterLayout, //
-};
-
 use super::{
     Architecture,
     Boot,
     BooterFacts,
+    BooterLayout,
     Classes,
     ConfigMirror,
     FalconHal,
     Family,
+    FbFamily,
     MmuFormat,
     MsiRearm, //
 };

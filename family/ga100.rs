@@ -3,19 +3,16 @@
 //! GA100, the Ampere chip without a display: it boots as Turing does (upstream's HALs pair them),
 //! with an empty FRTS region, and its falcons have `INTR_RETRIGGER`.
 
-use crate::{
-    fb::layout::FbFamily,
-    firmware::booter::BooterLayout, //
-};
-
 use super::{
     Architecture,
     Boot,
     BooterFacts,
+    BooterLayout,
     Classes,
     ConfigMirror,
     FalconHal,
     Family,
+    FbFamily,
     MmuFormat,
     MsiRearm, //
 };

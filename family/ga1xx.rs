@@ -3,19 +3,16 @@
 //! Ampere from GA102 (GA102, GA103, GA104, GA106, GA107): the booter's start, LIBOS 3, FWSEC loaded
 //! by the falcon's DMA, the boot ROM's registers.
 
-use crate::{
-    fb::layout::FbFamily,
-    firmware::booter::BooterLayout, //
-};
-
 use super::{
     Architecture,
     Boot,
     BooterFacts,
+    BooterLayout,
     Classes,
     ConfigMirror,
     FalconHal,
     Family,
+    FbFamily,
     MmuFormat,
     MsiRearm, //
 };

@@ -3,19 +3,16 @@
 //! Turing (TU102, TU104, TU106, TU116, TU117): the booter's start, LIBOS 2, FWSEC through the
 //! generic bootloader, the falcons without `INTR_RETRIGGER`.
 
-use crate::{
-    fb::layout::FbFamily,
-    firmware::booter::BooterLayout, //
-};
-
 use super::{
     Architecture,
     Boot,
     BooterFacts,
+    BooterLayout,
     Classes,
     ConfigMirror,
     FalconHal,
     Family,
+    FbFamily,
     MmuFormat,
     MsiRearm, //
 };

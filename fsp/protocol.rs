@@ -246,7 +246,8 @@ pub(crate) enum FspError {
     NotSupported = 0xa0,
     /// `FSP_ERR_IFS_ERR_INVALID_DATA` (OpenRM: `NV_ERR_INVALID_DATA`).
     InvalidData = 0xa1,
-    /// `FSP_ERR_PRC_ERROR_INVALID_KNOB_ID`: a PRC query named a knob the FSP does not have.
+    /// `FSP_ERR_PRC_ERROR_INVALID_KNOB_ID`: a PRC query named a knob the FSP does not have
+    /// (in OpenRM's header from 595; 570.144 names the four above).
     InvalidKnobId = 0x1e3,
 }
 

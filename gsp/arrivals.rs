@@ -172,15 +172,24 @@ impl Arrivals {
     }
 
     /// The interrupt delivers from now on (its handler is registered and the tree enabled),
-    /// unless it is being freed: returns whether it delivers. A new storm window starts.
+    /// unless it is being freed: returns whether it delivers. A new storm window starts, and
+    /// every wait reads the queue once more: what came while the interrupt was held off raised
+    /// none, and a wait that looked just before may now sleep on it.
     pub(super) fn deliver(&self) -> bool {
-        let mut t = self.tally.lock();
-        if !t.stopped {
-            t.window = Window::new();
-            t.returned = Instant::<Monotonic>::now();
-            self.delivering.store(true, Ordering::Release);
-        }
-        !t.stopped
+        let delivers = {
+            let mut t = self.tally.lock();
+            if !t.stopped {
+                let now = Instant::<Monotonic>::now();
+                t.window = Window::new();
+                t.returned = now;
+                t.count += 1;
+                t.last = now;
+                self.delivering.store(true, Ordering::Release);
+            }
+            !t.stopped
+        };
+        self.came.notify_all();
+        delivers
     }
 
     /// The interrupt is held off (a storm, or a GSP-RM over its budget): waits poll meanwhile.

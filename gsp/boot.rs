@@ -60,7 +60,8 @@ use crate::{
         logs::Logs,
         msgq::{
             MsgError,
-            Numbering, //
+            Numbering,
+            CONTINUATION, //
         },
         queues::{
             Gathered,
@@ -130,6 +131,10 @@ const POLL_INTERVAL: Delta = Delta::from_millis(1);
 /// ([`GspCore::drain_events`]): a GSP that keeps posting cannot hold a wait; the rest waits for
 /// the next interrupt.
 const DRAIN_LIMIT: u32 = 256;
+
+/// How many of the last calls sent are remembered, to tell an earlier call's reply from one that
+/// no call asked for.
+const SENT_KEPT: usize = 16;
 
 /// The least time between two warnings of GSP-RM's error reports: a GSP-RM that reports without
 /// end costs a line a second, the rest goes to the debug level.
@@ -276,6 +281,8 @@ struct StaleReplies {
     /// The first one's sequence number.
     first: Option<u32>,
     count: u64,
+    /// Their continuation records, dropped with them.
+    tail: u64,
 }
 
 impl StaleReplies {
@@ -293,8 +300,11 @@ enum Reach {
     /// It never started.
     NeverStarted,
     /// A wait's deadline passed: it is asked nothing more, neither the frees nor the unload
-    /// (each would cost a deadline of its own). OpenRM skips every RPC once GSP-RM is known
-    /// dead (`_kgspRpcSanityCheck`), nouveau's callers give up at the first timeout.
+    /// (each would cost a deadline of its own), as OpenRM skips every RPC once GSP-RM is known
+    /// dead (`_kgspRpcSanityCheck`) and nouveau's callers give up at the first timeout. But
+    /// where only GSP-RM can halt its core (the chips the FSP boots: nothing else may reset the
+    /// GSP), it is still sent the unload, once: a GSP-RM that was only slow halts, and the GPU
+    /// needs no reset.
     Mute,
     /// The GPU no longer identifies as the one probed.
     Gone,
@@ -343,6 +353,11 @@ pub(crate) struct GspCore {
     halted: bool,
     /// Whether GSP-RM may be asked anything (the frees, the unload).
     reach: Reach,
+    /// The last calls sent, by function and sequence number: a reply that carries one of these
+    /// but is not awaited is an earlier call's ([`GspCore::sent_earlier`]).
+    sent: [(u32, u32); SENT_KEPT],
+    /// Where the next call sent goes in `sent`.
+    sent_next: usize,
     /// What stops GSP-RM and undoes WPR2; taken by [`Gsp::shutdown`].
     teardown: Option<Teardown>,
     /// Something that reads the GSP's memory could not be stopped (SEC2 running the booter):
@@ -384,6 +399,8 @@ impl<V: Interface> Gsp<V> {
                 shared: Some(shared),
                 halted: false,
                 reach: Reach::Answering,
+                sent: [(u32::MAX, u32::MAX); SENT_KEPT],
+                sent_next: 0,
                 teardown: Some(teardown),
                 pinned: false,
                 objects: Objects::new(),
@@ -484,7 +501,8 @@ impl<V: Interface> Gsp<V> {
         if self.reach == Reach::Answering {
             self.core.free_objects(dev, bar);
         }
-        if self.reach == Reach::Answering {
+        let unload = self.numbering.function(Function::UnloadingGuestDriver);
+        if self.core.may_send(unload) {
             // A full unload (not a suspend); the acknowledgement means the GSP stopped using
             // the driver's memory.
             match self.rpc(dev, bar, &UnloadingGuestDriver, UNLOAD_TIMEOUT) {
@@ -642,6 +660,9 @@ impl GspCore {
         let mut next_check = CHECK_INTERVAL;
         let mut dropped = DroppedEvents::default();
         let mut stale = StaleReplies::default();
+        // The last message was a reply dropped as an earlier call's: its continuation records
+        // go too.
+        let mut stale_tail = false;
         let arrivals = self.arrivals.clone();
         // The interrupts seen before the queue was last looked at; before the last sleep; and
         // how that sleep ended, once the wait slept.
@@ -682,7 +703,41 @@ impl GspCore {
                     a.note_missed(dev, m.function);
                 }
             }
+            if let Ok(Some((m, _))) = &received {
+                if m.function != CONTINUATION {
+                    stale_tail = false;
+                }
+            }
             match received {
+                // The continuation records of a reply dropped as an earlier call's.
+                Ok(Some((m, _)))
+                    if m.function == CONTINUATION && stale_tail && gathering.is_none() =>
+                {
+                    stale.tail += 1
+                }
+                // Another call's reply: one the driver gave up on, or one posted twice. Taken
+                // for this call's, it would answer it with that call's data; its status is not
+                // this call's either.
+                Ok(Some((m, _)))
+                    if m.function == function
+                        && awaited.call.is_some_and(|seq| seq != m.rpc_sequence) =>
+                {
+                    if !self.sent_earlier(function, m.rpc_sequence) {
+                        // GSP-RM answers a call in place, its header kept: a number no call
+                        // carried says it does not, and no reply can be matched.
+                        dev_err!(
+                            dev,
+                            "GSP replied to {:#x} with sequence number {}, which no call of the \
+                             driver's carried (waiting for {})\n",
+                            function,
+                            m.rpc_sequence,
+                            awaited.call.unwrap_or(0)
+                        );
+                        break Err(EIO);
+                    }
+                    stale.add(m.rpc_sequence);
+                    stale_tail = true;
+                }
                 // A failed message ends the wait, whichever it is.
                 Ok(Some((m, _))) if m.result != 0 => {
                     self.failed = Some(NvStatus(m.result));
@@ -706,14 +761,6 @@ impl GspCore {
                         Ok(Gathered::More(r)) => gathering = Some(r),
                         Err(e) => break Err(queue_error(e)),
                     }
-                }
-                // Another call's reply: one the driver gave up on, or a lie. Taken for this
-                // call's, it would answer it with that call's data.
-                Ok(Some((m, _)))
-                    if m.function == function
-                        && awaited.call.is_some_and(|seq| seq != m.rpc_sequence) =>
-                {
-                    stale.add(m.rpc_sequence)
                 }
                 Ok(Some((m, payload))) if m.function == function => {
                     match Reassembly::first(payload, expected) {
@@ -755,11 +802,12 @@ impl GspCore {
             dev_warn!(
                 dev,
                 "GSP-RM: dropped {} of its replies to {:#x} with another call's sequence number \
-                 (first {}, waiting for {})\n",
+                 (first {}, waiting for {}), and {} continuation records\n",
                 stale.count,
                 function,
                 first,
-                call
+                call,
+                stale.tail
             );
         }
         // The time from the interrupt that ended the last sleep to the wait running again.
@@ -880,15 +928,22 @@ impl GspCore {
     /// The end of a wait for `function` whose deadline `timeout` passed: one line, and GSP-RM is
     /// asked nothing more ([`Reach::Mute`]).
     fn timed_out(&mut self, dev: &Device, function: u32, timeout: Delta) -> Error {
-        dev_err!(
-            dev,
-            "GSP: no reply to {:#x} within {} ms: GSP-RM is asked nothing more\n",
-            function,
-            timeout.as_millis()
-        );
         if self.reach == Reach::Answering {
             self.reach = Reach::Mute;
         }
+        let unload = self.numbering.function(Function::UnloadingGuestDriver);
+        let but = if function != unload && self.may_send(unload) {
+            " but to unload"
+        } else {
+            ""
+        };
+        dev_err!(
+            dev,
+            "GSP: no reply to {:#x} within {} ms: GSP-RM is asked nothing more{}\n",
+            function,
+            timeout.as_millis(),
+            but
+        );
         ETIMEDOUT
     }
 
@@ -919,6 +974,15 @@ impl GspCore {
         size: usize,
         write: &mut dyn FnMut(&mut dyn Sink) -> Result,
     ) -> Result<u32> {
+        if !self.may_send(function) {
+            dev_dbg!(
+                dev,
+                "GSP: RPC {:#x} not sent: GSP-RM answers nothing ({:?})\n",
+                function,
+                self.reach
+            );
+            return Err(EIO);
+        }
         let call = self
             .queues()?
             .send_with(function, size, write)
@@ -932,7 +996,28 @@ impl GspCore {
                 Error::from(e)
             })?;
         ring(bar)?;
+        self.sent[self.sent_next] = (function, call);
+        self.sent_next = (self.sent_next + 1) % SENT_KEPT;
         Ok(call)
+    }
+
+    /// Whether a call of `function` may go to GSP-RM: any while it answers; once it let a
+    /// deadline pass, only the unload, and only where nothing but GSP-RM halts its core
+    /// ([`Reach::Mute`]).
+    fn may_send(&self, function: u32) -> bool {
+        match self.reach {
+            Reach::Answering => true,
+            Reach::Mute => {
+                matches!(self.teardown, Some(Teardown::Fsp { .. }))
+                    && function == self.numbering.function(Function::UnloadingGuestDriver)
+            }
+            Reach::NeverStarted | Reach::Gone | Reach::Stalled => false,
+        }
+    }
+
+    /// Whether one of the last calls sent was of `function` with sequence number `sequence`.
+    fn sent_earlier(&self, function: u32, sequence: u32) -> bool {
+        self.sent.contains(&(function, sequence))
     }
 
     /// Allocates a client and its device and subdevice, as nouveau's

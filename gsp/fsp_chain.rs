@@ -202,9 +202,10 @@ fn boot(
     // Ready: probe waited for its boot status.
     let fsp = Fsp::new(bar, hal);
     let gsp_falcon = Falcon::<GspEngine>::new(bar, chipset);
-    // A GSP-RM that an earlier binding could not stop still runs, and the FSP boots no second
-    // one over it: refused before the chain is sent, as OpenRM refuses to boot over a WPR2 still
-    // up (`_kgspBootGspRm`).
+    // A GSP-RM that an earlier binding could not stop still runs its core, and the FSP boots no
+    // second one over it: refused before the chain is sent. OpenRM refuses the same way, by
+    // another sign of a GSP-RM still up (WPR2 still set, `_kgspBootGspRm`); the driver reads
+    // the GSP's RISC-V core, which it reads at teardown too.
     if let Ok(Ok(_)) = gsp_falcon.check(gsp_falcon.riscv_active()) {
         dev_err!(
             dev,

@@ -29,6 +29,11 @@
 //! meanwhile may have enabled its subtree), all before GSP-RM's core is stopped and its memory
 //! freed.
 
+use core::sync::atomic::{
+    AtomicBool,
+    Ordering, //
+};
+
 use kernel::{
     device::Device,
     io::{
@@ -201,6 +206,10 @@ pub(crate) struct GspIrq<D: Drain> {
     arrivals: Arc<Arrivals>,
     /// GSP-RM's events, drained when no wait holds it.
     events: D,
+    /// The interrupt is held off (a storm, a drain over its budget): the hard handler leaves
+    /// the tree alone, so that another device's interrupt on a shared INTx line cannot enable
+    /// it again before the thread does.
+    held: AtomicBool,
     #[pin]
     pace: Mutex<Pace>,
 }
@@ -221,6 +230,7 @@ impl<D: Drain> GspIrq<D> {
             falcon: FalconIrq::of(chipset),
             arrivals,
             events,
+            held: AtomicBool::new(false),
             pace <- new_mutex!(Pace {
                 back_off: BACK_OFF,
                 last_warning: None,
@@ -251,6 +261,7 @@ impl<D: Drain> GspIrq<D> {
             self.falcon.retrigger(bar);
             Ok(())
         })??;
+        self.held.store(false, Ordering::Release);
         self.arrivals.deliver();
         Ok(())
     }
@@ -323,6 +334,10 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
     fn handle(&self) -> ThreadedIrqReturn {
         let entered = Instant::<Monotonic>::now();
         let dev = self.bar.device();
+        if self.held.load(Ordering::Acquire) {
+            // Held off: not this device's (its vector's subtree is disabled), or a storm's last.
+            return ThreadedIrqReturn::None;
+        }
         let serviced = self
             .bar
             .with(|bar| -> Result<Option<(Serviced, Option<Rang>)>> {
@@ -336,7 +351,9 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
                 };
                 let rang = s.swgen0.then(|| self.arrivals.ring(entered));
                 // A storm keeps the subtree disabled: the thread gives it back after a back-off.
-                if !rang.as_ref().is_some_and(|r| r.storm.is_some()) {
+                if rang.as_ref().is_some_and(|r| r.storm.is_some()) {
+                    self.held.store(true, Ordering::Release);
+                } else {
                     self.tree.give_back(bar);
                 }
                 Ok(Some((s, rang)))
@@ -382,6 +399,7 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
                     };
                     // Off for the rest of the budget's window, at least a back-off.
                     let delay = if rest > BACK_OFF { rest } else { BACK_OFF };
+                    self.held.store(true, Ordering::Release);
                     let _ = self.bar.with(|bar| self.tree.disable(bar));
                     self.arrivals.hold();
                     dev_dbg!(

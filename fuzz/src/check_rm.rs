@@ -263,11 +263,6 @@ pub fn intr_table(r570: bool, vectors: u32, reply: &[u8]) -> Result<String, Stri
 /// 0; the interrupt table and the device information read with `r570` or 535.113.01's engine
 /// numbers, the memory system's configuration in its layout), validated.
 pub fn control(name: &str, r570: bool, reply: &[u8]) -> Result<String, String> {
-    let engine = if r570 {
-        controls::versioned::r570_144::engine
-    } else {
-        controls::versioned::r535_113_01::engine
-    };
     match name {
         GpcInfo::NAME => control_reply(&GpcInfo, reply),
         TpcInfo::NAME => control_reply(&TpcInfo(3), reply),

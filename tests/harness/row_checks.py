@@ -180,10 +180,11 @@ def first_bind_times(console, bdf):
 
 def check_silence_cost(sc, console, lines, emu, results):
     """A GSP-RM that stops answering (`mute`, `stream`) costs one RPC deadline per bind, never
-    one per call that follows (the frees, the unload): at most one `no reply` line per bind,
-    and the first bind's probe and unbind, measured, within the deadlines its lines report (the
-    one RPC's, a halt's) and a few seconds of work. Where the lie is never reached, not
-    applicable."""
+    one per call that follows (the frees, the unload): at most one `no reply` line per bind
+    (where only GSP-RM halts its core, the unload is still asked once, which the first bind's
+    count allows). The first bind's probe and unbind are measured from the kernel log and
+    logged (a figure, not a check: a loaded boot's work is not the deadlines'). Where the lie
+    is never reached, not applicable."""
     lie = (sc.gsp_fault or "").split("@")[0]
     label = f"{sc.name}: GSP-RM's silence cost one deadline per bind"
     if lie not in ("mute", "stream"):
@@ -192,18 +193,13 @@ def check_silence_cost(sc, console, lines, emu, results):
     if not waits:
         results.not_applicable(label, "the lie's message never came (no wait timed out)")
         return
+    results.check(label, len(waits) <= BINDS, f"{len(waits)} timeouts: {waits[:4]}")
     probe, unbind, first = first_bind_times(console, emu.bdf)
     deadlines = sum(int(m.group(1)) / 1000 for l in first
                     for m in re.finditer(r"within (\d+) ms", l))
-    slack = 8.0
-    measured = probe is not None and unbind is not None
-    results.check(label,
-                  len(waits) <= BINDS and measured and probe + unbind <= deadlines + slack,
-                  f"{len(waits)} timeouts; first bind: probe {probe} s, unbind {unbind} s, "
-                  f"its deadlines {deadlines} s (+ {slack} s allowed)")
-    if measured:
+    if probe is not None and unbind is not None:
         log(f"{sc.name}: first bind's probe {probe:.2f} s, unbind {unbind:.2f} s "
-            f"(deadlines {deadlines:.0f} s)")
+            f"(its deadlines {deadlines:.0f} s)")
 
 
 def check_scenarios(console, scenarios, emus, results):
