@@ -19,7 +19,7 @@ from .table import Scenario
 LIES = ("write-ptr-range", "write-ptr-back", "read-ptr-range", "count-zero", "count-huge",
         "count-unwritten", "length-huge", "length-short", "checksum", "seq-repeat", "seq-skip",
         "function-unknown", "event-unknown", "reply-function", "reply-status", "reply-short",
-        "reply-long", "other-version",
+        "reply-long", "reply-sequence", "other-version",
         "flood", "mute", "stream", "chatter", "rm-status", "rm-other-handle", "rm-twice",
         "rm-table-len", "irq-storm", "irq-never", "irq-stuck")
 

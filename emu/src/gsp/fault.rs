@@ -66,6 +66,8 @@ pub enum Lie {
     ReplyFunction,
     /// The reply says the call failed: `rpc_result` is NV_ERR_INVALID_ARGUMENT (0x1f).
     ReplyStatus,
+    /// The reply's RPC header carries a sequence number no call carried (bit 30 flipped).
+    ReplySequence,
     /// The reply's payload is cut to half its size.
     ReplyShort,
     /// The reply's payload has 64 bytes too many.
@@ -175,6 +177,11 @@ pub const LIES: &[(&str, Lie, &str)] = &[
         "reply-status",
         Lie::ReplyStatus,
         "reply's rpc_result NV_ERR_INVALID_ARGUMENT (0x1f)",
+    ),
+    (
+        "reply-sequence",
+        Lie::ReplySequence,
+        "reply's RPC header with a sequence number no call carried",
     ),
     ("reply-short", Lie::ReplyShort, "reply payload cut to half"),
     (

@@ -69,6 +69,21 @@ fn header_lies_change_one_field_and_keep_the_checksum_right() {
 }
 
 #[test]
+fn reply_sequence_gives_the_reply_a_number_its_call_did_not_carry() {
+    let mut d = Driver::lying(Version::R570_144, "reply-sequence@9");
+    boot(&mut d);
+    d.send_static_info();
+    let honest = raw_next(&d);
+    let lying = raw_next(&lie_at_static_info("reply-sequence"));
+    let at = elem::SIZE_OF + rpc::SEQUENCE;
+    assert_eq!(get_u32(&lying, at), get_u32(&honest, at) ^ 0x4000_0000);
+    let mut msg = lying;
+    let stored = get_u32(&msg, elem::CHECKSUM);
+    put_u32(&mut msg, elem::CHECKSUM, 0);
+    assert_eq!(checksum(&msg[..4096]), stored, "checksum resealed");
+}
+
+#[test]
 fn header_lies_at_message_0_are_told_on_gsp_init_done() {
     // The boot commands get no reply: message 0 is GSP_INIT_DONE, status message 1 after
     // RUN_CPU_SEQUENCER (the rows lie-seq-skip and lie-length-short lie there).

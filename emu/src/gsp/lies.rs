@@ -109,6 +109,12 @@ impl Gsp {
             // A command the driver sent and GSP-RM never answers.
             Lie::ReplyFunction => (r + rpc::FUNCTION, function::SET_REGISTRY),
             Lie::ReplyStatus => (r + rpc::RPC_RESULT, fault::REPLY_STATUS),
+            // GSP-RM answers a call in place, its header kept: a reply with a sequence number
+            // no call carried is one that does not.
+            Lie::ReplySequence => (
+                r + rpc::SEQUENCE,
+                get_u32(msg, r + rpc::SEQUENCE) ^ 0x4000_0000,
+            ),
             _ => return,
         };
         let old = get_u32(msg, at);
