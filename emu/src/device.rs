@@ -451,7 +451,7 @@ impl Device {
         let fsp = match (&choice.gsp, crate::fsp::family::Family::of(choice.chipset)) {
             (Some(g), Some(family)) => Some(Fsp::new(
                 family,
-                choice.chipset.name,
+                choice.chipset,
                 &g.firmware_root,
                 choice.fb_size,
                 choice.fsp_fault,

@@ -452,13 +452,8 @@ impl Falcon {
                 };
                 HWCFG2_CAPABILITIES | ready | lockdown | (u32::from(self.scrubbing()) << 12)
             }
-            CPUCTL => {
-                if self.halted {
-                    CPUCTL_HALTED
-                } else {
-                    0
-                }
-            }
+            CPUCTL if self.halted => CPUCTL_HALTED,
+            CPUCTL => 0,
             BOOTVEC => self.bootvec,
             DMACTL => (self.dmactl & !0b110) | if self.scrubbing() { 0b110 } else { 0 },
             DMATRFBASE => self.dmatrfbase,

@@ -63,6 +63,7 @@ use self::message::{
     NVDM_PRC, //
 };
 use self::package::FspPackage;
+use crate::chipset::Chipset;
 use crate::falcon::Falcon;
 use crate::gfw::Gfw;
 use crate::guest_mem::Sysmem;
@@ -115,6 +116,8 @@ const REPLY_ERROR: u32 = 0x2f;
 /// The FSP of one emulated GPU.
 pub struct Fsp {
     family: Family,
+    /// The chip, for the heap GSP-RM must be given.
+    chip: &'static Chipset,
     hub: Hub,
     channel: Channel,
     /// The files it checks against, or why it has none.
@@ -136,7 +139,7 @@ impl Fsp {
     /// `fb_size` bytes of video memory.
     pub fn new(
         family: Family,
-        chip: &str,
+        chip: &'static Chipset,
         root: &Path,
         fb_size: u64,
         lie: Option<FspLie>,
@@ -145,7 +148,7 @@ impl Fsp {
         if let Some(lie) = lie {
             log.line(&format!("FSP: fault {}: {}", lie.name(), lie.describe()));
         }
-        let package = FspPackage::load(root, chip, family);
+        let package = FspPackage::load(root, chip.name, family);
         if let Err(e) = &package {
             log.line(&format!(
                 "FSP: {} not usable: {e}",
@@ -154,6 +157,7 @@ impl Fsp {
         }
         Fsp {
             family,
+            chip,
             hub: Hub::new(family, fb_size),
             channel: Channel::new(),
             package,
@@ -374,6 +378,7 @@ impl Fsp {
         } else {
             let ctx = cot::Context {
                 family: self.family,
+                chip: self.chip,
                 package: self.package.as_mut().map_err(|e| e.as_str()),
                 fb_size: self.hub.size(),
                 busy,

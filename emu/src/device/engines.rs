@@ -168,6 +168,7 @@ impl Device {
         let facts = FbFacts {
             size: fb.size(),
             frts: fb.frts_region(),
+            chip: self.config_choice.chipset,
         };
         // The resume starts SEC2-RTOS, left in SEC2 by the booter (OpenRM's
         // kgspExecuteSequencerCommand_TU102, CORE_RESUME: SEC2 is started, not reset): after a

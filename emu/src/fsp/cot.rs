@@ -29,10 +29,12 @@ use super::boot_params::{
 };
 use super::family::Family;
 use super::package::FspPackage;
+use crate::chipset::Chipset;
 use crate::gsp::wire::{
     get_u32,
     get_u64, //
 };
+use crate::gsp::wpr_heap::ChipHeap;
 use crate::gsp::wpr_meta::{
     self,
     Refusal,
@@ -106,6 +108,8 @@ pub struct Accepted {
 /// What the request is checked against.
 pub struct Context<'a> {
     pub family: Family,
+    /// The chip, whose heap GSP-RM must be given.
+    pub chip: &'static Chipset,
     /// The package, or why the FSP has none.
     pub package: Result<&'a mut FspPackage, &'a str>,
     /// The FB size the heap is sized for.
@@ -251,10 +255,11 @@ pub fn check(msg: &[u8], ctx: Context<'_>, mem: &mut Sysmem<'_>) -> Result<Accep
     wpr_meta::check_image(&meta, image, signature, mem).map_err(wpr)?;
     let sizes = Sizes {
         non_wpr_heap: ctx.family.non_wpr_heap_size(),
-        heap: wpr_meta::heap_size(wpr_meta::BASE_RM_GH100, ctx.fb_size),
         pmu_reserved: ctx.family.pmu_reserved_size(),
     };
     wpr_meta::check_sizes(&meta, &sizes).map_err(wpr)?;
+    wpr_meta::check_fsp_heap(&meta, ChipHeap::of(ctx.chip), ctx.chip.name, ctx.fb_size)
+        .map_err(wpr)?;
     Ok(Accepted {
         fmc_size: fmc.image.len(),
         boot_params,

@@ -159,6 +159,7 @@ fn fake_package(chip: &str, family: Family) -> (PathBuf, Files) {
 pub struct Chain {
     pub d: Driver,
     pub family: Family,
+    pub chip: &'static crate::chipset::Chipset,
     pub files: Files,
 }
 
@@ -176,7 +177,12 @@ impl Chain {
         });
         let family = Family::of(chipset).expect("an FSP chip");
         let d = Driver::on(choice, Version::R570_144, RAM, own.then_some(root));
-        Chain { d, family, files }
+        Chain {
+            d,
+            family,
+            chip: chipset,
+            files,
+        }
     }
 
     /// A device of `chip` with a fake package.
@@ -251,7 +257,13 @@ impl Chain {
             (104, self.family.non_wpr_heap_size()),
             (
                 128,
-                wpr_meta::heap_size(wpr_meta::BASE_RM_GH100, DEFAULT_FB_SIZE),
+                crate::gsp::wpr_heap::Expected::of(
+                    crate::gsp::wire::Version::R570_144,
+                    crate::gsp::wpr_heap::ChipHeap::of(self.chip),
+                    DEFAULT_FB_SIZE,
+                    None,
+                )
+                .computed,
             ),
             (160, 1 << 20),
             (192, 128 << 10),
@@ -468,7 +480,12 @@ fn boot_status_follows_gfw_boot_and_only_at_the_familys_register() {
         ..GspConfig::default()
     });
     let d = Driver::on(choice, Version::R570_144, 1 << 20, Some(root));
-    let mut c = Chain { d, family, files };
+    let mut c = Chain {
+        d,
+        family,
+        chip: find("gh100").unwrap(),
+        files,
+    };
     assert_eq!(c.boot_status(), 0);
     std::thread::sleep(std::time::Duration::from_millis(50));
     assert_eq!(c.boot_status(), 0xff);

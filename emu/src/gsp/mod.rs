@@ -34,6 +34,7 @@ mod static_info;
 pub mod system_info;
 pub mod vaspace;
 pub mod wire;
+pub mod wpr_heap;
 pub mod wpr_meta;
 
 #[cfg(test)]

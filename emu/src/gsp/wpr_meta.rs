@@ -17,10 +17,10 @@
 //! - the framebuffer layout against the FB unit: `fbSize`, the FRTS region FWSEC-FRTS made,
 //!   `gspFwWprEnd` its end, the VGA workspace above it and inside the FB; below the FRTS
 //!   region, in order and without overlap, the bootloader's copy (`bootBinOffset`), the ELF's
-//!   (`gspFwOffset`), the heap (`gspFwHeapOffset`: 64 MiB at least, LIBOS 2's minimum, and
-//!   280 MiB at most, LIBOS 3's maximum, give or take the 1 MiB alignment of its ends), WPR2's start (`gspFwWprStart`) with room
-//!   for this structure below the heap, and the non-WPR heap below that; every region 4 KiB
-//!   aligned.
+//!   (`gspFwOffset`), the heap (`gspFwHeapOffset`, and `gspFwHeapSize` the one size the
+//!   version computes for the chip and its FB: [`super::wpr_heap`]), WPR2's start
+//!   (`gspFwWprStart`) with room for this structure below the heap, and the non-WPR heap below
+//!   that; every region 4 KiB aligned.
 //!
 //! A good meta gives the WPR2 the booter sets: `gspFwWprStart..gspFwWprEnd`.
 //!
@@ -39,6 +39,12 @@ use super::wire::{
     get_u64,
     PAGE, //
 };
+use super::wpr_heap::{
+    self,
+    Around,
+    ChipHeap, //
+};
+use crate::chipset::Chipset;
 use crate::guest_mem::Sysmem;
 
 /// The structure's size.
@@ -78,14 +84,11 @@ mod off {
     pub const PMU_RESERVED_SIZE: usize = 244;
 }
 
-/// The heap GSP-RM's LIBOS accepts on Turing to Ada (LIBOS 2: 64 to 256 MiB; LIBOS 3: 88 to
-/// 280 MiB), with 1 MiB of slack each way for the alignment of its two ends.
-const HEAP: Range<u64> = 63 << 20..(281 << 20) + 1;
-
-/// What the FB unit says.
+/// What the FB unit says, and the chip the heap is sized for.
 pub struct FbFacts {
     pub size: u64,
     pub frts: Range<u64>,
+    pub chip: &'static Chipset,
 }
 
 /// Why a check failed.
@@ -344,14 +347,17 @@ pub fn check(
             ));
         }
     }
-    if !HEAP.contains(&(heap.end.saturating_sub(heap.start))) {
-        return Err(format!(
-            "gspFwHeapSize {:#x} outside {:#x}..={:#x}",
-            heap.end.saturating_sub(heap.start),
-            HEAP.start,
-            HEAP.end - 1
-        ));
-    }
+    wpr_heap::check(
+        v(off::HEAP_SIZE),
+        files.version,
+        fb.chip.name,
+        ChipHeap::of(fb.chip),
+        fb.size,
+        Some(Around {
+            above: fb.size.saturating_sub(elf.start),
+            non_wpr_heap: v(off::NON_WPR_HEAP_SIZE),
+        }),
+    )?;
     if wpr_start.saturating_add(SIZE as u64) > heap.start || non_wpr.end > wpr_start {
         return Err(format!(
             "gspFwWprStart {wpr_start:#x} leaves no room for the meta below the heap at {:#x}, \
@@ -362,38 +368,30 @@ pub fn check(
     Ok(wpr_start..fb.frts.end)
 }
 
-/// LIBOS 3's own part of GSP-RM's heap (`GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS3_BAREMETAL`).
-const LIBOS3_CARVEOUT: u64 = 22 << 20;
-/// The heap RM's boot uses on Hopper and later (`GSP_FW_HEAP_PARAM_BASE_RM_SIZE_GH100`).
-pub const BASE_RM_GH100: u64 = 14 << 20;
-/// The heap one RM client takes (`GSP_FW_HEAP_PARAM_CLIENT_ALLOC_SIZE`).
-const CLIENT_ALLOC: u64 = 96 << 20;
-/// The heap each GiB of FB costs (`GSP_FW_HEAP_PARAM_SIZE_PER_GB_FB`).
-const PER_GB_FB: u64 = 96 << 10;
-/// The heap sizes LIBOS 3 accepts (`GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_{MIN,MAX}_MB`).
-const LIBOS3_HEAP: Range<u64> = 88 << 20..280 << 20;
-
-/// GSP-RM's heap for `fb_size` bytes of FB, with `base_rm` for RM's boot: LIBOS 3's
-/// carve-out, RM's boot, one client and the FB's overhead (whole MiB each), clamped to what
-/// LIBOS 3 accepts, the end excluded (as nova-core's `LibosParams::wpr_heap_size`).
-pub fn heap_size(base_rm: u64, fb_size: u64) -> u64 {
-    const MIB: u64 = 1 << 20;
-    let overhead = PER_GB_FB
-        .saturating_mul(fb_size.div_ceil(1 << 30))
-        .next_multiple_of(MIB);
-    LIBOS3_CARVEOUT
-        .saturating_add(base_rm)
-        .saturating_add(CLIENT_ALLOC.next_multiple_of(MIB))
-        .saturating_add(overhead)
-        .clamp(LIBOS3_HEAP.start, LIBOS3_HEAP.end - 1)
-}
-
 /// The FB layout's sizes a meta of the FSP chain must carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizes {
     pub non_wpr_heap: u64,
-    pub heap: u64,
     pub pmu_reserved: u64,
+}
+
+/// The heap a meta of the FSP chain must ask for: what 570.144 computes for `fb_size` bytes on
+/// `chip` (`kgspCalculateFbLayout_GH100` passes no bound), named `family` in the refusal.
+pub fn check_fsp_heap(
+    meta: &[u8],
+    chip: ChipHeap,
+    family: &str,
+    fb_size: u64,
+) -> Result<(), Refusal> {
+    wpr_heap::check(
+        get_u64(meta, off::HEAP_SIZE),
+        super::wire::Version::R570_144,
+        family,
+        chip,
+        fb_size,
+        None,
+    )
+    .map_err(Refusal::Other)
 }
 
 /// The FRTS region's size and the VGA workspace's.
@@ -416,7 +414,6 @@ pub fn check_sizes(meta: &[u8], sizes: &Sizes) -> Result<(), Refusal> {
         v(off::NON_WPR_HEAP_SIZE),
         sizes.non_wpr_heap,
     )?;
-    expect("gspFwHeapSize", v(off::HEAP_SIZE), sizes.heap)?;
     expect(
         "gspFwHeapVfPartitionCount",
         u64::from(meta[off::VF_PARTITION_COUNT]),
@@ -444,19 +441,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn heap_size_follows_the_fb_and_is_clamped() {
-        // 22 + 14 + 96 MiB, plus 24 * 96 KiB rounded up to 3 MiB.
-        assert_eq!(heap_size(BASE_RM_GH100, 24 << 30), 135 << 20);
-        assert_eq!(heap_size(BASE_RM_GH100, 1 << 30), 133 << 20);
-        assert_eq!(heap_size(BASE_RM_GH100, 1 << 40), 228 << 20);
-        assert_eq!(heap_size(BASE_RM_GH100, 2 << 40), (280 << 20) - 1);
-    }
-
-    #[test]
     fn fsp_sizes_name_the_first_wrong_member() {
         let sizes = Sizes {
             non_wpr_heap: 2 << 20,
-            heap: 135 << 20,
             pmu_reserved: 0,
         };
         let mut meta = vec![0u8; SIZE];

@@ -95,7 +95,7 @@ fn pcir_of(flash: &[u8], image: usize) -> usize {
 
 /// The NPDE after the PCIR at `pcir` (its length at +0x0a, rounded up to 16 bytes).
 fn npde_of(flash: &[u8], pcir: usize) -> usize {
-    pcir + (u16_at(flash, pcir + 0x0a) + 15) / 16 * 16
+    pcir + u16_at(flash, pcir + 0x0a).div_ceil(16) * 16
 }
 
 /// Where the falcon data token's data (the ucode table pointer) is in the flash: found through
