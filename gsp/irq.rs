@@ -252,6 +252,9 @@ impl<D: Drain> GspIrq<D> {
     /// The tree enabled, a stale `SWGEN0` cleared (and re-sent from GA100 on), and the waits
     /// sleeping on the interrupt, unless it is being stopped.
     fn enable(&self) -> Result {
+        // Before the tree: an interrupt that comes as soon as it is enabled must find the
+        // handler servicing it (a held handler would leave it, and MSI, unserviced).
+        self.held.store(false, Ordering::Release);
         self.bar.with(|bar| -> Result {
             self.tree.enable(bar)?;
             bar.write(
@@ -261,7 +264,6 @@ impl<D: Drain> GspIrq<D> {
             self.falcon.retrigger(bar);
             Ok(())
         })??;
-        self.held.store(false, Ordering::Release);
         self.arrivals.deliver();
         Ok(())
     }
