@@ -51,7 +51,7 @@ const BOOT_TIMEOUT: Delta = Delta::from_secs(5);
 /// How long the FSP may take to take the driver's message off its queue: nouveau reads 1000 times 1
 /// to 2 ms apart (`nvkm/subdev/fsp/gh100.c`, `gh100_fsp_send`); nova-core does not wait for it.
 const CONSUME_TIMEOUT: Delta = Delta::from_secs(2);
-/// How long the FSP may take to reply: nova-core's bound (`nova-core/falcon/fsp.rs:36`, 2 s);
+/// How long the FSP may take to reply: nova-core's bound (`nova-core/falcon/fsp.rs`, `FSP_MSG_TIMEOUT_MS`, 2 s);
 /// nouveau reads 1000 times 1 to 2 ms apart (`nvkm/subdev/fsp/gh100.c`, `gh100_fsp_wait`).
 const REPLY_TIMEOUT: Delta = Delta::from_secs(2);
 /// How often the FSP's registers are read while waiting.

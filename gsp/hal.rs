@@ -28,9 +28,9 @@ use crate::{
         Spec, //
     },
     family::{
-        Boot, //
+        Boot,
         BooterFacts,
-        FspHal,
+        FspHal, //
     },
     fb::{
         layout::{

@@ -38,8 +38,10 @@ const HALT_TIMEOUT: Delta = Delta::from_secs(5);
 /// The end of the line that says a GSP-RM was not seen stopped: what the user must do. Nothing
 /// the driver can do soundly stops it (on Hopper and later only the FSP may reset the GSP, and
 /// OpenRM neither resets it: `kgspTeardown_GH100` waits for the halt, and the next load refuses
-/// to boot over a WPR2 still up, `_kgspBootGspRm`), so the GPU needs a function-level reset,
-/// which the kernel crate gives a driver no way to ask for, or a power cycle.
+/// to boot over a WPR2 still up, `_kgspBootGspRm`), so the GPU needs a function-level reset or
+/// a power cycle. The kernel's C side has `pci_reset_function`, but Linux 7.3's kernel crate
+/// gives a Rust driver no abstraction of it (and one called from the driver's own unbind would
+/// deadlock on the device lock it holds).
 pub(crate) struct NeedsReset<'a>(pub(crate) &'a Device);
 
 impl kernel::fmt::Display for NeedsReset<'_> {
