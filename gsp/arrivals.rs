@@ -111,6 +111,9 @@ struct Tally {
     storm: Option<Storm>,
     /// The interrupt is being freed: it does not deliver again.
     stopped: bool,
+    /// The interrupt is held off (a storm, a drain over its budget) until the thread reopens
+    /// it: it does not deliver, whatever else runs meanwhile.
+    held: bool,
     /// When the interrupt last started delivering.
     returned: Instant<Monotonic>,
 }
@@ -153,6 +156,7 @@ impl Arrivals {
                 window: Window::new(),
                 storm: None,
                 stopped: false,
+                held: false,
                 returned: Instant::<Monotonic>::now(),
             }),
             came <- new_condvar!(),
@@ -178,22 +182,39 @@ impl Arrivals {
     pub(super) fn deliver(&self) -> bool {
         let delivers = {
             let mut t = self.tally.lock();
-            if !t.stopped {
+            // Held off again meanwhile (a storm as soon as the tree came back): the thread
+            // delivers once it reopens.
+            let delivers = !t.stopped && !t.held;
+            if delivers {
                 let now = Instant::<Monotonic>::now();
-                t.window = Window::new();
-                t.returned = now;
                 t.count += 1;
                 t.last = now;
                 self.delivering.store(true, Ordering::Release);
             }
-            !t.stopped
+            delivers
         };
         self.came.notify_all();
         delivers
     }
 
-    /// The interrupt is held off (a storm, or a GSP-RM over its budget): waits poll meanwhile.
+    /// Before the tree is enabled again after a hold-off: no longer held, and a new storm
+    /// window, so that the interrupts that come at once are counted afresh.
+    pub(super) fn reopen(&self) {
+        let mut t = self.tally.lock();
+        t.held = false;
+        t.window = Window::new();
+        t.returned = Instant::<Monotonic>::now();
+    }
+
+    /// Whether the interrupt is held off.
+    pub(super) fn held(&self) -> bool {
+        self.tally.lock().held
+    }
+
+    /// The interrupt is held off (a storm, or a GSP-RM over its budget): waits poll until the
+    /// thread reopens it.
     pub(super) fn hold(&self) {
+        self.tally.lock().held = true;
         self.delivering.store(false, Ordering::Release);
         // A wait asleep on the interrupt polls from now on.
         self.came.notify_all();
@@ -239,6 +260,8 @@ impl Arrivals {
             });
             if storm.is_some() {
                 t.storm = storm;
+                t.held = true;
+                self.delivering.store(false, Ordering::Release);
             }
             Rang {
                 woke: t.sleeping > 0,
@@ -302,6 +325,11 @@ impl Arrivals {
             // A pending signal ends every interruptible sleep at once: poll instead, the wait
             // keeps its deadline.
             kernel::time::delay::fsleep(poll);
+            return Woken::Polled;
+        }
+        if !self.delivering() {
+            // Woken by a hold-off: what comes meanwhile raises no interrupt the wait could
+            // count on.
             return Woken::Polled;
         }
         Woken::Interval

@@ -29,11 +29,6 @@
 //! meanwhile may have enabled its subtree), all before GSP-RM's core is stopped and its memory
 //! freed.
 
-use core::sync::atomic::{
-    AtomicBool,
-    Ordering, //
-};
-
 use kernel::{
     device::Device,
     io::{
@@ -206,10 +201,6 @@ pub(crate) struct GspIrq<D: Drain> {
     arrivals: Arc<Arrivals>,
     /// GSP-RM's events, drained when no wait holds it.
     events: D,
-    /// The interrupt is held off (a storm, a drain over its budget): the hard handler leaves
-    /// the tree alone, so that another device's interrupt on a shared INTx line cannot enable
-    /// it again before the thread does.
-    held: AtomicBool,
     #[pin]
     pace: Mutex<Pace>,
 }
@@ -230,7 +221,6 @@ impl<D: Drain> GspIrq<D> {
             falcon: FalconIrq::of(chipset),
             arrivals,
             events,
-            held: AtomicBool::new(false),
             pace <- new_mutex!(Pace {
                 back_off: BACK_OFF,
                 last_warning: None,
@@ -253,8 +243,9 @@ impl<D: Drain> GspIrq<D> {
     /// sleeping on the interrupt, unless it is being stopped.
     fn enable(&self) -> Result {
         // Before the tree: an interrupt that comes as soon as it is enabled must find the
-        // handler servicing it (a held handler would leave it, and MSI, unserviced).
-        self.held.store(false, Ordering::Release);
+        // handler servicing it (a held handler would leave it, and MSI, unserviced), and count
+        // in a new storm window.
+        self.arrivals.reopen();
         self.bar.with(|bar| -> Result {
             self.tree.enable(bar)?;
             bar.write(
@@ -336,8 +327,10 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
     fn handle(&self) -> ThreadedIrqReturn {
         let entered = Instant::<Monotonic>::now();
         let dev = self.bar.device();
-        if self.held.load(Ordering::Acquire) {
-            // Held off: not this device's (its vector's subtree is disabled), or a storm's last.
+        if self.arrivals.held() {
+            // Held off, the tree left alone, so that another device's interrupt on a shared
+            // INTx line cannot enable it again before the thread does: not this device's (its
+            // vector's subtree is disabled), or a storm's last.
             return ThreadedIrqReturn::None;
         }
         let serviced = self
@@ -352,10 +345,9 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
                     return Ok(None);
                 };
                 let rang = s.swgen0.then(|| self.arrivals.ring(entered));
-                // A storm keeps the subtree disabled: the thread gives it back after a back-off.
-                if rang.as_ref().is_some_and(|r| r.storm.is_some()) {
-                    self.held.store(true, Ordering::Release);
-                } else {
+                // A storm keeps the subtree disabled (`ring` held the interrupt off): the thread
+                // gives it back after a back-off.
+                if rang.as_ref().is_none_or(|r| r.storm.is_none()) {
                     self.tree.give_back(bar);
                 }
                 Ok(Some((s, rang)))
@@ -401,9 +393,8 @@ impl<D: Drain> ThreadedHandler for GspIrq<D> {
                     };
                     // Off for the rest of the budget's window, at least a back-off.
                     let delay = if rest > BACK_OFF { rest } else { BACK_OFF };
-                    self.held.store(true, Ordering::Release);
-                    let _ = self.bar.with(|bar| self.tree.disable(bar));
                     self.arrivals.hold();
+                    let _ = self.bar.with(|bar| self.tree.disable(bar));
                     dev_dbg!(
                         dev,
                         "GSP-RM posted more than {} messages unasked within {} ms: interrupt off \
